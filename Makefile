@@ -1,0 +1,39 @@
+# snaked: see README.md. Every target works on a fresh clone.
+GO      ?= go
+BIN     ?= bin
+ADDR    ?= :2222
+# Loadtest defaults (make loadtest N=1000 DURATION=60s).
+N        ?= 500
+RAMP     ?= 10s
+DURATION ?= 30s
+
+.PHONY: all build run test bench lint loadtest clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/snaked ./cmd/snaked
+	$(GO) build -o $(BIN)/loadtest ./cmd/loadtest
+
+run: build
+	$(BIN)/snaked -addr $(ADDR)
+
+# The README's test command: vet, then every test under the race detector.
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./game ./render
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@latest ./...
+
+# Starts a local daemon, runs a modest swarm against it and prints the report.
+loadtest: build
+	./loadtest/run.sh $(N) $(RAMP) $(DURATION)
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,4 @@
+// Command snaked is the SSH snake daemon.
+package main
+
+func main() {}

@@ -1,0 +1,141 @@
+package game
+
+// This file is the contract between the world and its readers (render,
+// sshserver). Its exported names and meanings are stable; the world's
+// internals may change freely around it.
+
+// TicksPerSecond is the rate the rules are tuned for. The loop that calls
+// Step lives with the daemon; durations inside the rules are counted in ticks.
+const TicksPerSecond = 10
+
+// Colour is a snake's palette index, 0..15. The renderer maps it to a terminal
+// colour; the world only guarantees that nearby snakes differ.
+type Colour uint8
+
+// Kind says what occupies a pixel.
+type Kind uint8
+
+// Pixel kinds.
+const (
+	Empty Kind = iota
+	Fruit
+	Body
+	Head
+)
+
+// Pixel packs what occupies one world pixel: bits 0-15 the snake's slot,
+// bits 16-19 its colour, bits 20-21 the Kind. The zero Pixel is Empty.
+type Pixel uint32
+
+// MakePixel builds a Pixel. For Empty and Fruit, slot and colour are 0.
+func MakePixel(k Kind, slot int, c Colour) Pixel {
+	return Pixel(uint32(k&3)<<20 | uint32(c&15)<<16 | uint32(slot)&0xffff)
+}
+
+// Kind reports what occupies the pixel.
+func (p Pixel) Kind() Kind { return Kind(p >> 20 & 3) }
+
+// Slot is the occupying snake's slot (meaningful for Body and Head).
+func (p Pixel) Slot() int { return int(p & 0xffff) }
+
+// Colour is the occupying snake's colour (meaningful for Body and Head).
+func (p Pixel) Colour() Colour { return Colour(p >> 16 & 15) }
+
+// Dir is a heading. The zero value is None (no turn).
+type Dir uint8
+
+// Headings.
+const (
+	None Dir = iota
+	Up
+	Right
+	Down
+	Left
+)
+
+// Point is a pixel position; X grows right, Y grows down. Both wrap.
+type Point struct{ X, Y int }
+
+// ID names a snake for the whole run: its slot in the low 16 bits and a
+// generation above, so a stale ID never reaches a newer snake in the same slot.
+type ID uint64
+
+// Slot is the index of the snake in View.Snakes.
+func (id ID) Slot() int { return int(id & 0xffff) }
+
+// SnakeInfo is what a HUD or camera needs to know about one snake.
+type SnakeInfo struct {
+	ID     ID
+	Name   string
+	Colour Colour
+	Bot    bool
+	Used   bool // the slot holds a snake (alive or dead, not yet left)
+	Alive  bool
+	Head   Point
+	Dir    Dir
+	Length int
+	Kills  int
+	Rank   int // 1-based rank by length among live snakes; 0 when dead
+
+	SpawnTick      uint64 // tick of the last (re)spawn
+	DeathTick      uint64 // tick of the last death (valid when !Alive)
+	ProtectedUntil uint64 // spawn protection lasts while Tick < ProtectedUntil
+	DashReadyAt    uint64 // a dash is allowed once Tick >= DashReadyAt
+	KilledBy       string // killer's name; "" for self or head-on with unnamed
+	BestLength     int    // longest this snake has been, over all its lives
+}
+
+// Entry is one leaderboard line.
+type Entry struct {
+	Slot   int
+	Name   string
+	Length int
+}
+
+// View is a read-only picture of the world after one tick. Readers obtain it
+// with World.Acquire and must call Release when done; they must not modify
+// any field. The world reuses released views for later ticks.
+type View struct {
+	Tick    uint64
+	W, H    int
+	Pix     []Pixel     // row-major, len W*H: Pix[y*W+x]
+	Snakes  []SnakeInfo // indexed by slot; Used says whether a slot is live
+	Top     []Entry     // leaderboard, longest first, at most TopN
+	Players int         // snakes driven by people (alive or dead)
+	Bots    int         // server-side snakes
+	Best    Entry       // the longest snake seen this run (Slot may be stale)
+}
+
+// TopN is the leaderboard's length.
+const TopN = 10
+
+// At returns the pixel at (x, y), wrapping both coordinates.
+func (v *View) At(x, y int) Pixel {
+	x %= v.W
+	if x < 0 {
+		x += v.W
+	}
+	y %= v.H
+	if y < 0 {
+		y += v.H
+	}
+	return v.Pix[y*v.W+x]
+}
+
+// Row returns row y (wrapped) of the pixel grid, W pixels long.
+func (v *View) Row(y int) []Pixel {
+	y %= v.H
+	if y < 0 {
+		y += v.H
+	}
+	return v.Pix[y*v.W : (y+1)*v.W]
+}
+
+// Snake returns the info for id, and false when id no longer names a snake.
+func (v *View) Snake(id ID) (*SnakeInfo, bool) {
+	s := id.Slot()
+	if s < 0 || s >= len(v.Snakes) || !v.Snakes[s].Used || v.Snakes[s].ID != id {
+		return nil, false
+	}
+	return &v.Snakes[s], true
+}
