@@ -1,4 +1,124 @@
-// Command snaked is the SSH snake daemon.
+// Command snaked is the SSH snake daemon: it parses its configuration, loads
+// the host key, builds the world and the SSH server, and runs until SIGINT or
+// SIGTERM, then shuts down within the grace period plus a hard deadline.
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"snaked/game"
+	"snaked/hostkeys"
+	"snaked/sshserver"
+)
+
+// hardDeadline is how long after the shutdown countdown the process may take
+// to close everything before it exits regardless.
+const hardDeadline = 5 * time.Second
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	def := game.DefaultConfig()
+	cfg, err := parseConfig(args, getenv, stderr, def.W, def.H)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+
+	key, err := hostkeys.Load(cfg.StateDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 1
+	}
+	if key.Created {
+		log.Info("created host key", "path", key.Path)
+	}
+
+	gc := def
+	gc.W, gc.H = cfg.WorldW, cfg.WorldH
+	gc.MaxSnakes = cfg.MaxSessions + cfg.Bots
+	gc.Bots = cfg.Bots
+	gc.Seed = cfg.Seed
+	if gc.Seed == 0 {
+		gc.Seed = uint64(time.Now().UnixNano())
+	}
+	world, err := game.New(gc)
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 2
+	}
+
+	srv, err := sshserver.New(sshserver.Config{
+		HostSigners:   []ssh.Signer{key.Signer},
+		MaxSessions:   cfg.MaxSessions,
+		MaxPerIP:      cfg.MaxPerIP,
+		SpectatorUser: cfg.SpectatorUser,
+		ShutdownGrace: cfg.ShutdownGrace,
+		IdleTimeout:   cfg.IdleTimeout,
+		StallTimeout:  cfg.StallTimeout,
+		JoinHint:      cfg.JoinHint,
+		MetricsAddr:   cfg.MetricsAddr,
+		Logger:        log,
+	}, world)
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 2
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "snaked listening on %s (world %dx%d, %d bots)\nhost key %s\nplay:     %s\nspectate: %s\n",
+		ln.Addr(), gc.W, gc.H, gc.Bots, key.Fingerprint,
+		cfg.JoinHint, spectateHint(cfg.JoinHint, cfg.SpectatorUser))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Error("server stopped", "err", err)
+			return 1
+		}
+		return 0
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", cfg.ShutdownGrace)
+	stop() // a second signal now kills the process the default way
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Error("shutdown", "err", err)
+			return 1
+		}
+		log.Info("bye")
+		return 0
+	case <-time.After(cfg.ShutdownGrace + hardDeadline):
+		log.Error("shutdown deadline passed; exiting with sessions still open")
+		return 1
+	}
+}
