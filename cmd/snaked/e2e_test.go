@@ -1,0 +1,281 @@
+package main
+
+// End-to-end: the real binary, the real OpenSSH client, inside tmux, the way
+// a newcomer plays. .ci/run installs tmux and openssh-client when missing.
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func need(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is missing; .ci/run should have installed it", tool)
+			}
+			t.Skipf("%s not installed", tool)
+		}
+	}
+}
+
+// daemon is a snaked process started by a test.
+type daemon struct {
+	cmd     *exec.Cmd
+	addr    string
+	port    string
+	metrics string
+	exited  chan error
+}
+
+func buildSnaked(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "snaked")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	// Let the kernel pick: listen, note the port, close.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := l.Addr().String()
+	l.Close()
+	return a
+}
+
+func startDaemon(t *testing.T, bin string, extra ...string) *daemon {
+	t.Helper()
+	metrics := freeLoopbackAddr(t)
+	args := append([]string{"-addr", "127.0.0.1:0", "-state-dir", filepath.Join(t.TempDir(), "state"),
+		"-bots", "3", "-world", "256x128", "-metrics-addr", metrics}, extra...)
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errf, err := os.Create(filepath.Join(t.TempDir(), "stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = errf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{cmd: cmd, metrics: metrics, exited: make(chan error, 1)}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-d.exited
+		if t.Failed() {
+			b, _ := os.ReadFile(errf.Name())
+			t.Logf("daemon stderr:\n%s", b)
+		}
+	})
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+		close(lines)
+		d.exited <- cmd.Wait()
+	}()
+	re := regexp.MustCompile(`listening on (\S+)`)
+	deadline := time.After(20 * time.Second)
+	for d.addr == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("snaked exited before listening")
+			}
+			if m := re.FindStringSubmatch(l); m != nil {
+				d.addr = m[1]
+				d.port = d.addr[strings.LastIndexByte(d.addr, ':')+1:]
+			}
+		case <-deadline:
+			t.Fatal("snaked did not print its address")
+		}
+	}
+	return d
+}
+
+// tmux drives a private tmux server.
+type tmux struct {
+	t    *testing.T
+	sock string
+}
+
+func newTmux(t *testing.T) *tmux {
+	x := &tmux{t: t, sock: fmt.Sprintf("snaked-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	x.run("new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30",
+		"env", "-i", "PATH="+os.Getenv("PATH"), "HOME="+t.TempDir(), "TERM=xterm-256color",
+		"PS1=E2E$ ", "bash", "--norc", "--noprofile")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.sock, "kill-server").Run() })
+	return x
+}
+
+func (x *tmux) run(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", x.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (x *tmux) keys(keys ...string) { x.run(append([]string{"send-keys", "-t", "e2e"}, keys...)...) }
+
+func (x *tmux) screen() string { return x.run("capture-pane", "-p", "-t", "e2e") }
+
+// waitFor polls the pane until ok holds, for at most d.
+func (x *tmux) waitFor(what string, d time.Duration, ok func(string) bool) string {
+	x.t.Helper()
+	end := time.Now().Add(d)
+	var s string
+	for time.Now().Before(end) {
+		s = x.screen()
+		if ok(s) {
+			return s
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	x.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+	return s
+}
+
+func sshCommand(port, user string) string {
+	return "ssh -F /dev/null -p " + port +
+		" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR" +
+		" -o PubkeyAuthentication=no -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no " +
+		user + "@127.0.0.1; echo rc=$?"
+}
+
+func metric(t *testing.T, addr, name string) float64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/metrics", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	total := 0.0
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, name+" ") || strings.HasPrefix(l, name+"{") {
+			f := strings.Fields(l)
+			v, err := strconv.ParseFloat(f[len(f)-1], 64)
+			if err == nil {
+				total += v
+			}
+		}
+	}
+	return total
+}
+
+func hasPlayfield(s string) bool { return strings.ContainsAny(s, "▀▄█") }
+
+func TestOpenSSHPlayInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	need(t, "tmux", "ssh")
+	d := startDaemon(t, buildSnaked(t))
+	x := newTmux(t)
+	x.waitFor("shell prompt", 10*time.Second, func(s string) bool { return strings.Contains(s, "E2E$") })
+
+	x.keys(sshCommand(d.port, "alice"), "Enter")
+	s := x.waitFor("banner and playfield", 20*time.Second, func(s string) bool {
+		return strings.Contains(strings.ToLower(s), "snaked") && hasPlayfield(s)
+	})
+	if !strings.Contains(s, "alice") {
+		t.Logf("screen:\n%s", s)
+		t.Error("the player's name is not on screen")
+	}
+	if on := strings.TrimSpace(x.run("display", "-p", "-t", "e2e", "#{alternate_on}")); on != "1" {
+		t.Errorf("alternate screen not entered during play (alternate_on=%s)", on)
+	}
+
+	before := metric(t, d.metrics, "snaked_turns_total")
+	for _, k := range []string{"Up", "Left", "Down", "Right", "w", "a", "s", "d"} {
+		x.keys(k)
+		time.Sleep(150 * time.Millisecond)
+	}
+	end := time.Now().Add(5 * time.Second)
+	for metric(t, d.metrics, "snaked_turns_total") <= before && time.Now().Before(end) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if after := metric(t, d.metrics, "snaked_turns_total"); after <= before {
+		t.Errorf("keys did not steer: snaked_turns_total %v -> %v", before, after)
+	}
+
+	x.keys("q")
+	s = x.waitFor("ssh to return to the shell", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "rc=0")
+	})
+	if on := strings.TrimSpace(x.run("display", "-p", "-t", "e2e", "#{alternate_on}")); on != "0" {
+		t.Errorf("terminal left in the alternate screen after q")
+	}
+	if cur := strings.TrimSpace(x.run("display", "-p", "-t", "e2e", "#{cursor_flag}")); cur != "1" {
+		t.Errorf("cursor still hidden after q")
+	}
+	if hasPlayfield(s) {
+		t.Errorf("playfield still visible on the main screen after q:\n%s", s)
+	}
+}
+
+func TestOpenSSHShutdownCountdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	need(t, "tmux", "ssh")
+	const grace = 3 * time.Second
+	d := startDaemon(t, buildSnaked(t), "-shutdown-grace", grace.String())
+	x := newTmux(t)
+	x.waitFor("shell prompt", 10*time.Second, func(s string) bool { return strings.Contains(s, "E2E$") })
+	x.keys(sshCommand(d.port, "watch"), "Enter")
+	x.waitFor("spectator view", 20*time.Second, hasPlayfield)
+
+	start := time.Now()
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	x.waitFor("countdown", 5*time.Second, func(s string) bool { return strings.Contains(s, "SHUTTING DOWN IN") })
+	select {
+	case <-d.exited:
+	case <-time.After(grace + 5*time.Second + 2*time.Second):
+		t.Fatalf("snaked still running %v after SIGTERM", time.Since(start))
+	}
+	if took := time.Since(start); took > grace+5*time.Second {
+		t.Errorf("shutdown took %v, bound is grace+5s", took)
+	}
+	d.exited <- nil // for Cleanup
+	x.waitFor("client back at the shell", 10*time.Second, func(s string) bool { return strings.Contains(s, "rc=") })
+	if on := strings.TrimSpace(x.run("display", "-p", "-t", "e2e", "#{alternate_on}")); on != "0" {
+		t.Errorf("terminal left in the alternate screen after shutdown")
+	}
+}
