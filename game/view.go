@@ -104,6 +104,8 @@ type View struct {
 	Players int         // snakes driven by people (alive or dead)
 	Bots    int         // server-side snakes
 	Best    Entry       // the longest snake seen this run (Slot may be stale)
+
+	st viewState // reference count and update bookkeeping (publish.go)
 }
 
 // TopN is the leaderboard's length.

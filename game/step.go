@@ -1,0 +1,613 @@
+package game
+
+// Step advances the world by one tick; tick is the new tick number and must
+// grow (a tick not above the previous one is ignored).
+func (w *World) Step(tick uint64) {
+	if tick <= w.tick {
+		return
+	}
+	w.tick = tick
+	w.seq++
+	w.chg = w.logs[w.seq%logN][:0]
+	w.drain()
+	w.spawnAll()
+	w.botsThink()
+	maxSteps := 1
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		s.steps = 0
+		if !s.alive {
+			continue
+		}
+		s.steps = 1
+		if s.dash {
+			s.dash = false
+			if tick >= s.dashAt {
+				s.steps = DashLen
+				s.dashAt = tick + uint64(w.cfg.DashCooldown)
+				maxSteps = DashLen
+			}
+		}
+	}
+	for ph := 0; ph < maxSteps; ph++ {
+		w.phase(ph)
+	}
+	w.topUpFruit(64 + w.cfg.Fruit/64)
+	w.rank()
+	w.logs[w.seq%logN] = w.chg
+	w.logSeq[w.seq%logN] = w.seq
+	w.publish()
+}
+
+// drain applies the input queued since the last Step.
+func (w *World) drain() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.nslots = w.slots
+	keep := w.scratch[:0]
+	for _, slot := range w.dirty {
+		b := &w.box[slot]
+		s := &w.snakes[slot]
+		if b.leave {
+			w.remove(slot)
+			*b = inbox{gen: b.gen}
+			w.free = append(w.free, slot)
+			w.count--
+			continue
+		}
+		if b.join {
+			b.join = false
+			w.initSnake(slot, b)
+		}
+		if b.respawn {
+			b.respawn = false
+			if s.used && !s.alive && !s.wantLife {
+				s.wantLife = true
+				w.spawnq = append(w.spawnq, slot)
+			}
+		}
+		if b.dash {
+			b.dash = false
+			if s.alive {
+				s.dash = true
+			}
+		}
+		for b.nt > 0 {
+			d := b.turns[0]
+			b.turns[0] = b.turns[1]
+			b.nt--
+			if !s.alive {
+				b.nt = 0
+				break
+			}
+			if d != s.dir && d != reverse(s.dir) {
+				s.dir = d
+				break
+			}
+		}
+		b.dir = s.dir
+		if b.nt > 0 {
+			keep = append(keep, slot)
+		} else {
+			b.dirty = false
+		}
+	}
+	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
+}
+
+func (w *World) initSnake(slot int32, b *inbox) {
+	s := &w.snakes[slot]
+	body := s.body
+	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, target: -1, wantLife: true}
+	w.spawnq = append(w.spawnq, slot)
+	if b.bot {
+		w.bots++
+	} else {
+		w.players++
+	}
+}
+
+// remove takes a leaving snake out of the world.
+func (w *World) remove(slot int32) {
+	s := &w.snakes[slot]
+	if !s.used {
+		return
+	}
+	if s.alive {
+		for k := 0; k < s.n; k++ {
+			w.set(s.at(k), 0)
+		}
+	}
+	if s.bot {
+		w.bots--
+	} else {
+		w.players--
+	}
+	if s.wantLife {
+		for k, q := range w.spawnq {
+			if q == slot {
+				w.spawnq = append(w.spawnq[:k], w.spawnq[k+1:]...)
+				break
+			}
+		}
+	}
+	body := s.body
+	*s = snake{body: body, killer: -1, target: -1}
+	w.info[slot] = SnakeInfo{}
+}
+
+// spawnAll tries to place every snake waiting for a life.
+func (w *World) spawnAll() {
+	keep := w.spawnq[:0]
+	for _, slot := range w.spawnq {
+		if !w.spawn(slot) {
+			keep = append(keep, slot)
+		}
+	}
+	w.spawnq = keep
+}
+
+// spawn places snake slot; false when no place was found this time.
+func (w *World) spawn(slot int32) bool {
+	s := &w.snakes[slot]
+	L := w.cfg.StartLen
+	for try := 0; try < 24; try++ {
+		hx, hy := w.rng.IntN(w.w), w.rng.IntN(w.h)
+		d := w.awayDir(hx, hy)
+		// body runs from the head backwards (opposite d); clearance 2
+		// around it and 4 ahead.
+		dx, dy := delta(d)
+		ok := true
+		for k := -4; k < L && ok; k++ {
+			cx, cy := hx-dx*k, hy-dy*k
+			for o := -2; o <= 2; o++ {
+				px, py := cx+dy*o, cy+dx*o
+				if w.grid[w.idx(px, py)] != 0 {
+					ok = false
+					break
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		s.colour = w.pickColour(hx, hy)
+		s.tail, s.n, s.grow = 0, 0, 0
+		for k := L - 1; k >= 0; k-- {
+			i := w.idx(hx-dx*k, hy-dy*k)
+			s.push(i)
+			kind := Body
+			if k == 0 {
+				kind = Head
+			}
+			w.set(i, MakePixel(kind, int(slot), s.colour))
+		}
+		s.dir = d
+		s.alive, s.wantLife = true, false
+		s.spawnTick = w.tick
+		s.protUntil = w.tick + uint64(w.cfg.Protect)
+		s.killedBy, s.killer = "", -1
+		s.target = -1
+		if s.n > s.best {
+			s.best = s.n
+		}
+		return true
+	}
+	return false
+}
+
+func delta(d Dir) (int, int) {
+	switch d {
+	case Up:
+		return 0, -1
+	case Down:
+		return 0, 1
+	case Left:
+		return -1, 0
+	}
+	return 1, 0
+}
+
+func (w *World) idx(x, y int) int32 {
+	x %= w.w
+	if x < 0 {
+		x += w.w
+	}
+	y %= w.h
+	if y < 0 {
+		y += w.h
+	}
+	return int32(y*w.w + x)
+}
+
+// awayDir heads away from the nearest body within 16 pixels (rings of
+// growing radius), or a random direction when there is none.
+func (w *World) awayDir(x, y int) Dir {
+	for r := 1; r <= 16; r++ {
+		for k := -r; k <= r; k++ {
+			for _, p := range [4][2]int{{x + k, y - r}, {x + k, y + r}, {x - r, y + k}, {x + r, y + k}} {
+				if kd := w.grid[w.idx(p[0], p[1])].Kind(); kd == Body || kd == Head {
+					ox, oy := p[0]-x, p[1]-y
+					if abs(ox) >= abs(oy) {
+						if ox > 0 {
+							return Left
+						}
+						return Right
+					}
+					if oy > 0 {
+						return Up
+					}
+					return Down
+				}
+			}
+		}
+	}
+	return Dir(1 + w.rng.IntN(4))
+}
+
+func abs(a int) int {
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+// pickColour returns the palette colour least used by bodies within 24
+// pixels of (x, y), ties broken from a random start.
+func (w *World) pickColour(x, y int) Colour {
+	var n [16]int
+	for dy := -24; dy <= 24; dy++ {
+		row := int(w.idx(0, y+dy))
+		for dx := -24; dx <= 24; dx++ {
+			px := (x + dx) % w.w
+			if px < 0 {
+				px += w.w
+			}
+			if p := w.grid[row+px]; p.Kind() >= Body {
+				n[p.Colour()]++
+			}
+		}
+	}
+	start := w.rng.IntN(len(palette))
+	best := palette[start]
+	for k := range palette {
+		c := palette[(start+k)%len(palette)]
+		if n[c] < n[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+// botsThink picks a direction for every live bot and respawns dead ones.
+func (w *World) botsThink() {
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		if !s.bot || !s.used {
+			continue
+		}
+		if !s.alive {
+			if !s.wantLife && w.tick >= s.deathTick+BotRespawn {
+				s.wantLife = true
+				w.spawnq = append(w.spawnq, int32(i))
+			}
+			continue
+		}
+		h := s.head()
+		if s.target >= 0 && w.grid[s.target].Kind() != Fruit {
+			s.target = -1
+		}
+		if s.target < 0 && (w.seq+uint64(i))%4 == 0 {
+			s.target = w.seekFruit(h, 6)
+		}
+		best, bestScore := None, -1<<30
+		for k, d := range [3]Dir{s.dir, left(s.dir), right(s.dir)} {
+			n := w.step(h, d)
+			if kd := w.grid[n].Kind(); kd == Body || kd == Head {
+				continue
+			}
+			score := 0
+			if k == 0 {
+				score = 1
+			}
+			if s.target >= 0 {
+				score -= 4 * w.dist(n, s.target)
+			} else if w.rng.IntN(16) == 0 {
+				score += w.rng.IntN(3)
+			}
+			if score > bestScore {
+				best, bestScore = d, score
+			}
+		}
+		if best != None {
+			s.dir = best
+		}
+	}
+}
+
+// dist is the wrapped Manhattan distance between two pixels.
+func (w *World) dist(a, b int32) int {
+	ax, ay := int(a)%w.w, int(a)/w.w
+	bx, by := int(b)%w.w, int(b)/w.w
+	dx, dy := abs(ax-bx), abs(ay-by)
+	dx = min(dx, w.w-dx)
+	dy = min(dy, w.h-dy)
+	return dx + dy
+}
+
+// seekFruit returns the nearest fruit within Manhattan radius r, or -1.
+func (w *World) seekFruit(h int32, r int) int32 {
+	x, y := int(h)%w.w, int(h)/w.w
+	for d := 1; d <= r; d++ {
+		for k := 0; k < d; k++ {
+			for _, p := range [4][2]int{{x + k, y - d + k}, {x + d - k, y + k}, {x - k, y + d - k}, {x - d + k, y - k}} {
+				if i := w.idx(p[0], p[1]); w.grid[i].Kind() == Fruit {
+					return i
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// phase moves every snake with more than ph steps this tick by one pixel,
+// simultaneously (see the package doc).
+func (w *World) phase(ph int) {
+	w.nextStamp()
+	st := w.stamp << 16
+	// 1. targets; protected snakes steer around obstacles or wait.
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		s.moved = s.alive && s.steps > ph
+		if !s.moved {
+			continue
+		}
+		s.wait, s.die, s.headOn, s.contested, s.killer = false, false, false, false, -1
+		h := s.head()
+		s.next = w.step(h, s.dir)
+		if w.tick < s.protUntil {
+			if !w.open(s.next) {
+				if n := w.step(h, left(s.dir)); w.open(n) {
+					s.dir, s.next = left(s.dir), n
+				} else if n := w.step(h, right(s.dir)); w.open(n) {
+					s.dir, s.next = right(s.dir), n
+				} else {
+					s.wait = true
+					continue
+				}
+			}
+		}
+		if c := w.claim[s.next]; c>>16 == w.stamp {
+			s.contested = true
+			w.snakes[c&0xffff].contested = true
+		} else {
+			w.claim[s.next] = st | uint32(i)
+		}
+	}
+	// 2. contested protected snakes wait; count contested normal heads.
+	w.nextStamp()
+	st = w.stamp << 16
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		if !s.moved || s.wait {
+			continue
+		}
+		if w.tick < s.protUntil {
+			if s.contested {
+				s.wait = true
+			}
+			continue
+		}
+		if !s.contested {
+			continue
+		}
+		if c := w.claim[s.next]; c>>16 == w.stamp {
+			o := int32(c & 0xffff)
+			s.headOn, s.killer = true, o
+			if f := &w.snakes[o]; !f.headOn {
+				f.headOn, f.killer = true, int32(i)
+			}
+		} else {
+			w.claim[s.next] = st | uint32(i)
+		}
+	}
+	// 3. growth decides whether tails leave.
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		if !s.moved || s.wait {
+			continue
+		}
+		s.pop = s.grow == 0
+		if !s.pop {
+			s.grow--
+		}
+	}
+	// 4. collisions.
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		if !s.moved || s.wait || w.tick < s.protUntil {
+			continue
+		}
+		if s.headOn {
+			s.die = true
+			continue
+		}
+		p := w.grid[s.next]
+		if p.Kind() < Body {
+			continue
+		}
+		o := int32(p.Slot())
+		f := &w.snakes[o]
+		fm := f.moved && !f.wait
+		if fm && f.pop && f.at(0) == s.next {
+			continue // the tail leaves this phase
+		}
+		if p.Kind() == Head && o != int32(i) && fm && f.next == s.head() {
+			s.die, s.headOn, s.killer = true, true, o // swap
+			continue
+		}
+		s.die, s.killer = true, o
+	}
+	// 5. apply: tails leave, the dead turn to fruit, heads advance.
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		if s.moved && !s.wait && s.pop {
+			w.set(s.at(0), 0)
+			s.tail = (s.tail + 1) & (len(s.body) - 1)
+			s.n--
+		}
+	}
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		if !s.moved || !s.die {
+			continue
+		}
+		if s.pop {
+			s.n++ // report the length the snake had
+			s.tail = (s.tail - 1) & (len(s.body) - 1)
+		}
+		start := 0
+		if s.pop {
+			start = 1
+		}
+		for k := start; k < s.n; k++ {
+			if (k-start)%2 == 0 {
+				w.set(s.at(k), MakePixel(Fruit, 0, 0))
+				w.fruit++
+			} else {
+				w.set(s.at(k), 0)
+			}
+		}
+		s.alive = false
+		s.deathTick = w.tick
+		s.killedBy = ""
+		if s.killer >= 0 && s.killer != int32(i) {
+			k := &w.snakes[s.killer]
+			s.killedBy = k.name
+			if !s.headOn {
+				k.kills++
+			}
+		}
+	}
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		if !s.moved || s.wait || s.die {
+			continue
+		}
+		h := s.head()
+		w.set(h, MakePixel(Body, i, s.colour))
+		if w.grid[s.next].Kind() == Fruit {
+			w.fruit--
+			s.grow += FruitGrow
+		}
+		w.set(s.next, MakePixel(Head, i, s.colour))
+		s.push(s.next)
+		if s.n > s.best {
+			s.best = s.n
+		}
+	}
+}
+
+// open reports whether a protected head may enter pixel i.
+func (w *World) open(i int32) bool { return w.grid[i].Kind() < Body }
+
+func (w *World) nextStamp() {
+	w.stamp = (w.stamp + 1) & 0xffff
+	if w.stamp == 0 {
+		clear(w.claim)
+		w.stamp = 1
+	}
+}
+
+// topUpFruit adds up to max fruit at random empty pixels towards the target.
+func (w *World) topUpFruit(max int) {
+	need := min(w.cfg.Fruit-w.fruit, max)
+	for k := 0; k < need; k++ {
+		for try := 0; try < 4; try++ {
+			i := int32(w.rng.IntN(len(w.grid)))
+			if w.grid[i] == 0 {
+				w.set(i, MakePixel(Fruit, 0, 0))
+				w.fruit++
+				break
+			}
+		}
+	}
+}
+
+// rank fills w.info, ranks and the leaderboard without sorting allocations.
+func (w *World) rank() {
+	maxLen := 0
+	for i := 0; i < w.nslots; i++ {
+		if s := &w.snakes[i]; s.alive && s.n > maxLen {
+			maxLen = s.n
+		}
+	}
+	if maxLen+2 > len(w.counts) {
+		w.counts = make([]int32, 2*(maxLen+2))
+	}
+	cnt := w.counts[:maxLen+2]
+	clear(cnt)
+	for i := 0; i < w.nslots; i++ {
+		if s := &w.snakes[i]; s.alive {
+			cnt[s.n]++
+		}
+	}
+	// cnt[l] becomes the number of live snakes longer than l.
+	var above int32
+	for l := maxLen + 1; l >= 0; l-- {
+		c := cnt[l]
+		cnt[l] = above
+		above += c
+	}
+	// leaderboard threshold: the smallest length still in the top N.
+	thr := 0
+	for l := maxLen; l >= 1; l-- {
+		if cnt[l-1] >= TopN || l == 1 {
+			thr = l
+			break
+		}
+	}
+	w.ntop = 0
+	ties := 0
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		in := &w.info[i]
+		if !s.used {
+			if in.Used {
+				*in = SnakeInfo{}
+			}
+			continue
+		}
+		rk := 0
+		if s.alive {
+			rk = int(cnt[s.n]) + 1
+			if s.n >= thr && w.ntop < TopN && (s.n > thr || int(cnt[thr])+ties < TopN) {
+				if s.n == thr {
+					ties++
+				}
+				w.top[w.ntop] = Entry{Slot: i, Name: s.name, Length: s.n}
+				w.ntop++
+			}
+			if s.n > w.best.Length {
+				w.best = Entry{Slot: i, Name: s.name, Length: s.n}
+			}
+		}
+		hp := Point{}
+		if s.n > 0 {
+			hp = w.point(s.head())
+		}
+		*in = SnakeInfo{
+			ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
+			Alive: s.alive, Head: hp, Dir: s.dir, Length: s.n, Kills: s.kills, Rank: rk,
+			SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protUntil,
+			DashReadyAt: s.dashAt, KilledBy: s.killedBy, BestLength: s.best,
+		}
+	}
+	// insertion sort of at most TopN entries: longer first, then lower slot.
+	t := w.top[:w.ntop]
+	for a := 1; a < len(t); a++ {
+		for b := a; b > 0 && t[b].Length > t[b-1].Length; b-- {
+			t[b], t[b-1] = t[b-1], t[b]
+		}
+	}
+}

@@ -1,0 +1,412 @@
+package game
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// Tuning constants that are not part of Config.
+const (
+	DashLen    = 3  // pixels a dash moves in one tick
+	FruitGrow  = 1  // growth per fruit eaten
+	BotRespawn = 20 // ticks a dead bot waits before it respawns
+	MaxName    = 16 // bytes kept of a name
+
+	logN     = 16 // steps of change logs kept for view updates
+	maxViews = 8  // bound on the view pool
+)
+
+// palette is the set of colours handed out to snakes: the 16-colour palette
+// without black, white and the greys, so every snake shows on a dark screen.
+var palette = [...]Colour{1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14}
+
+// Join errors.
+var (
+	ErrFull      = errors.New("game: the world is full")
+	ErrNameTaken = errors.New("game: that name is taken")
+)
+
+// Config sizes and tunes a World. Zero tuning fields take their defaults.
+type Config struct {
+	W, H      int    // world size in pixels (see the package doc)
+	MaxSnakes int    // capacity (players + bots); Join beyond it returns ErrFull
+	Bots      int    // server-side snakes kept alive
+	Seed      uint64 // all randomness comes from this
+
+	Fruit        int // target fruit count; 0 = W*H/256
+	StartLen     int // length of a new snake; 0 = 5
+	Protect      int // spawn protection in ticks; 0 = 20
+	DashCooldown int // ticks between dashes; 0 = 100
+}
+
+// DefaultConfig returns the configuration for a few thousand players.
+func DefaultConfig() Config {
+	return Config{W: 2048, H: 512, MaxSnakes: 4096, Bots: 16, Seed: 1}
+}
+
+func (c *Config) fill() error {
+	if c.W < 16 || c.H < 16 || c.W > 1<<14 || c.H > 1<<14 {
+		return errors.New("game: W and H must be in 16..16384")
+	}
+	if c.MaxSnakes < 1 || c.MaxSnakes > 1<<16 {
+		return errors.New("game: MaxSnakes must be in 1..65536")
+	}
+	if c.Bots < 0 || c.Bots > c.MaxSnakes {
+		return errors.New("game: Bots must be in 0..MaxSnakes")
+	}
+	if c.Fruit < 0 || c.StartLen < 0 || c.Protect < 0 || c.DashCooldown < 0 {
+		return errors.New("game: negative tuning value")
+	}
+	if c.Fruit == 0 {
+		c.Fruit = c.W * c.H / 256
+	}
+	if c.Fruit > c.W*c.H/4 {
+		c.Fruit = c.W * c.H / 4
+	}
+	if c.StartLen == 0 {
+		c.StartLen = 5
+	}
+	if c.StartLen < 2 || c.StartLen > c.W/4 || c.StartLen > c.H/4 {
+		return errors.New("game: StartLen must be in 2..min(W,H)/4")
+	}
+	if c.Protect == 0 {
+		c.Protect = 20
+	}
+	if c.DashCooldown == 0 {
+		c.DashCooldown = 10 * TicksPerSecond
+	}
+	return nil
+}
+
+// snake is the world's own record of one slot. Only Step touches it.
+type snake struct {
+	id       ID
+	name     string
+	killedBy string
+	bot      bool
+	used     bool
+	alive    bool
+	wantLife bool // waiting for a spawn (join, respawn)
+	colour   Colour
+	dir      Dir
+
+	body []int32 // ring of pixel indices, len a power of two
+	tail int     // ring index of the tail
+	n    int     // length (kept at death for the view)
+	grow int     // pending growth
+
+	kills, best                              int
+	spawnTick, deathTick, protUntil, dashAt  uint64
+	dash                                     bool // dash requested for this tick
+	target                                   int32
+	steps                                    int // pixels to move this tick
+	next                                     int32
+	wait, die, pop, headOn, contested, moved bool
+	killer                                   int32 // slot, -1 none
+}
+
+func (s *snake) head() int32 { return s.body[(s.tail+s.n-1)&(len(s.body)-1)] }
+
+func (s *snake) push(i int32) {
+	if s.n == len(s.body) {
+		nb := make([]int32, 2*len(s.body))
+		for k := 0; k < s.n; k++ {
+			nb[k] = s.body[(s.tail+k)&(len(s.body)-1)]
+		}
+		s.body, s.tail = nb, 0
+	}
+	s.body[(s.tail+s.n)&(len(s.body)-1)] = i
+	s.n++
+}
+
+func (s *snake) at(k int) int32 { return s.body[(s.tail+k)&(len(s.body)-1)] }
+
+// inbox is the queued input of one slot, guarded by World.mu.
+type inbox struct {
+	id      ID
+	gen     uint32
+	name    string
+	bot     bool
+	turns   [2]Dir
+	nt      uint8
+	dir     Dir // the direction turns are checked against
+	dash    bool
+	respawn bool
+	join    bool
+	leave   bool
+	dirty   bool
+}
+
+// World is the whole game state. Step must be called from one goroutine;
+// the other methods are safe from any goroutine.
+type World struct {
+	cfg    Config
+	w, h   int
+	grid   []Pixel
+	snakes []snake
+	rng    *rand.Rand
+	seq    uint64 // Steps taken
+	tick   uint64
+	fruit  int
+	chg    []int32
+	logs   [logN][]int32
+	logSeq [logN]uint64
+	claim  []uint32 // per pixel: phase stamp<<16 | slot
+	stamp  uint32
+	spawnq []int32
+	info   []SnakeInfo
+	counts []int32
+	top    [TopN]Entry
+	ntop   int
+	best   Entry
+	nslots int // slots in use by Step (high-water mark)
+
+	players, bots int
+	pool          []*View
+	newest        atomic.Pointer[View]
+	skipped       uint64 // publishes skipped because every buffer was held
+
+	mu      sync.Mutex // guards box, dirty, free, names, slots, count
+	box     []inbox
+	dirty   []int32
+	free    []int32
+	names   map[string]int32
+	slots   int // slots ever handed out
+	count   int // slots in use (players + bots, pending joins included)
+	scratch []int32
+}
+
+// New builds a world, spawns its bots and fruit and publishes tick 0.
+func New(cfg Config) (*World, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	w := &World{
+		cfg:    cfg,
+		w:      cfg.W,
+		h:      cfg.H,
+		grid:   make([]Pixel, cfg.W*cfg.H),
+		claim:  make([]uint32, cfg.W*cfg.H),
+		snakes: make([]snake, cfg.MaxSnakes),
+		info:   make([]SnakeInfo, cfg.MaxSnakes),
+		box:    make([]inbox, cfg.MaxSnakes),
+		names:  make(map[string]int32),
+		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		counts: make([]int32, 64),
+	}
+	for i := range w.snakes {
+		w.snakes[i].body = make([]int32, 32)
+		w.snakes[i].killer = -1
+		w.snakes[i].target = -1
+	}
+	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
+	w.dirty = make([]int32, 0, cfg.MaxSnakes)
+	w.scratch = make([]int32, 0, cfg.MaxSnakes)
+	for i := 0; i < cfg.Bots; i++ {
+		name := "bot" + strconv.Itoa(i+1)
+		if _, err := w.join(name, true); err != nil {
+			return nil, err
+		}
+	}
+	w.chg = w.logs[0][:0]
+	w.drain()
+	w.spawnAll()
+	w.topUpFruit(cfg.Fruit)
+	w.rank()
+	w.logs[0] = w.chg
+	w.publish()
+	return w, nil
+}
+
+// Config returns the configuration in use, defaults filled in.
+func (w *World) Config() Config { return w.cfg }
+
+// Join adds a player named name (cut to MaxName bytes) and returns its ID.
+// The snake is spawned by the next Step. Names compare case-insensitively;
+// an empty name is allowed and never collides.
+func (w *World) Join(name string) (ID, error) { return w.join(name, false) }
+
+func (w *World) join(name string, bot bool) (ID, error) {
+	if len(name) > MaxName {
+		name = name[:MaxName]
+		for len(name) > 0 && !utf8.ValidString(name) {
+			name = name[:len(name)-1]
+		}
+	}
+	key := strings.ToLower(name)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.count >= w.cfg.MaxSnakes {
+		return 0, ErrFull
+	}
+	if key != "" {
+		if _, ok := w.names[key]; ok {
+			return 0, ErrNameTaken
+		}
+	}
+	var slot int32
+	if n := len(w.free); n > 0 {
+		slot = w.free[n-1]
+		w.free = w.free[:n-1]
+	} else {
+		slot = int32(w.slots)
+		w.slots++
+	}
+	w.count++
+	b := &w.box[slot]
+	if b.gen++; b.gen == 0 {
+		b.gen = 1
+	}
+	*b = inbox{gen: b.gen, id: ID(uint64(b.gen)<<16 | uint64(slot)), name: name, bot: bot, join: true}
+	if key != "" {
+		w.names[key] = slot
+	}
+	w.mark(slot, b)
+	return b.id, nil
+}
+
+// mark queues slot for the next drain. w.mu must be held.
+func (w *World) mark(slot int32, b *inbox) {
+	if !b.dirty {
+		b.dirty = true
+		w.dirty = append(w.dirty, slot)
+	}
+}
+
+// lookup returns the inbox of a live, non-bot id, or nil. w.mu must be held.
+func (w *World) lookup(id ID) *inbox {
+	s := id.Slot()
+	if id == 0 || s >= w.slots {
+		return nil
+	}
+	b := &w.box[s]
+	if b.id != id || b.bot {
+		return nil
+	}
+	return b
+}
+
+// Leave removes the snake; stale or unknown ids and bots are ignored.
+func (w *World) Leave(id ID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := w.lookup(id)
+	if b == nil {
+		return
+	}
+	if key := strings.ToLower(b.name); key != "" {
+		delete(w.names, key)
+	}
+	b.id = 0
+	b.leave = true
+	w.mark(int32(id.Slot()), b)
+}
+
+// Turn queues a turn (at most 2 pending). Reverse, repeated, unknown
+// directions and unknown ids are ignored.
+func (w *World) Turn(id ID, d Dir) {
+	if d < Up || d > Left {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := w.lookup(id)
+	if b == nil || b.nt >= 2 {
+		return
+	}
+	last := b.dir
+	if b.nt > 0 {
+		last = b.turns[b.nt-1]
+	}
+	if d == last || d == reverse(last) {
+		return
+	}
+	b.turns[b.nt] = d
+	b.nt++
+	w.mark(int32(id.Slot()), b)
+}
+
+// Dash requests a dash for the next tick; Step ignores it during cooldown.
+func (w *World) Dash(id ID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if b := w.lookup(id); b != nil {
+		b.dash = true
+		w.mark(int32(id.Slot()), b)
+	}
+}
+
+// Respawn asks for a new life; Step ignores it unless the snake is dead.
+func (w *World) Respawn(id ID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if b := w.lookup(id); b != nil {
+		b.respawn = true
+		w.mark(int32(id.Slot()), b)
+	}
+}
+
+func reverse(d Dir) Dir {
+	switch d {
+	case Up:
+		return Down
+	case Down:
+		return Up
+	case Left:
+		return Right
+	case Right:
+		return Left
+	}
+	return None
+}
+
+func left(d Dir) Dir {
+	switch d {
+	case Up:
+		return Left
+	case Left:
+		return Down
+	case Down:
+		return Right
+	}
+	return Up
+}
+
+func right(d Dir) Dir { return reverse(left(d)) }
+
+// step returns the pixel index one step from i in direction d, wrapping.
+func (w *World) step(i int32, d Dir) int32 {
+	x, y := int(i)%w.w, int(i)/w.w
+	switch d {
+	case Up:
+		if y--; y < 0 {
+			y = w.h - 1
+		}
+	case Down:
+		if y++; y == w.h {
+			y = 0
+		}
+	case Left:
+		if x--; x < 0 {
+			x = w.w - 1
+		}
+	case Right:
+		if x++; x == w.w {
+			x = 0
+		}
+	}
+	return int32(y*w.w + x)
+}
+
+func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} }
+
+// set writes one grid pixel and logs the change for view updates.
+func (w *World) set(i int32, p Pixel) {
+	w.grid[i] = p
+	w.chg = append(w.chg, i)
+}
