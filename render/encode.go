@@ -1,0 +1,609 @@
+package render
+
+import "strconv"
+
+// This file is the encoder: it turns r.next into the bytes that change the
+// terminal from r.prev (what it shows) to r.next, updating r.prev.
+//
+// Erasing: EL, ECH and ED are only ever sent with the default background
+// pen, so the cells they clear are plain default-background blanks on every
+// terminal. Cells exposed by DCH, ICH, SU and SD are treated as unknown and
+// always repainted.
+
+const keep = 255 // sgr: leave this half of the pen as it is
+
+// sgrPlan reports the cost of setting the pen to (f, b) and whether the
+// cheapest way starts with a reset.
+func (r *Renderer) sgrPlan(f, b uint8) (cost int, reset bool) {
+	nf, nb := f, b
+	if f == keep {
+		nf = r.pfg
+	}
+	if b == keep {
+		nb = r.pbg
+	}
+	needF, needB := nf != r.pfg, nb != r.pbg
+	if !needF && !needB {
+		return 0, false
+	}
+	plain := 3
+	if needF {
+		plain += len(fgCode[nf])
+	}
+	if needB {
+		plain += len(bgCode[nb])
+	}
+	if needF && needB {
+		plain++
+	}
+	rs := 3
+	if nf != def || nb != def {
+		rs++ // the leading ';'
+		if nf != def {
+			rs += len(fgCode[nf])
+		}
+		if nb != def {
+			rs += len(bgCode[nb])
+		}
+		if nf != def && nb != def {
+			rs++
+		}
+	}
+	if rs < plain {
+		return rs, true
+	}
+	return plain, false
+}
+
+func (r *Renderer) pen(f, b uint8) {
+	_, reset := r.sgrPlan(f, b)
+	nf, nb := f, b
+	if f == keep {
+		nf = r.pfg
+	}
+	if b == keep {
+		nb = r.pbg
+	}
+	if nf == r.pfg && nb == r.pbg {
+		return
+	}
+	o := append(r.out, 0x1b, '[')
+	if reset {
+		if nf != def || nb != def {
+			o = append(o, ';')
+			if nf != def {
+				o = append(o, fgCode[nf]...)
+				if nb != def {
+					o = append(o, ';')
+				}
+			}
+			if nb != def {
+				o = append(o, bgCode[nb]...)
+			}
+		}
+	} else {
+		if nf != r.pfg {
+			o = append(o, fgCode[nf]...)
+			if nb != r.pbg {
+				o = append(o, ';')
+			}
+		}
+		if nb != r.pbg {
+			o = append(o, bgCode[nb]...)
+		}
+	}
+	r.out = append(o, 'm')
+	r.pfg, r.pbg = nf, nb
+}
+
+// putCell draws c at the cursor with the cheapest glyph for the pen.
+func (r *Renderer) putCell(c cell) {
+	switch {
+	case c.ch != 0:
+		r.pen(c.fg, c.bg)
+		r.out = append(r.out, byte(c.ch))
+	case c.fg == c.bg:
+		if c.fg != def {
+			cs, _ := r.sgrPlan(keep, c.bg)
+			cf, _ := r.sgrPlan(c.fg, keep)
+			if cf+3 < cs+1 {
+				r.pen(c.fg, keep)
+				r.out = append(r.out, full...)
+				break
+			}
+		}
+		r.pen(keep, c.bg)
+		r.out = append(r.out, ' ')
+	case c.fg == def:
+		r.pen(c.bg, def)
+		r.out = append(r.out, lower...)
+	case c.bg == def:
+		r.pen(c.fg, def)
+		r.out = append(r.out, upper...)
+	default:
+		cu, _ := r.sgrPlan(c.fg, c.bg)
+		cl, _ := r.sgrPlan(c.bg, c.fg)
+		if cu <= cl {
+			r.pen(c.fg, c.bg)
+			r.out = append(r.out, upper...)
+		} else {
+			r.pen(c.bg, c.fg)
+			r.out = append(r.out, lower...)
+		}
+	}
+	if r.cx == r.cols-1 {
+		r.cx = -1 // pending wrap: only CR, CHA and CUP are safe now
+	} else {
+		r.cx++
+	}
+}
+
+// reprintCost is what drawing the known cell c with the current pen, and
+// no SGR, costs; -1 when the pen cannot draw it.
+func (r *Renderer) reprintCost(c cell) int {
+	switch {
+	case c.ch == unknownCh:
+		return -1
+	case c.ch != 0:
+		if c.fg == r.pfg && c.bg == r.pbg {
+			return 1
+		}
+	case c.fg == c.bg:
+		if c.bg == r.pbg {
+			return 1
+		}
+		if c.fg != def && c.fg == r.pfg {
+			return 3
+		}
+	case c.fg == r.pfg && c.bg == r.pbg && c.fg != def:
+		return 3
+	case c.bg == r.pfg && c.fg == r.pbg && c.bg != def:
+		return 3
+	}
+	return -1
+}
+
+func digits(n int) int {
+	d := 1
+	for n >= 10 {
+		n /= 10
+		d++
+	}
+	return d
+}
+
+// csiN is the cost of ESC [ n F with n omitted when 1.
+func csiN(n int) int {
+	if n == 1 {
+		return 3
+	}
+	return 3 + digits(n)
+}
+
+func chaCost(x int) int {
+	if x == 0 {
+		return 3
+	}
+	return 3 + digits(x+1)
+}
+
+func cupCost(x, y int) int {
+	c := 3
+	if y > 0 || x > 0 {
+		c += digits(y + 1)
+	}
+	if x > 0 {
+		c += 1 + digits(x+1)
+	}
+	return c
+}
+
+// Horizontal motions.
+const (
+	hNone = iota
+	hCUF
+	hCUB
+	hBS
+	hCHA
+	hReprint
+)
+
+// hplan is the cheapest same-row motion from 'from' to 'to' (from known).
+func hplan(from, to int) (cost, kind int) {
+	switch {
+	case to == from:
+		return 0, hNone
+	case to > from:
+		cost, kind = csiN(to-from), hCUF
+	default:
+		n := from - to
+		cost, kind = csiN(n), hCUB
+		if n < cost {
+			cost, kind = n, hBS
+		}
+	}
+	if c := chaCost(to); c < cost {
+		cost, kind = c, hCHA
+	}
+	return cost, kind
+}
+
+func (r *Renderer) emitH(kind, from, to int) {
+	o := r.out
+	switch kind {
+	case hCUF:
+		o = append(o, 0x1b, '[')
+		if to-from != 1 {
+			o = strconv.AppendInt(o, int64(to-from), 10)
+		}
+		o = append(o, 'C')
+	case hCUB:
+		o = append(o, 0x1b, '[')
+		if from-to != 1 {
+			o = strconv.AppendInt(o, int64(from-to), 10)
+		}
+		o = append(o, 'D')
+	case hBS:
+		for i := to; i < from; i++ {
+			o = append(o, '\b')
+		}
+	case hCHA:
+		o = append(o, 0x1b, '[')
+		if to > 0 {
+			o = strconv.AppendInt(o, int64(to+1), 10)
+		}
+		o = append(o, 'G')
+	case hReprint:
+		row := r.prev[r.cy*r.cols:]
+		r.out = o
+		for x := from; x < to; x++ {
+			r.putCell(row[x])
+		}
+		return
+	}
+	r.out = o
+}
+
+// vok reports whether LF/CUD (down) or RI/CUU (up) from row a to row b stay
+// clear of the scroll region's margins.
+func (r *Renderer) vok(a, b int) bool {
+	if b > a {
+		return !(a <= r.bot && b > r.bot)
+	}
+	return !(a >= r.top && b < r.top)
+}
+
+// Vertical motions.
+const (
+	vLF = iota
+	vCUD
+	vRI
+	vCUU
+)
+
+func vplan(from, to int) (cost, kind int) {
+	if to > from {
+		n := to - from
+		if c := csiN(n); c < n {
+			return c, vCUD
+		}
+		return n, vLF
+	}
+	n := from - to
+	if c := csiN(n); c < 2*n {
+		return c, vCUU
+	}
+	return 2 * n, vRI
+}
+
+func (r *Renderer) emitV(kind, from, to int) {
+	o := r.out
+	switch kind {
+	case vLF:
+		for i := from; i < to; i++ {
+			o = append(o, '\n')
+		}
+	case vRI:
+		for i := to; i < from; i++ {
+			o = append(o, 0x1b, 'M')
+		}
+	case vCUD, vCUU:
+		n := to - from
+		f := byte('B')
+		if n < 0 {
+			n, f = -n, 'A'
+		}
+		o = append(o, 0x1b, '[')
+		if n != 1 {
+			o = strconv.AppendInt(o, int64(n), 10)
+		}
+		o = append(o, f)
+	}
+	r.out = o
+}
+
+// moveTo moves the cursor to (x, y) the cheapest way it knows.
+func (r *Renderer) moveTo(x, y int) {
+	if r.cx == x && r.cy == y {
+		return
+	}
+	best := cupCost(x, y)
+	const (
+		pCUP  = iota
+		pH    // same row, horizontal only
+		pCRH  // CR then horizontal
+		pVH   // vertical then horizontal
+		pCRVH // CR, vertical, horizontal
+	)
+	plan, hk, vk := pCUP, 0, 0
+	try := func(c, p, h, v int) {
+		if c < best {
+			best, plan, hk, vk = c, p, h, v
+		}
+	}
+	if r.cy == y {
+		if r.cx >= 0 {
+			c, k := hplan(r.cx, x)
+			try(c, pH, k, 0)
+			if n := x - r.cx; n > 0 && n <= 8 {
+				row := r.prev[y*r.cols:]
+				c := 0
+				for i := r.cx; i < x && c < best; i++ {
+					rc := r.reprintCost(row[i])
+					if rc < 0 {
+						c = best
+						break
+					}
+					c += rc
+				}
+				try(c, pH, hReprint, 0)
+			}
+		} else {
+			try(chaCost(x), pH, hCHA, 0)
+		}
+		c, k := hplan(0, x)
+		try(1+c, pCRH, k, 0)
+	} else if r.cy >= 0 && r.vok(r.cy, y) {
+		vc, v := vplan(r.cy, y)
+		if r.cx >= 0 {
+			c, k := hplan(r.cx, x)
+			try(vc+c, pVH, k, v)
+		}
+		c, k := hplan(0, x)
+		try(1+vc+c, pCRVH, k, v)
+	}
+	switch plan {
+	case pCUP:
+		o := append(r.out, 0x1b, '[')
+		if y > 0 || x > 0 {
+			o = strconv.AppendInt(o, int64(y+1), 10)
+		}
+		if x > 0 {
+			o = append(o, ';')
+			o = strconv.AppendInt(o, int64(x+1), 10)
+		}
+		r.out = append(o, 'H')
+	case pH:
+		r.emitH(hk, r.cx, x)
+	case pCRH:
+		r.out = append(r.out, '\r')
+		r.emitH(hk, 0, x)
+	case pVH:
+		r.emitV(vk, r.cy, y)
+		r.cy = y
+		r.emitH(hk, r.cx, x)
+	case pCRVH:
+		r.out = append(r.out, '\r')
+		r.emitV(vk, r.cy, y)
+		r.cy = y
+		r.emitH(hk, 0, x)
+	}
+	r.cx, r.cy = x, y
+}
+
+// csi appends ESC [ n f, with n omitted when 1.
+func (r *Renderer) csi(n int, f byte) {
+	o := append(r.out, 0x1b, '[')
+	if n != 1 {
+		o = strconv.AppendInt(o, int64(n), 10)
+	}
+	r.out = append(o, f)
+}
+
+// diffRow sends what changed in row y.
+func (r *Renderer) diffRow(y int) {
+	w := r.cols
+	prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
+	for x := 0; x < w; x++ {
+		if prev[x] == next[x] {
+			continue
+		}
+		if next[x] == blank && r.erase(prev, next, x, y) {
+			continue
+		}
+		r.moveTo(x, y)
+		r.putCell(next[x])
+		prev[x] = next[x]
+	}
+}
+
+// erase clears a run of cells that should become blank, starting at x, with
+// EL or ECH when that is cheaper than painting them; it reports whether it
+// did.
+func (r *Renderer) erase(prev, next []cell, x, y int) bool {
+	w := len(next)
+	e, changed, runs := x, 0, 0
+	for e < w && next[e] == blank {
+		if prev[e] != blank {
+			if e == x || prev[e-1] == blank {
+				runs++
+			}
+			changed++
+		}
+		e++
+	}
+	if changed < 4 {
+		return false
+	}
+	sc, _ := r.sgrPlan(keep, def)
+	paint := changed + 4*(runs-1)
+	cost := sc + 3
+	if e < w {
+		cost = sc + 3 + digits(e-x)
+	}
+	if cost >= paint {
+		return false
+	}
+	r.moveTo(x, y)
+	r.pen(keep, def)
+	if e == w {
+		r.out = append(r.out, 0x1b, '[', 'K')
+	} else {
+		o := append(r.out, 0x1b, '[')
+		o = strconv.AppendInt(o, int64(e-x), 10)
+		r.out = append(o, 'X')
+	}
+	for i := x; i < e; i++ {
+		prev[i] = blank
+	}
+	return true
+}
+
+// est estimates the bytes needed to turn row prev, shifted left by off
+// (cells from outside are unknown), into row next.
+func est(prev []cell, off int, next []cell) int {
+	w := len(next)
+	c, in := 0, false
+	for x := 0; x < w; x++ {
+		i := x + off
+		same := i >= 0 && i < w && prev[i] == next[x]
+		if !same {
+			c += 3
+			if !in {
+				c += 4
+			}
+		}
+		in = !same
+	}
+	return c
+}
+
+// rowPlan returns the cheaper of diffing row y as it is or after shifting it
+// left by dx (right when negative): the estimated cost and whether to shift.
+func (r *Renderer) rowPlan(prow, nrow []cell, dx int) (int, bool) {
+	c := est(prow, 0, nrow)
+	if dx == 0 || dx >= r.cols || -dx >= r.cols || c == 0 {
+		return c, false
+	}
+	if s := est(prow, dx, nrow) + 6; s < c {
+		return s, true
+	}
+	return c, false
+}
+
+// shiftRow moves row y's content left by dx (right when negative) with DCH
+// or ICH at its first column; cells shifted in become unknown.
+func (r *Renderer) shiftRow(y, dx int) {
+	w := r.cols
+	row := r.prev[y*w : (y+1)*w]
+	r.moveTo(0, y)
+	if dx > 0 {
+		r.csi(dx, 'P')
+		copy(row, row[dx:])
+		for i := w - dx; i < w; i++ {
+			row[i] = unknown
+		}
+	} else {
+		r.csi(-dx, '@')
+		copy(row[-dx:], row)
+		for i := 0; i < -dx; i++ {
+			row[i] = unknown
+		}
+	}
+}
+
+// scroll moves the playfield rows up by dy (down when negative) with SU/SD
+// inside the scroll region; rows scrolled in become unknown.
+func (r *Renderer) scroll(dy int) {
+	w, t, b := r.cols, r.top, r.bot
+	if dy > 0 {
+		r.csi(dy, 'S')
+		copy(r.prev[t*w:(b+1)*w], r.prev[(t+dy)*w:(b+1)*w])
+		for i := (b + 1 - dy) * w; i < (b+1)*w; i++ {
+			r.prev[i] = unknown
+		}
+	} else {
+		r.csi(-dy, 'T')
+		copy(r.prev[(t-dy)*w:(b+1)*w], r.prev[t*w:(b+1+dy)*w])
+		for i := t * w; i < (t-dy)*w; i++ {
+			r.prev[i] = unknown
+		}
+	}
+}
+
+// moveCamera applies a camera step of dx columns and dy rows to what the
+// terminal shows, when that is cheaper than repainting.
+func (r *Renderer) moveCamera(dx, dy int) {
+	w, t, b := r.cols, r.top, r.bot
+	h := b - t + 1
+	if dy >= h || -dy >= h {
+		dy = 0
+	}
+	if dy != 0 {
+		stay, moved := 0, 6
+		for y := t; y <= b; y++ {
+			nrow := r.next[y*w : (y+1)*w]
+			c, _ := r.rowPlan(r.prev[y*w:(y+1)*w], nrow, dx)
+			stay += c
+			if sy := y + dy; sy >= t && sy <= b {
+				c, _ = r.rowPlan(r.prev[sy*w:(sy+1)*w], nrow, dx)
+				moved += c
+			} else {
+				moved += 7 * w
+			}
+		}
+		if moved < stay {
+			r.scroll(dy)
+		}
+	}
+	if dx == 0 {
+		return
+	}
+	for y := t; y <= b; y++ {
+		if _, s := r.rowPlan(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx); s {
+			r.shiftRow(y, dx)
+		}
+	}
+}
+
+// encode appends to r.out the bytes that turn r.prev into r.next.
+func (r *Renderer) encode(full bool, dx, dy int) {
+	if full {
+		if !r.entered {
+			r.out = append(r.out, "\x1b[?1049h"...)
+			r.entered = true
+		}
+		r.out = append(r.out, "\x1b[?25l\x1b[m"...)
+		if r.pfRows > 0 {
+			r.top, r.bot = r.pfTop, r.pfTop+r.pfRows-1
+			o := append(r.out, 0x1b, '[')
+			o = strconv.AppendInt(o, int64(r.top+1), 10)
+			o = append(o, ';')
+			o = strconv.AppendInt(o, int64(r.bot+1), 10)
+			r.out = append(o, 'r')
+		} else {
+			r.top, r.bot = 0, r.rows-1
+			r.out = append(r.out, "\x1b[r"...)
+		}
+		r.out = append(r.out, "\x1b[2J"...)
+		r.cx, r.cy, r.pfg, r.pbg = 0, 0, def, def
+		for i := range r.prev {
+			r.prev[i] = blank
+		}
+	} else if r.pfRows > 0 && (dx != 0 || dy != 0) {
+		r.moveCamera(dx, dy)
+	}
+	for y := 0; y < r.rows; y++ {
+		r.diffRow(y)
+	}
+}

@@ -1,0 +1,580 @@
+package render
+
+import (
+	"strconv"
+
+	"snaked/game"
+)
+
+// Minimum terminal size for the game screen; below it Frame shows a
+// "please enlarge the terminal" screen.
+const (
+	MinCols = 40
+	MinRows = 12
+)
+
+// Size limits: Resize clamps to them.
+const (
+	MaxCols = 500
+	MaxRows = 200
+)
+
+// syncMin is the frame size from which a frame is wrapped in synchronized
+// output (?2026), so the terminal shows it at once.
+const syncMin = 1024
+
+const (
+	syncOn  = "\x1b[?2026h"
+	syncOff = "\x1b[?2026l"
+)
+
+// Renderer turns views into bytes for one terminal. It keeps what the
+// terminal shows, the pen, the cursor and the camera. It is not safe for
+// concurrent use; one session owns it.
+type Renderer struct {
+	prof       Profile
+	cols, rows int
+	full       bool // the next frame repaints everything
+	entered    bool // the alternate screen was entered
+
+	prev, next []cell // what the terminal shows; what this frame wants
+	buf        []byte // output, reused; its first len(syncOn) bytes are room for syncOn
+	out        []byte // the frame being built (aliases buf)
+	num        []byte // scratch for numbers and lines of text
+	lines      [6][]byte
+
+	// Encoder state: cursor (cx -1 after writing the last column, when a
+	// wrap is pending), pen and scroll region.
+	cx, cy   int
+	pfg, pbg uint8
+	top, bot int
+
+	// Layout: playfield rows [pfTop, pfTop+pfRows), banner on row 0 when set.
+	pfTop, pfRows int
+	banner        bool
+
+	// Camera: world pixel at the playfield's top-left corner.
+	camOK      bool
+	camX, camY int
+	camW, camH int
+	follow     game.ID
+	zone       int // dead zone: percent of the view the head may roam without moving the camera
+}
+
+// DefaultZone is the camera's dead zone: the followed head may move within
+// the central DefaultZone percent of the playfield (in each direction)
+// before the camera re-centres on it. See docs/BENCHMARKS-render.md.
+const DefaultZone = 50
+
+// New returns a renderer for a terminal of the given profile and size.
+func New(p Profile, cols, rows int) *Renderer {
+	r := &Renderer{prof: p, zone: DefaultZone}
+	r.Resize(cols, rows)
+	return r
+}
+
+// Resize sets the terminal size (clamped to 1..MaxCols, 1..MaxRows); the
+// next frame is a full repaint.
+func (r *Renderer) Resize(cols, rows int) {
+	cols, rows = min(max(cols, 1), MaxCols), min(max(rows, 1), MaxRows)
+	r.cols, r.rows = cols, rows
+	n := cols * rows
+	if cap(r.prev) < n {
+		r.prev, r.next = make([]cell, n), make([]cell, n)
+	}
+	r.prev, r.next = r.prev[:n], r.next[:n]
+	if cap(r.buf) < 4*n+64 {
+		r.buf = make([]byte, 0, 4*n+64)
+	}
+	r.full, r.camOK = true, false
+}
+
+// Invalidate makes the next frame a full repaint (Ctrl-L).
+func (r *Renderer) Invalidate() { r.full = true }
+
+// SetProfile changes the profile; the next frame is a full repaint.
+func (r *Renderer) SetProfile(p Profile) {
+	r.prof, r.full = p, true
+}
+
+// SetZone sets the camera dead zone in percent (0 follows the head every
+// tick, 100 moves only when the head leaves the screen).
+func (r *Renderer) SetZone(pct int) { r.zone = min(max(pct, 0), 100) }
+
+// Frame renders v for the HUD h and returns the bytes that take the
+// terminal there. They are valid until the next call; the result is empty
+// when nothing changed.
+func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
+	full := r.full
+	r.full = false
+	dx, dy := r.compose(v, h)
+	if full {
+		dx, dy = 0, 0
+	}
+	r.out = append(r.buf[:0], syncOn...)
+	r.encode(full, dx, dy)
+	r.buf = r.out
+	n := len(r.out) - len(syncOn)
+	if n == 0 {
+		return r.out[len(syncOn):]
+	}
+	if n < syncMin {
+		return r.out[len(syncOn):]
+	}
+	r.out = append(r.out, syncOff...)
+	r.buf = r.out
+	return r.out
+}
+
+// compose fills r.next for this frame and returns the camera step since the
+// last frame in columns and rows.
+func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
+	for i := range r.next {
+		r.next[i] = blank
+	}
+	if r.cols < MinCols || r.rows < MinRows {
+		r.pfRows, r.pfTop, r.banner, r.camOK = 0, 0, false, false
+		r.enlarge()
+		return 0, 0
+	}
+	r.banner = r.rows >= 16
+	r.pfTop = 0
+	if r.banner {
+		r.pfTop = 1
+	}
+	r.pfRows = r.rows - 1 - r.pfTop
+	if h == nil {
+		h = &HUD{ShutdownIn: -1}
+	}
+	ok := v != nil && v.W > 0 && v.H > 0 && len(v.Pix) >= v.W*v.H
+	if ok {
+		dx, dy = r.camera(v, h)
+		r.playfield(v, h)
+	}
+	if r.banner {
+		r.drawBanner(h)
+	}
+	var you *game.SnakeInfo
+	if ok && h.You != 0 {
+		you, _ = v.Snake(h.You)
+	}
+	if ok {
+		r.bottom(v, h, you)
+	}
+	switch {
+	case h.Help:
+		r.help(h)
+	case you != nil && !you.Alive && !h.Spectator:
+		r.death(v, you)
+	}
+	if h.Hint && !h.Help {
+		r.hint(h)
+	}
+	return dx, dy
+}
+
+func mod(a, n int) int {
+	a %= n
+	if a < 0 {
+		a += n
+	}
+	return a
+}
+
+// wrapDelta is d reduced to the shortest step on a ring of n.
+func wrapDelta(d, n int) int {
+	d = mod(d, n)
+	if d > n/2 {
+		d -= n
+	}
+	return d
+}
+
+// camera updates the camera and returns its step in columns and rows.
+func (r *Renderer) camera(v *game.View, h *HUD) (dx, dy int) {
+	pw, ph := r.cols, 2*r.pfRows
+	tx, ty, have := h.Cam.X, h.Cam.Y, true
+	if h.Follow != 0 {
+		s, ok := v.Snake(h.Follow)
+		have = ok && s.Alive
+		if have {
+			tx, ty = s.Head.X, s.Head.Y
+		}
+	}
+	cx, cy := tx-pw/2, ty-ph/2
+	if !r.camOK || r.camW != v.W || r.camH != v.H {
+		if !have {
+			cx, cy = 0, 0
+		}
+		r.camOK, r.camW, r.camH, r.follow = true, v.W, v.H, h.Follow
+		r.camX, r.camY = mod(cx, v.W), mod(cy, v.H)
+		return 0, 0
+	}
+	if !have {
+		return 0, 0
+	}
+	nx, ny := cx, cy
+	if h.Follow != 0 && h.Follow == r.follow {
+		nx, ny = r.camX, r.camY
+		mx, my := pw*(100-r.zone)/200, ph*(100-r.zone)/200
+		if rx := mod(tx-r.camX, v.W); rx < mx || rx >= pw-mx {
+			nx = cx
+		}
+		if ry := mod(ty-r.camY, v.H); ry < my || ry >= ph-my {
+			ny = cy
+		}
+	}
+	r.follow = h.Follow
+	dx = wrapDelta(nx-r.camX, v.W)
+	dpy := wrapDelta(ny-r.camY, v.H)
+	dpy -= dpy % 2
+	r.camX, r.camY = mod(r.camX+dx, v.W), mod(r.camY+dpy, v.H)
+	return dx, dpy / 2
+}
+
+// pixel classes, in drawing priority (Mono shows the higher of a cell's two).
+const (
+	cEmpty = iota
+	cFruit
+	cShield
+	cBody
+	cOwnBody
+	cHead
+	cOwnHead
+)
+
+var monoGlyph = [...]byte{' ', '*', ':', 'o', '#', 'O', '@'}
+
+// playfield draws the world under the camera.
+func (r *Renderer) playfield(v *game.View, h *HUD) {
+	own := -1
+	if h.You != 0 {
+		if s, ok := v.Snake(h.You); ok {
+			own = s.ID.Slot()
+		}
+	}
+	mono := r.prof == Mono
+	w := r.cols
+	for sy := 0; sy < r.pfRows; sy++ {
+		top := v.Row(r.camY + 2*sy)
+		bot := v.Row(r.camY + 2*sy + 1)
+		row := r.next[(r.pfTop+sy)*w : (r.pfTop+sy+1)*w]
+		wx := r.camX
+		for x := range row {
+			a, b := top[wx], bot[wx]
+			if wx++; wx == v.W {
+				wx = 0
+			}
+			if a == 0 && b == 0 {
+				continue
+			}
+			if mono {
+				ca, cb := class(v, a, own), class(v, b, own)
+				row[x] = txt(monoGlyph[max(ca, cb)], def, def)
+				continue
+			}
+			row[x] = px(colour(v, a, own), colour(v, b, own))
+		}
+	}
+}
+
+func class(v *game.View, p game.Pixel, own int) int {
+	switch p.Kind() {
+	case game.Fruit:
+		return cFruit
+	case game.Body, game.Head:
+		s := p.Slot()
+		head := p.Kind() == game.Head
+		switch {
+		case s == own && head:
+			return cOwnHead
+		case head:
+			return cHead
+		case s < len(v.Snakes) && v.Tick < v.Snakes[s].ProtectedUntil:
+			return cShield
+		case s == own:
+			return cOwnBody
+		}
+		return cBody
+	}
+	return cEmpty
+}
+
+func colour(v *game.View, p game.Pixel, own int) uint8 {
+	switch p.Kind() {
+	case game.Fruit:
+		return fruitCol
+	case game.Body, game.Head:
+		s := p.Slot()
+		if p.Kind() == game.Head {
+			if s == own {
+				return ownHeadCol
+			}
+		} else if s < len(v.Snakes) && v.Tick < v.Snakes[s].ProtectedUntil {
+			return shieldCol
+		}
+		return snakePal[p.Colour()]
+	}
+	return def
+}
+
+// put writes s at (x, y), clipped to the row, and returns the next column.
+func put[S string | []byte](r *Renderer, x, y int, s S, fg, bg uint8) int {
+	if y < 0 || y >= r.rows {
+		return x
+	}
+	if r.prof == Mono {
+		fg, bg = def, def
+	}
+	row := r.next[y*r.cols : (y+1)*r.cols]
+	for i := 0; i < len(s) && x < len(row); i++ {
+		if x >= 0 {
+			row[x] = txt(s[i], fg, bg)
+		}
+		x++
+	}
+	return x
+}
+
+func (r *Renderer) fill(y int, bg uint8) {
+	if r.prof == Mono {
+		bg = def
+	}
+	row := r.next[y*r.cols : (y+1)*r.cols]
+	for i := range row {
+		row[i] = px(bg, bg)
+	}
+}
+
+func (r *Renderer) enlarge() {
+	r.num = append(r.num[:0], "now "...)
+	r.num = strconv.AppendInt(r.num, int64(r.cols), 10)
+	r.num = append(r.num, 'x')
+	r.num = strconv.AppendInt(r.num, int64(r.rows), 10)
+	msgs := [...]string{"please enlarge", "the terminal", "to at least 40x12"}
+	y := r.rows/2 - 2
+	for _, m := range msgs {
+		put(r, (r.cols-len(m))/2, y, m, brightYellow, def)
+		y++
+	}
+	put(r, (r.cols-len(r.num))/2, y, r.num, white, def)
+}
+
+func (r *Renderer) drawBanner(h *HUD) {
+	const fg, bg = brightWhite, blue
+	r.fill(0, bg)
+	x := put(r, 1, 0, "snaked", brightYellow, bg)
+	x += 2
+	if h.ShutdownIn >= 0 {
+		b := append(r.num[:0], "SHUTTING DOWN IN "...)
+		if r.cols < 60 {
+			b = append(b[:0], "DOWN IN "...)
+		}
+		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
+		r.num = b
+		x = put(r, x, 0, b, brightYellow, bg)
+	} else {
+		b := strconv.AppendInt(r.num[:0], int64(h.Players), 10)
+		if r.cols < 60 {
+			b = append(b, "p "...)
+			b = strconv.AppendInt(b, int64(h.Spectators), 10)
+			b = append(b, 'w')
+		} else {
+			b = append(b, " playing, "...)
+			b = strconv.AppendInt(b, int64(h.Spectators), 10)
+			b = append(b, " watching"...)
+		}
+		r.num = b
+		x = put(r, x, 0, b, fg, bg)
+	}
+	if j := h.Join; j != "" && x+2+len(j) < r.cols {
+		put(r, r.cols-1-len(j), 0, j, fg, bg)
+	}
+}
+
+func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
+	y := r.rows - 1
+	compact := r.cols < 60
+	b := r.num[:0]
+	if !r.banner && h.ShutdownIn >= 0 {
+		b = append(b, " DOWN IN "...)
+		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
+	}
+	switch {
+	case you != nil && you.Alive && !h.Spectator:
+		b = stat(b, compact, " len ", " L", you.Length)
+		b = stat(b, compact, "  #", " #", you.Rank)
+		b = stat(b, compact, "  kills ", " K", you.Kills)
+		if compact {
+			b = append(b, " D"...)
+		} else {
+			b = append(b, "  dash "...)
+		}
+		if you.DashReadyAt > v.Tick {
+			n := (you.DashReadyAt - v.Tick + game.TicksPerSecond - 1) / game.TicksPerSecond
+			b = strconv.AppendUint(b, n, 10)
+			b = append(b, 's')
+		} else {
+			b = append(b, "ok"...)
+		}
+	case you != nil && !h.Spectator:
+		b = append(b, " dead"...)
+		b = stat(b, compact, "  best ", " B", you.BestLength)
+	default:
+		b = append(b, " watching"...)
+		if s, ok := v.Snake(h.Follow); ok {
+			b = append(b, ' ')
+			b = appendName(b, s.Name)
+		}
+	}
+	r.num = b
+	x := put(r, 0, y, b, white, def)
+	x = put(r, x, y, " |", grey, def)
+	for i, e := range v.Top {
+		if x >= r.cols-4 {
+			break
+		}
+		b = strconv.AppendInt(b[:0], int64(i+1), 10)
+		b = append(b, ' ')
+		b = appendName(b, e.Name)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(e.Length), 10)
+		r.num = b
+		if x+1+len(b) > r.cols {
+			break
+		}
+		fg := uint8(white)
+		if you != nil && e.Slot == you.ID.Slot() {
+			fg = brightWhite
+		}
+		x = put(r, x+1, y, b, fg, def)
+	}
+}
+
+func stat(b []byte, compact bool, long, short string, n int) []byte {
+	if compact {
+		b = append(b, short...)
+	} else {
+		b = append(b, long...)
+	}
+	return strconv.AppendInt(b, int64(n), 10)
+}
+
+// appendName appends a name cut to 16 printable ASCII bytes.
+func appendName(b []byte, s string) []byte {
+	for i := 0; i < len(s) && i < 16; i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e {
+			c = '?'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// box draws lines 0..n-1 of r.lines in a framed box centred on the playfield.
+func (r *Renderer) box(n int, fg uint8) {
+	w := 0
+	for _, l := range r.lines[:n] {
+		w = max(w, len(l))
+	}
+	w += 4
+	h := n + 2
+	x0 := (r.cols - w) / 2
+	y0 := r.pfTop + (r.pfRows-h)/2
+	for y := y0; y < y0+h; y++ {
+		if y < r.pfTop || y >= r.pfTop+r.pfRows {
+			continue
+		}
+		row := r.next[y*r.cols : (y+1)*r.cols]
+		for x := max(x0, 0); x < x0+w && x < r.cols; x++ {
+			ch := byte(' ')
+			switch {
+			case (y == y0 || y == y0+h-1) && (x == x0 || x == x0+w-1):
+				ch = '+'
+			case y == y0 || y == y0+h-1:
+				ch = '-'
+			case x == x0 || x == x0+w-1:
+				ch = '|'
+			}
+			row[x] = txt(ch, white, def)
+			if r.prof == Mono {
+				row[x] = txt(ch, def, def)
+			}
+		}
+	}
+	for i, l := range r.lines[:n] {
+		c := fg
+		if i > 0 {
+			c = brightWhite
+		}
+		put(r, x0+(w-len(l))/2, y0+1+i, l, c, def)
+	}
+}
+
+func (r *Renderer) death(v *game.View, s *game.SnakeInfo) {
+	l := &r.lines
+	l[0] = append(l[0][:0], "YOU DIED"...)
+	l[1] = append(l[1][:0], "length "...)
+	l[1] = strconv.AppendInt(l[1], int64(s.Length), 10)
+	l[1] = append(l[1], "   kills "...)
+	l[1] = strconv.AppendInt(l[1], int64(s.Kills), 10)
+	l[2] = append(l[2][:0], "alive "...)
+	t := int64(0)
+	if s.DeathTick > s.SpawnTick {
+		t = int64(s.DeathTick-s.SpawnTick) / game.TicksPerSecond
+	}
+	if t >= 60 {
+		l[2] = strconv.AppendInt(l[2], t/60, 10)
+		l[2] = append(l[2], 'm')
+	}
+	l[2] = strconv.AppendInt(l[2], t%60, 10)
+	l[2] = append(l[2], 's')
+	if s.KilledBy != "" {
+		l[3] = appendName(append(l[3][:0], "killed by "...), s.KilledBy)
+	} else {
+		l[3] = append(l[3][:0], "you crashed"...)
+	}
+	l[4] = append(l[4][:0], "space or enter to respawn"...)
+	r.box(5, brightRed)
+}
+
+var helpPlay = [...]string{
+	"HOW TO PLAY",
+	"arrows / wasd / hjkl  turn",
+	"space                 dash",
+	"?                     help",
+	"ctrl-l                redraw",
+	"q / ctrl-c            quit",
+}
+
+var helpWatch = [...]string{
+	"WATCHING",
+	"you are a spectator",
+	"ssh in with a name to play",
+	"?                     help",
+	"ctrl-l                redraw",
+	"q / ctrl-c            quit",
+}
+
+func (r *Renderer) help(h *HUD) {
+	src := &helpPlay
+	if h.Spectator {
+		src = &helpWatch
+	}
+	for i, s := range src {
+		r.lines[i] = append(r.lines[i][:0], s...)
+	}
+	r.box(len(src), brightYellow)
+}
+
+func (r *Renderer) hint(h *HUD) {
+	s := "arrows/wasd turn, space dash, ? help, q quit"
+	if h.Spectator {
+		s = "watching: ? help, q quit"
+	}
+	if len(s) > r.cols {
+		s = "? help"
+	}
+	put(r, (r.cols-len(s))/2, r.pfTop+r.pfRows-1, s, brightYellow, def)
+}

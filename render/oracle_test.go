@@ -1,0 +1,157 @@
+package render
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"snaked/game"
+	"snaked/internal/vtmodel"
+)
+
+// norm turns a model cell into the renderer's cell for what it looks like.
+// A block glyph drawn in the default foreground gets a colour no frame
+// uses, so it never matches.
+func norm(c vtmodel.Cell) cell {
+	col := func(k vtmodel.Color, fgAsPixel bool) uint8 {
+		switch {
+		case k == vtmodel.Default && fgAsPixel:
+			return 200
+		case k == vtmodel.Default:
+			return def
+		case k >= 0 && k < 16:
+			return uint8(k)
+		}
+		return 201
+	}
+	switch c.Ch {
+	case vtmodel.Unknown:
+		return unknown
+	case ' ':
+		b := col(c.BG, false)
+		return px(b, b)
+	case '▀':
+		return px(col(c.FG, true), col(c.BG, false))
+	case '▄':
+		return px(col(c.BG, false), col(c.FG, true))
+	case '█':
+		f := col(c.FG, true)
+		return px(f, f)
+	}
+	if c.Ch > 0x20 && c.Ch < 0x7f {
+		return cell{ch: uint16(c.Ch), fg: col(c.FG, false), bg: col(c.BG, false)}
+	}
+	return cell{ch: 0xfffe}
+}
+
+// check reports the first difference between the model's screen and the
+// frame r meant to show.
+func check(t *vtmodel.Term, r *Renderer) error {
+	if u := t.Unsupported(); len(u) > 0 {
+		return fmt.Errorf("unsupported output: %q", u)
+	}
+	if !t.AltScreen() || t.CursorVisible() || t.Synchronized() {
+		return fmt.Errorf("alt %v cursor %v sync %v", t.AltScreen(), t.CursorVisible(), t.Synchronized())
+	}
+	for y := 0; y < r.rows; y++ {
+		for x := 0; x < r.cols; x++ {
+			if got, want := norm(t.Cell(x, y)), r.next[y*r.cols+x]; got != want {
+				return fmt.Errorf("cell %d,%d: got %+v (%+v) want %+v\nrow: %q", x, y, got, t.Cell(x, y), want, t.Line(y))
+			}
+		}
+	}
+	return nil
+}
+
+// feed writes b to t whole, byte by byte or in odd chunks.
+func feed(t *vtmodel.Term, b []byte, how int) {
+	switch how % 3 {
+	case 0:
+		t.Write(b)
+	case 1:
+		for i := range b {
+			t.Write(b[i : i+1])
+		}
+	default:
+		for len(b) > 0 {
+			n := min(len(b), 1+len(b)%7)
+			t.Write(b[:n])
+			b = b[n:]
+		}
+	}
+}
+
+var sizes = [][2]int{{80, 24}, {1, 1}, {10, 5}, {39, 11}, {40, 12}, {41, 15}, {60, 16}, {120, 40}, {200, 60}, {500, 200}, {79, 23}}
+
+// session plays a randomized session and checks every frame.
+func session(t *testing.T, seed uint64, frames int) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	s := newSim(seed, 300+rng.IntN(200), 150+rng.IntN(100), 8, 25, 600)
+	cols, rows := 80, 24
+	r := New(ANSI16, cols, rows)
+	term := vtmodel.New(cols, rows)
+	h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1, Join: "ssh -p 2222 localhost", Players: 5}
+	var total int
+	for f := 0; f < frames; f++ {
+		s.step()
+		switch k := rng.IntN(200); {
+		case k < 2:
+			sz := sizes[rng.IntN(len(sizes))]
+			cols, rows = sz[0], sz[1]
+			r.Resize(cols, rows)
+			term.Resize(cols, rows)
+		case k < 4:
+			r.SetProfile(Profile(rng.IntN(4)))
+		case k < 6:
+			r.Invalidate()
+		case k < 10:
+			s.kill(rng.IntN(len(s.snakes)), "snakeb")
+		case k < 16:
+			s.respawn(rng.IntN(len(s.snakes)))
+		case k < 18:
+			h.Help = !h.Help
+		case k < 20:
+			h.Hint = !h.Hint
+		case k < 22:
+			h.Spectator = !h.Spectator
+			h.You = 0
+			if !h.Spectator {
+				h.You = s.v.Snakes[0].ID
+			}
+		case k < 25:
+			h.Follow = s.v.Snakes[rng.IntN(len(s.snakes))].ID
+		case k < 27:
+			h.Follow = 0
+			h.Cam = game.Point{X: rng.IntN(2000) - 1000, Y: rng.IntN(2000) - 1000}
+		case k < 29:
+			h.ShutdownIn = rng.IntN(12) - 1
+		case k < 31:
+			h.Players, h.Spectators = rng.IntN(3000), rng.IntN(100)
+		case k < 33:
+			r.SetZone(rng.IntN(101))
+		case k < 36 && h.Follow == 0:
+			h.Cam.X += rng.IntN(9) - 4
+			h.Cam.Y += rng.IntN(9) - 4
+		}
+		out := r.Frame(&s.v, h)
+		total += len(out)
+		feed(term, out, rng.IntN(3))
+		if err := check(term, r); err != nil {
+			t.Fatalf("seed %d frame %d (%dx%d, %v): %v\nframe bytes: %q", seed, f, cols, rows, r.prof, err, out)
+		}
+		if len(r.Frame(&s.v, h)) != 0 {
+			t.Fatalf("seed %d frame %d: a repeated frame was not empty", seed, f)
+		}
+	}
+	t.Logf("seed %d: %d frames, mean %d B/frame", seed, frames, total/frames)
+}
+
+func TestOracleSessions(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	for seed := uint64(1); seed <= 6; seed++ {
+		session(t, seed, n)
+	}
+}

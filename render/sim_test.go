@@ -1,0 +1,154 @@
+package render
+
+import (
+	"math/rand/v2"
+
+	"snaked/game"
+)
+
+// sim is a small deterministic stand-in world for tests and benchmarks: the
+// followed snake wanders and turns every few ticks, the others stay near it,
+// fruit is scattered evenly. Snakes pass through each other; no rules.
+type sim struct {
+	rng    *rand.Rand
+	v      game.View
+	snakes []simSnake
+}
+
+type simSnake struct {
+	body  []game.Point // head first
+	dir   game.Dir
+	next  int // ticks until the next turn
+	alive bool
+}
+
+var steps = [...]game.Point{game.Up: {X: 0, Y: -1}, game.Right: {X: 1}, game.Down: {Y: 1}, game.Left: {X: -1}}
+
+// newSim returns a w x h world with n snakes of length l and the given
+// number of fruit; snake 0 is the one to follow.
+func newSim(seed uint64, w, h, n, l, fruit int) *sim {
+	s := &sim{rng: rand.New(rand.NewPCG(seed, 7))}
+	s.v = game.View{W: w, H: h, Pix: make([]game.Pixel, w*h), Snakes: make([]game.SnakeInfo, n)}
+	c := game.Point{X: w / 2, Y: h / 2}
+	for i := 0; i < n; i++ {
+		p := c
+		if i > 0 {
+			p = game.Point{X: c.X + s.rng.IntN(60) - 30, Y: c.Y + s.rng.IntN(30) - 15}
+		}
+		sn := simSnake{dir: game.Right, alive: true, next: 3}
+		for k := 0; k < l; k++ {
+			sn.body = append(sn.body, game.Point{X: mod(p.X-k, w), Y: mod(p.Y, h)})
+		}
+		s.snakes = append(s.snakes, sn)
+		s.v.Snakes[i] = game.SnakeInfo{
+			ID: game.ID(i) | 1<<16, Name: "snake" + string(rune('a'+i%26)), Colour: game.Colour(i % 16),
+			Used: true, Alive: true, Length: l, Rank: i + 1, Head: sn.body[0],
+		}
+	}
+	for k := 0; k < fruit; k++ {
+		s.v.Pix[s.rng.IntN(w*h)] = game.MakePixel(game.Fruit, 0, 0)
+	}
+	s.draw()
+	return s
+}
+
+func (s *sim) set(p game.Point, px game.Pixel) { s.v.Pix[p.Y*s.v.W+p.X] = px }
+
+func (s *sim) draw() {
+	for i, sn := range s.snakes {
+		if !sn.alive {
+			continue
+		}
+		for k, p := range sn.body {
+			kind := game.Body
+			if k == 0 {
+				kind = game.Head
+			}
+			s.set(p, game.MakePixel(kind, i, game.Colour(i%16)))
+		}
+	}
+}
+
+func turn(d game.Dir, right bool) game.Dir {
+	if right {
+		return d%4 + 1
+	}
+	return (d+2)%4 + 1
+}
+
+// step advances one tick.
+func (s *sim) step() {
+	s.v.Tick++
+	w, h := s.v.W, s.v.H
+	lead := s.snakes[0].body[0]
+	for i := range s.snakes {
+		sn := &s.snakes[i]
+		if !sn.alive {
+			continue
+		}
+		if sn.next--; sn.next <= 0 {
+			sn.dir = turn(sn.dir, s.rng.IntN(2) == 0)
+			sn.next = 2 + s.rng.IntN(6)
+			if i > 0 {
+				// stay near the leader
+				hd := sn.body[0]
+				dx, dy := wrapDelta(lead.X-hd.X, w), wrapDelta(lead.Y-hd.Y, h)
+				switch {
+				case dx > 20 && sn.dir != game.Left:
+					sn.dir = game.Right
+				case dx < -20 && sn.dir != game.Right:
+					sn.dir = game.Left
+				case dy > 10 && sn.dir != game.Up:
+					sn.dir = game.Down
+				case dy < -10 && sn.dir != game.Down:
+					sn.dir = game.Up
+				}
+			}
+		}
+		st := steps[sn.dir]
+		hd := sn.body[0]
+		nh := game.Point{X: mod(hd.X+st.X, w), Y: mod(hd.Y+st.Y, h)}
+		if s.v.Pix[nh.Y*w+nh.X].Kind() == game.Fruit {
+			// eaten: a new fruit appears somewhere else
+			s.v.Pix[s.rng.IntN(w*h)] = game.MakePixel(game.Fruit, 0, 0)
+		}
+		tail := sn.body[len(sn.body)-1]
+		s.set(tail, 0)
+		copy(sn.body[1:], sn.body)
+		sn.body[0] = nh
+		s.set(hd, game.MakePixel(game.Body, i, game.Colour(i%16)))
+		s.set(nh, game.MakePixel(game.Head, i, game.Colour(i%16)))
+		s.v.Snakes[i].Head = nh
+		s.v.Snakes[i].Dir = sn.dir
+	}
+}
+
+// kill removes snake i from the field.
+func (s *sim) kill(i int, by string) {
+	sn := &s.snakes[i]
+	if !sn.alive {
+		return
+	}
+	for _, p := range sn.body {
+		s.set(p, 0)
+	}
+	sn.alive = false
+	in := &s.v.Snakes[i]
+	in.Alive, in.DeathTick, in.KilledBy, in.Rank = false, s.v.Tick, by, 0
+}
+
+// respawn puts snake i back at a random place, protected for 30 ticks.
+func (s *sim) respawn(i int) {
+	sn := &s.snakes[i]
+	if sn.alive {
+		return
+	}
+	p := game.Point{X: s.rng.IntN(s.v.W), Y: s.rng.IntN(s.v.H)}
+	for k := range sn.body {
+		sn.body[k] = game.Point{X: mod(p.X-k, s.v.W), Y: p.Y}
+	}
+	sn.dir, sn.alive = game.Right, true
+	in := &s.v.Snakes[i]
+	in.Alive, in.SpawnTick, in.ProtectedUntil, in.Head = true, s.v.Tick, s.v.Tick+30, sn.body[0]
+	s.draw()
+}
