@@ -470,22 +470,31 @@ func (r *Renderer) erase(prev, next []cell, x, y int) bool {
 }
 
 // est estimates the bytes needed to turn row prev, shifted left by off
-// (cells from outside are unknown), into row next.
+// (cells from outside, or all of them when prev is nil, are unknown), into
+// row next: a motion per run of changed cells, three bytes per changed cell
+// with a glyph and at most an erase's worth per run of blanks.
 func est(prev []cell, off int, next []cell) int {
 	w := len(next)
-	c, in := 0, false
+	c, run, blanks := 0, false, 0
 	for x := 0; x < w; x++ {
 		i := x + off
-		same := i >= 0 && i < w && prev[i] == next[x]
-		if !same {
-			c += 3
-			if !in {
-				c += 4
-			}
+		if prev != nil && i >= 0 && i < w && prev[i] == next[x] {
+			c += min(blanks, 5)
+			run, blanks = false, 0
+			continue
 		}
-		in = !same
+		if !run {
+			c += 4
+			run = true
+		}
+		if next[x] == blank {
+			blanks++
+		} else {
+			c += 3 + min(blanks, 5)
+			blanks = 0
+		}
 	}
-	return c
+	return c + min(blanks, 3)
 }
 
 // rowPlan returns the cheaper of diffing row y as it is or after shifting it
@@ -559,7 +568,7 @@ func (r *Renderer) moveCamera(dx, dy int) {
 				c, _ = r.rowPlan(r.prev[sy*w:(sy+1)*w], nrow, dx)
 				moved += c
 			} else {
-				moved += 7 * w
+				moved += est(nil, 0, nrow)
 			}
 		}
 		if moved < stay {

@@ -1,0 +1,215 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+
+	"snaked/game"
+	"snaked/internal/vtmodel"
+)
+
+// The standard scenario: a seeded world, the followed snake plus 4 others
+// of length 25 around it (player + 4 others, as in DESIGN.md), fruit at a density that puts ~40 in view, 80x24,
+// 16 colours, 3,000 ticks, the followed snake turning every 2-7 ticks.
+const (
+	scenTicks = 3000
+	scenSeed  = 42
+)
+
+func scenario() (*sim, *HUD) {
+	s := newSim(scenSeed, 400, 220, 5, 25, 1000)
+	for i := range s.v.Snakes {
+		s.v.Top = append(s.v.Top, game.Entry{Slot: i, Name: s.v.Snakes[i].Name, Length: 25})
+	}
+	h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1,
+		Players: 5, Spectators: 2, Join: "ssh -p 2222 snaked.example"}
+	return s, h
+}
+
+// encoder is one strategy under comparison: it returns the bytes for the
+// frame r has just composed into r.next.
+type encoder func(r *Renderer, first bool) []byte
+
+// fullEnc repaints every cell each frame, tracking the pen across frames.
+func fullEnc(r *Renderer, first bool) []byte {
+	r.out = r.buf[:0]
+	if first {
+		r.out = append(r.out, "\x1b[?1049h\x1b[?25l\x1b[m\x1b[r"...)
+		r.pfg, r.pbg = def, def
+	}
+	for y := 0; y < r.rows; y++ {
+		r.cx, r.cy = -1, -1
+		r.moveTo(0, y)
+		for x := 0; x < r.cols; x++ {
+			r.putCell(r.next[y*r.cols+x])
+		}
+	}
+	r.buf = r.out
+	return r.out
+}
+
+// lineEnc re-sends every line that changed, like bubbletea v1's renderer:
+// each line starts from a reset pen and ends with a reset.
+func lineEnc(r *Renderer, first bool) []byte {
+	r.out = r.buf[:0]
+	if first {
+		r.out = append(r.out, "\x1b[?1049h\x1b[?25l\x1b[m\x1b[r"...)
+		for i := range r.prev {
+			r.prev[i] = unknown
+		}
+	}
+	w := r.cols
+	for y := 0; y < r.rows; y++ {
+		if slices.Equal(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]) {
+			continue
+		}
+		r.cx, r.cy = -1, -1
+		r.moveTo(0, y)
+		r.pfg, r.pbg = def, def
+		for x := 0; x < w; x++ {
+			r.putCell(r.next[y*w+x])
+		}
+		r.out = append(r.out, "\x1b[m"...)
+		r.pfg, r.pbg = def, def
+		copy(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w])
+	}
+	r.buf = r.out
+	return r.out
+}
+
+// run plays the standard scenario with enc (nil: the real encoder) and
+// returns the size of every frame after the first. With term set, every
+// frame is checked against it.
+func run(tb testing.TB, enc encoder, zone int, term *vtmodel.Term) []int {
+	s, h := scenario()
+	r := New(ANSI16, 80, 24)
+	r.SetZone(zone)
+	sizes := make([]int, 0, scenTicks)
+	for i := 0; i < scenTicks; i++ {
+		s.step()
+		var out []byte
+		if enc == nil {
+			out = r.Frame(&s.v, h)
+		} else {
+			r.full = false
+			r.compose(&s.v, h)
+			out = enc(r, i == 0)
+		}
+		if term != nil {
+			term.Write(out)
+			if err := check(term, r); err != nil {
+				tb.Fatalf("frame %d: %v", i, err)
+			}
+		}
+		if i > 0 {
+			sizes = append(sizes, len(out))
+		}
+	}
+	return sizes
+}
+
+func stats(sizes []int) (mean float64, p50, p95 int) {
+	s := slices.Clone(sizes)
+	slices.Sort(s)
+	sum := 0
+	for _, n := range s {
+		sum += n
+	}
+	return float64(sum) / float64(len(s)), s[len(s)/2], s[len(s)*95/100]
+}
+
+// BenchmarkScenario compares bytes per frame of three strategies over the
+// standard scenario: one op is one 3,000-tick run.
+func BenchmarkScenario(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		enc  encoder
+	}{{"full", fullEnc}, {"linediff", lineEnc}, {"snaked", nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			var sizes []int
+			for b.Loop() {
+				sizes = run(b, c.enc, DefaultZone, nil)
+			}
+			mean, p50, p95 := stats(sizes)
+			b.ReportMetric(mean, "B/frame")
+			b.ReportMetric(float64(p50), "p50-B/frame")
+			b.ReportMetric(float64(p95), "p95-B/frame")
+		})
+	}
+}
+
+// BenchmarkZone measures the camera dead zone's effect on bytes per frame.
+func BenchmarkZone(b *testing.B) {
+	for _, z := range []int{0, 20, 40, 50, 60, 70, 80} {
+		b.Run("zone="+strconv.Itoa(z), func(b *testing.B) {
+			var sizes []int
+			for b.Loop() {
+				sizes = run(b, nil, z, nil)
+			}
+			mean, p50, p95 := stats(sizes)
+			b.ReportMetric(mean, "B/frame")
+			b.ReportMetric(float64(p50), "p50-B/frame")
+			b.ReportMetric(float64(p95), "p95-B/frame")
+		})
+	}
+}
+
+// BenchmarkFrame times render+encode of one frame in steady state (the
+// stand-in world's step, timed alone in BenchmarkSimStep, is included).
+func BenchmarkFrame(b *testing.B) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			s, h := scenario()
+			r := New(ANSI16, sz[0], sz[1])
+			for i := 0; i < 50; i++ {
+				s.step()
+				r.Frame(&s.v, h)
+			}
+			n := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				s.step()
+				n += len(r.Frame(&s.v, h))
+			}
+			b.ReportMetric(float64(n)/float64(b.N), "B/frame")
+		})
+	}
+}
+
+// BenchmarkSimStep times the stand-in world's step alone.
+func BenchmarkSimStep(b *testing.B) {
+	s, _ := scenario()
+	for b.Loop() {
+		s.step()
+	}
+}
+
+func TestScenarioTargets(t *testing.T) {
+	full, _, _ := stats(run(t, fullEnc, DefaultZone, vtmodel.New(80, 24)))
+	line, _, _ := stats(run(t, lineEnc, DefaultZone, vtmodel.New(80, 24)))
+	mean, p50, p95 := stats(run(t, nil, DefaultZone, vtmodel.New(80, 24)))
+	t.Logf("full %.0f, linediff %.0f, snaked %.1f (p50 %d, p95 %d) B/frame: %.1fx smaller than full", full, line, mean, p50, p95, full/mean)
+	if mean > 150 || full/mean < 20 {
+		t.Errorf("snaked %.1f B/frame, %.1fx smaller than full; want <= 150 and >= 20x", mean, full/mean)
+	}
+}
+
+func TestZeroAllocs(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}, {30, 10}} {
+		s, h := scenario()
+		h.Hint = true
+		r := New(ANSI16, sz[0], sz[1])
+		for i := 0; i < 50; i++ {
+			s.step()
+			r.Frame(&s.v, h)
+		}
+		if n := testing.AllocsPerRun(200, func() {
+			s.step()
+			r.Frame(&s.v, h)
+		}); n != 0 {
+			t.Errorf("%v: %v allocs per frame", sz, n)
+		}
+	}
+}
