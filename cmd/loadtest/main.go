@@ -1,4 +1,100 @@
-// Command loadtest runs a scripted SSH swarm against a snaked daemon.
+// Command loadtest runs a scripted SSH swarm against a snaked daemon and
+// reports what its players saw; with -floor it is the bare SSH transport
+// floor server instead. See the loadtest package and docs/BENCHMARKS-loadtest.md.
 package main
 
-func main() {}
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"snaked/loadtest"
+)
+
+func main() {
+	d := loadtest.DefaultOptions()
+	o := d
+	flag.StringVar(&o.Addr, "addr", d.Addr, "SSH address of the server (the only address dialled)")
+	flag.IntVar(&o.N, "n", d.N, "sessions to open")
+	flag.DurationVar(&o.Ramp, "ramp", d.Ramp, "spread the session starts over this long")
+	flag.DurationVar(&o.Duration, "duration", d.Duration, "measure for this long after the ramp")
+	flag.Float64Var(&o.SpectatorShare, "spectators", d.SpectatorShare, "share of sessions that spectate (0..1)")
+	flag.Float64Var(&o.CheckShare, "check", d.CheckShare, "share of sessions whose screens are checked (0..1)")
+	flag.IntVar(&o.PerAddr, "per-addr", d.PerAddr, "sessions per loopback source address")
+	flag.IntVar(&o.DialConcurrency, "dial-concurrency", d.DialConcurrency, "dials in flight at once")
+	flag.DurationVar(&o.HandshakeTimeout, "handshake-timeout", d.HandshakeTimeout, "limit from dial to shell, and from shell to first output")
+	flag.IntVar(&o.ServerPID, "server-pid", 0, "measure CPU and RSS of this local server process")
+	flag.StringVar(&o.MetricsURL, "metrics", "", "Prometheus URL of the server (e.g. http://127.0.0.1:9100/metrics)")
+	flag.StringVar(&o.TickMetric, "tick-metric", d.TickMetric, "histogram of the server's tick duration in seconds")
+	flag.Uint64Var(&o.Seed, "seed", d.Seed, "seed of the player scripts")
+	flag.StringVar(&o.NamePrefix, "name-prefix", d.NamePrefix, "player names are this prefix plus the session index")
+	flag.StringVar(&o.SpectatorUser, "spectator-user", d.SpectatorUser, "SSH user that spectates")
+	flag.StringVar(&o.DeathMarker, "death-marker", d.DeathMarker, "text only the death screen shows")
+	flag.StringVar(&o.BannerMarker, "banner-marker", d.BannerMarker, "text the banner shows (checked screens)")
+	jsonPath := flag.String("json", "", "also write the report as JSON to this file")
+	compare := flag.Bool("compare", false, "then run the same swarm against the transport floor at the measured mean frame size and report the CPU ratio")
+	quiet := flag.Bool("q", false, "no progress lines on stderr")
+	floor := flag.Bool("floor", false, "run the transport floor server instead of a swarm")
+	listen := flag.String("listen", "127.0.0.1:0", "floor: listen address")
+	frame := flag.Int("frame", 150, "floor: bytes per frame")
+	hz := flag.Int("hz", 10, "floor: frames per second")
+	freePort := flag.Bool("free-port", false, "print a free loopback TCP port and exit")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	switch {
+	case *freePort:
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fatal(err)
+		}
+		fmt.Println(l.Addr().(*net.TCPAddr).Port)
+		l.Close()
+		return
+	case *floor:
+		f, err := loadtest.StartFloor(loadtest.FloorOptions{Listen: *listen, Frame: *frame, Hz: *hz})
+		if err != nil {
+			fatal(err)
+		}
+		fmt.Println(loadtest.FloorReady + f.Addr())
+		<-ctx.Done()
+		f.Close()
+		return
+	}
+
+	if !*quiet {
+		o.Log = os.Stderr
+	}
+	rep, err := loadtest.Run(ctx, o)
+	if err != nil {
+		fatal(err)
+	}
+	if *compare && ctx.Err() == nil {
+		exe, err := os.Executable()
+		if err == nil {
+			err = loadtest.Compare(ctx, o, rep, exe)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest: floor comparison:", err)
+		}
+	}
+	if err := rep.WriteTable(os.Stdout); err != nil {
+		fatal(err)
+	}
+	if *jsonPath != "" {
+		if err := rep.WriteJSON(*jsonPath); err != nil {
+			fatal(err)
+		}
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "loadtest:", err)
+	os.Exit(1)
+}

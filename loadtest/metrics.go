@@ -1,0 +1,238 @@
+package loadtest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sample is one line of the Prometheus text exposition format.
+type sample struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+// parseMetrics reads the Prometheus text format (comments skipped, labels
+// parsed, timestamps ignored). Malformed lines are skipped.
+func parseMetrics(r io.Reader) []sample {
+	var out []sample
+	sc := bufio.NewScanner(io.LimitReader(r, 64<<20))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		s := sample{labels: map[string]string{}}
+		rest := line
+		if i := strings.IndexAny(line, "{ \t"); i >= 0 {
+			s.name = line[:i]
+			rest = line[i:]
+		} else {
+			continue
+		}
+		if rest[0] == '{' {
+			end, ok := parseLabels(rest[1:], s.labels)
+			if !ok {
+				continue
+			}
+			rest = rest[1+end:]
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			continue
+		}
+		s.value = v
+		out = append(out, s)
+	}
+	return out
+}
+
+// parseLabels parses `k="v",k2="v2"}` into m and returns the index just
+// past the closing brace.
+func parseLabels(s string, m map[string]string) (int, bool) {
+	i := 0
+	for i < len(s) {
+		for i < len(s) && (s[i] == ' ' || s[i] == ',') {
+			i++
+		}
+		if i < len(s) && s[i] == '}' {
+			return i + 1, true
+		}
+		eq := strings.IndexByte(s[i:], '=')
+		if eq < 0 || i+eq+1 >= len(s) || s[i+eq+1] != '"' {
+			return 0, false
+		}
+		key := strings.TrimSpace(s[i : i+eq])
+		j := i + eq + 2
+		var v strings.Builder
+		for ; j < len(s) && s[j] != '"'; j++ {
+			if s[j] == '\\' && j+1 < len(s) {
+				j++
+				switch s[j] {
+				case 'n':
+					v.WriteByte('\n')
+				default:
+					v.WriteByte(s[j])
+				}
+				continue
+			}
+			v.WriteByte(s[j])
+		}
+		if j >= len(s) {
+			return 0, false
+		}
+		m[key] = v.String()
+		i = j + 1
+	}
+	return 0, false
+}
+
+// scrape fetches and parses a metrics endpoint.
+func scrape(ctx context.Context, url string) ([]sample, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("metrics: %s", resp.Status)
+	}
+	return parseMetrics(resp.Body), nil
+}
+
+// gauge sums the samples named name (all label sets); ok is false if none.
+func gauge(ss []sample, name string) (float64, bool) {
+	sum, ok := 0.0, false
+	for _, s := range ss {
+		if s.name == name {
+			sum += s.value
+			ok = true
+		}
+	}
+	return sum, ok
+}
+
+// histBuckets sums the cumulative buckets of histogram name over all label
+// sets, keyed by upper bound.
+func histBuckets(ss []sample, name string) map[float64]float64 {
+	b := map[float64]float64{}
+	for _, s := range ss {
+		if s.name != name+"_bucket" {
+			continue
+		}
+		le, err := strconv.ParseFloat(s.labels["le"], 64)
+		if err != nil {
+			continue
+		}
+		b[le] += s.value
+	}
+	return b
+}
+
+// histQuantile estimates quantile q (0..1) of the observations that fell
+// between two scrapes of a cumulative histogram (bucket upper bound ->
+// cumulative count), interpolating linearly inside the bucket like
+// Prometheus' histogram_quantile. It returns NaN without observations.
+func histQuantile(q float64, before, after map[float64]float64) float64 {
+	les := make([]float64, 0, len(after))
+	for le := range after {
+		les = append(les, le)
+	}
+	slices.Sort(les)
+	if len(les) == 0 {
+		return math.NaN()
+	}
+	total := after[les[len(les)-1]] - before[les[len(les)-1]]
+	if total <= 0 {
+		return math.NaN()
+	}
+	rank := q * total
+	prevLE, prevCum := 0.0, 0.0
+	for _, le := range les {
+		cum := after[le] - before[le]
+		if cum >= rank {
+			if math.IsInf(le, 1) {
+				return prevLE
+			}
+			if cum == prevCum {
+				return le
+			}
+			return prevLE + (le-prevLE)*(rank-prevCum)/(cum-prevCum)
+		}
+		prevLE, prevCum = le, cum
+	}
+	return prevLE
+}
+
+// MetricsStats is what the daemon's metrics endpoint said about the window.
+type MetricsStats struct {
+	URL        string  `json:"url"`
+	Goroutines float64 `json:"goroutines"`
+	TickMetric string  `json:"tick_metric"`
+	TickP50ms  float64 `json:"tick_p50_ms"`
+	TickP99ms  float64 `json:"tick_p99_ms"`
+	TickCount  float64 `json:"tick_count"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// metricsStats compares two scrapes taken at the start and end of the
+// window. The tick metric may be a histogram (seconds) or a summary with
+// quantile labels.
+func metricsStats(url, tick string, before, after []sample) MetricsStats {
+	m := MetricsStats{URL: url, TickMetric: tick, TickP50ms: math.NaN(), TickP99ms: math.NaN()}
+	m.Goroutines, _ = gauge(after, "go_goroutines")
+	if b := histBuckets(after, tick); len(b) > 0 {
+		a0 := histBuckets(before, tick)
+		m.TickP50ms = 1000 * histQuantile(0.50, a0, b)
+		m.TickP99ms = 1000 * histQuantile(0.99, a0, b)
+		c1, _ := gauge(after, tick+"_count")
+		c0, _ := gauge(before, tick+"_count")
+		m.TickCount = c1 - c0
+		return m.finite()
+	}
+	for _, s := range after {
+		if s.name != tick {
+			continue
+		}
+		switch s.labels["quantile"] {
+		case "0.5":
+			m.TickP50ms = 1000 * s.value
+		case "0.99":
+			m.TickP99ms = 1000 * s.value
+		}
+	}
+	if math.IsNaN(m.TickP50ms) {
+		m.Error = fmt.Sprintf("no histogram or summary named %q", tick)
+	}
+	return m.finite()
+}
+
+// finite replaces NaN (no observations) with 0, which JSON can carry.
+func (m MetricsStats) finite() MetricsStats {
+	if math.IsNaN(m.TickP50ms) || math.IsNaN(m.TickP99ms) {
+		m.TickP50ms, m.TickP99ms = 0, 0
+		if m.Error == "" {
+			m.Error = "no tick observations in the window"
+		}
+	}
+	return m
+}

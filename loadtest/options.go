@@ -1,0 +1,103 @@
+package loadtest
+
+import (
+	"errors"
+	"io"
+	"time"
+)
+
+// Options configures a swarm run.
+type Options struct {
+	Addr     string        // host:port of the SSH server; the only address dialled
+	N        int           // sessions to open
+	Ramp     time.Duration // sessions start evenly spread over the ramp
+	Duration time.Duration // measurement window after the ramp
+
+	SpectatorShare float64 // share of sessions that log in as SpectatorUser (0..1)
+	CheckShare     float64 // share of sessions whose screens are checked; >0 means at least one
+
+	PerAddr          int           // sessions per loopback source address (default 64)
+	DialConcurrency  int           // dials in flight at once (default 32)
+	HandshakeTimeout time.Duration // dial to shell reply, and shell to first byte (default 15 s)
+
+	ServerPID  int    // measure this local process's CPU and RSS (0: off)
+	MetricsURL string // scrape this Prometheus endpoint at window start and end ("": off)
+	TickMetric string // histogram (seconds) of the daemon's tick duration
+
+	Seed          uint64 // seeds every player script
+	NamePrefix    string // player usernames are NamePrefix + index (default "bot")
+	SpectatorUser string // default "watch"
+	DeathMarker   string // text that only the death overlay writes (default "respawn")
+	BannerMarker  string // text the banner shows, checked on checked screens (default "snake")
+
+	// NewScreen builds the terminal model for checked sessions; nil turns
+	// screen checks off.
+	NewScreen func(cols, rows int) Screen
+
+	Log io.Writer // progress lines every 5 s; nil: quiet
+}
+
+// DefaultOptions returns the defaults of cmd/loadtest.
+func DefaultOptions() Options {
+	return Options{
+		Addr:             "127.0.0.1:2222",
+		N:                500,
+		Ramp:             10 * time.Second,
+		Duration:         30 * time.Second,
+		SpectatorShare:   0.05,
+		CheckShare:       0.01,
+		PerAddr:          64,
+		DialConcurrency:  32,
+		HandshakeTimeout: 15 * time.Second,
+		TickMetric:       "snaked_tick_duration_seconds",
+		Seed:             1,
+		NamePrefix:       "bot",
+		SpectatorUser:    "watch",
+		DeathMarker:      "respawn",
+		BannerMarker:     "snake",
+		NewScreen:        defaultScreen,
+	}
+}
+
+// defaultScreen is the terminal model used when one is available in the
+// build (see screen_vt.go); nil otherwise.
+var defaultScreen func(cols, rows int) Screen
+
+// fill replaces zero fields that have a default and validates the rest.
+func (o *Options) fill() error {
+	d := DefaultOptions()
+	if o.Addr == "" {
+		return errors.New("loadtest: no address")
+	}
+	if o.N < 1 {
+		return errors.New("loadtest: N must be at least 1")
+	}
+	if o.Ramp < 0 || o.Duration <= 0 {
+		return errors.New("loadtest: ramp must be >= 0 and duration > 0")
+	}
+	if o.SpectatorShare < 0 || o.SpectatorShare > 1 || o.CheckShare < 0 || o.CheckShare > 1 {
+		return errors.New("loadtest: shares must be within 0..1")
+	}
+	if o.PerAddr <= 0 {
+		o.PerAddr = d.PerAddr
+	}
+	if o.DialConcurrency <= 0 {
+		o.DialConcurrency = d.DialConcurrency
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = d.HandshakeTimeout
+	}
+	if o.TickMetric == "" {
+		o.TickMetric = d.TickMetric
+	}
+	if o.NamePrefix == "" {
+		o.NamePrefix = d.NamePrefix
+	}
+	if o.SpectatorUser == "" {
+		o.SpectatorUser = d.SpectatorUser
+	}
+	if o.DeathMarker == "" {
+		o.DeathMarker = d.DeathMarker
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// Compare measures the transport floor in the same run: it starts a floor
+// server in a child process (exe is the loadtest command), runs the same
+// swarm against it with frames of the mean size rep measured, and attaches
+// the floor's report and the server/floor CPU ratio to rep.
+func Compare(ctx context.Context, o Options, rep *Report, exe string) error {
+	size := max(16, int(math.Round(rep.MeanFrameBytes)))
+	fp, err := StartFloorProcess(exe, size, 10)
+	if err != nil {
+		return err
+	}
+	defer fp.Stop()
+	fo := o
+	fo.Addr, fo.ServerPID, fo.MetricsURL = fp.Addr, fp.Pid, ""
+	fr, err := Run(ctx, fo)
+	if err != nil {
+		return err
+	}
+	rep.Floor = fr
+	if rep.Server != nil && fr.Server != nil && fr.Server.CPUPercent > 0 {
+		rep.FloorCPURatio = rep.Server.CPUPercent / fr.Server.CPUPercent
+	}
+	return nil
+}
+
+// WriteJSON writes the report as indented JSON to path.
+func (r *Report) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// WriteTable prints the report as a table; with a floor run attached, the
+// floor's figures stand in a second column.
+func (r *Report) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	cols := []*Report{r}
+	head := "metric\tserver"
+	if r.Floor != nil {
+		cols = append(cols, r.Floor)
+		head += "\tfloor"
+	}
+	fmt.Fprintln(tw, head+"\t")
+	row := func(name string, f func(*Report) string) {
+		cells := []string{name}
+		for _, c := range cols {
+			cells = append(cells, f(c))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	d3 := func(d Dist) string {
+		if d.Count == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f / %.1f / %.1f / %.1f (n=%d)", d.P50, d.P95, d.P99, d.Max, d.Count)
+	}
+	row("address", func(c *Report) string { return c.Addr })
+	row("sessions (players+spectators, checked)", func(c *Report) string {
+		return fmt.Sprintf("%d (%d+%d, %d)", c.N, c.Players, c.Spectators, c.Checked)
+	})
+	row("source addresses", func(c *Report) string { return fmt.Sprint(c.SourceAddrs) })
+	row("ramp / window s", func(c *Report) string {
+		s := fmt.Sprintf("%.0f / %.1f", c.RampSeconds, c.WindowSeconds)
+		if c.Interrupted {
+			s += " (interrupted)"
+		}
+		return s
+	})
+	row("requested / established / failed / cancelled", func(c *Report) string {
+		return fmt.Sprintf("%d / %d / %d / %d", c.Requested, c.Established, c.Failed, c.Cancelled)
+	})
+	row("unexpected disconnects", func(c *Report) string { return fmt.Sprint(c.Unexpected) })
+	row("handshake ms p50 / p95 / p99 / max", func(c *Report) string { return d3(c.Handshake) })
+	row("first output ms p50 / p95 / p99 / max", func(c *Report) string { return d3(c.FirstFrame) })
+	row("frame gap ms p50 / p95 / p99 / max (players)", func(c *Report) string { return d3(c.Gap) })
+	row("frame gap ms p50 / p95 / p99 / max (spectators)", func(c *Report) string { return d3(c.SpecGap) })
+	row("gaps not counted (death, join)", func(c *Report) string { return fmt.Sprint(c.SkippedGaps) })
+	row("bytes/s per session mean / p99", func(c *Report) string {
+		return fmt.Sprintf("%.0f / %.0f", c.BytesPerSec.Mean, c.BytesPerSec.P99)
+	})
+	row("mean frame bytes", func(c *Report) string { return fmt.Sprintf("%.0f", c.MeanFrameBytes) })
+	row("turns / deaths / respawns / stale / joins", func(c *Report) string {
+		return fmt.Sprintf("%d / %d / %d / %d / %d", c.Turns, c.Deaths, c.Respawns, c.StaleRespawns, c.JoinScreens)
+	})
+	row("screen checks / failures", func(c *Report) string {
+		if c.ScreenNote != "" {
+			return "skipped"
+		}
+		return fmt.Sprintf("%d / %d", c.ScreenChecks, c.ScreenFailures)
+	})
+	row("swarm CPU % of a core / RSS MiB", func(c *Report) string {
+		return fmt.Sprintf("%.1f / %.0f", c.Swarm.CPUPercent, c.Swarm.RSSMiB)
+	})
+	row("server CPU % of a core", func(c *Report) string {
+		if c.Server == nil {
+			return "-"
+		}
+		if c.Server.Error != "" && c.Server.CPUSeconds == 0 {
+			return "error: " + c.Server.Error
+		}
+		return fmt.Sprintf("%.1f", c.Server.CPUPercent)
+	})
+	row("server RSS MiB end / max (KiB per session)", func(c *Report) string {
+		if c.Server == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.0f / %.0f (%.0f)", c.Server.RSSMiB, c.Server.MaxRSSMiB, c.Server.KiBPerSession)
+	})
+	if r.Metrics != nil {
+		row("server goroutines / tick ms p50 / p99", func(c *Report) string {
+			m := c.Metrics
+			if m == nil {
+				return "-"
+			}
+			if m.Error != "" && m.Goroutines == 0 {
+				return "error: " + m.Error
+			}
+			return fmt.Sprintf("%.0f / %.2f / %.2f", m.Goroutines, m.TickP50ms, m.TickP99ms)
+		})
+	}
+	if r.Floor != nil {
+		row("server CPU / floor CPU", func(c *Report) string {
+			if c != r {
+				return ""
+			}
+			return fmt.Sprintf("%.2fx", c.FloorCPURatio)
+		})
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range cols {
+		label := "server"
+		if c != r {
+			label = "floor"
+		}
+		list := func(title string, m map[string]int) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				fmt.Fprintf(w, "%s %s: %dx %s\n", label, title, m[k], k)
+			}
+		}
+		list("failure", c.FailReasons)
+		list("unexpected disconnect", c.EndReasons)
+		for _, s := range c.EndSamples {
+			fmt.Fprintf(w, "%s disconnect sample: %s\n", label, s)
+		}
+		for _, s := range c.ScreenProblems {
+			fmt.Fprintf(w, "%s screen: %s\n", label, s)
+		}
+		if c.ScreenNote != "" {
+			fmt.Fprintf(w, "%s screen: %s\n", label, c.ScreenNote)
+		}
+		if c.Server != nil && c.Server.Error != "" {
+			fmt.Fprintf(w, "%s process: %s\n", label, c.Server.Error)
+		}
+		if c.Metrics != nil && c.Metrics.Error != "" {
+			fmt.Fprintf(w, "%s metrics: %s\n", label, c.Metrics.Error)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,457 @@
+package loadtest
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"maps"
+	"math"
+	"net"
+	"net/netip"
+	"regexp"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// runner holds the shared state of one swarm run.
+type runner struct {
+	o      Options
+	signer ssh.Signer
+	sem    chan struct{} // bounds dials in flight
+	wg     sync.WaitGroup
+	t0     time.Time
+	win0   time.Time // measurement window start (t0 + ramp)
+	ctx    context.Context
+
+	gaps     *Histogram // players' frame gaps while alive, inside the window
+	specGaps *Histogram // spectators' frame gaps inside the window
+
+	requested, established, cancelled   atomic.Int64
+	skippedGaps, checks, screenFailures atomic.Int64
+	turns, deaths, respawns             atomic.Int64
+	staleRespawns, joins                atomic.Int64
+
+	mu            sync.Mutex // guards everything below
+	sessions      []*session
+	handshakes    []float64
+	firstFrames   []float64
+	failReasons   map[string]int
+	endReasons    map[string]int
+	endSamples    []string
+	screenReports []string
+}
+
+func (r *runner) inWindow(now time.Time) bool {
+	return !now.Before(r.win0) && r.ctx.Err() == nil
+}
+
+var addrRE = regexp.MustCompile(`\[?[0-9a-fA-F:.]*[0-9]+\]?:[0-9]+|\b\d+\.\d+\.\d+\.\d+\b`)
+
+// reason normalises an error text so that equal causes count together.
+func reason(s string) string {
+	s = addrRE.ReplaceAllString(s, "ADDR")
+	if len(s) > 160 {
+		s = s[:160]
+	}
+	return s
+}
+
+func (r *runner) fail(why string) {
+	r.mu.Lock()
+	r.failReasons[reason(why)]++
+	r.mu.Unlock()
+}
+
+func (r *runner) unexpectedEnd(why, sample string) {
+	r.mu.Lock()
+	r.endReasons[reason(why)]++
+	if len(r.endSamples) < 5 {
+		r.endSamples = append(r.endSamples, sample)
+	}
+	r.mu.Unlock()
+}
+
+func (r *runner) screenProblem(msg string) {
+	r.mu.Lock()
+	if len(r.screenReports) < 20 {
+		r.screenReports = append(r.screenReports, msg)
+	}
+	r.mu.Unlock()
+}
+
+func (r *runner) addHandshake(d time.Duration) {
+	r.mu.Lock()
+	r.handshakes = append(r.handshakes, ms(d))
+	r.mu.Unlock()
+}
+
+func (r *runner) addFirstFrame(d time.Duration) {
+	r.mu.Lock()
+	r.firstFrames = append(r.firstFrames, ms(d))
+	r.mu.Unlock()
+}
+
+// Report is the outcome of a run. Times are milliseconds unless the name
+// says otherwise.
+type Report struct {
+	Addr            string  `json:"addr"`
+	N               int     `json:"n"`
+	Players         int     `json:"players"`
+	Spectators      int     `json:"spectators"`
+	Checked         int     `json:"checked"`
+	SourceAddrs     int     `json:"source_addrs"` // 0: kernel-chosen
+	RampSeconds     float64 `json:"ramp_seconds"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	WindowSeconds   float64 `json:"window_seconds"` // as measured (shorter when interrupted)
+	Interrupted     bool    `json:"interrupted"`
+
+	Requested   int            `json:"requested"`
+	Established int            `json:"established"` // shell open and first bytes received
+	Failed      int            `json:"failed"`
+	Cancelled   int            `json:"cancelled"` // still connecting when the run ended
+	FailReasons map[string]int `json:"fail_reasons,omitempty"`
+	Unexpected  int            `json:"unexpected_disconnects"`
+	EndReasons  map[string]int `json:"unexpected_reasons,omitempty"`
+	EndSamples  []string       `json:"unexpected_samples,omitempty"`
+
+	Handshake  Dist `json:"handshake_ms"`   // dial to shell reply
+	FirstFrame Dist `json:"first_frame_ms"` // dial to the first byte
+	Gap        Dist `json:"frame_gap_ms"`   // players while alive, in the window
+	SpecGap    Dist `json:"spectator_frame_gap_ms"`
+	// Gaps not counted: across a death or a join screen.
+	SkippedGaps int64 `json:"skipped_gaps"`
+
+	BytesPerSec    Dist    `json:"bytes_per_sec"` // per session over its time in the window
+	MeanFrameBytes float64 `json:"mean_frame_bytes"`
+	Frames         int64   `json:"frames"`
+
+	Turns         int64 `json:"turns"`
+	Deaths        int64 `json:"deaths"`
+	Respawns      int64 `json:"respawns"`
+	StaleRespawns int64 `json:"stale_respawns"` // space sent after 2 s without a frame
+	JoinScreens   int64 `json:"join_screens"`
+
+	ScreenChecks   int64    `json:"screen_checks"`
+	ScreenFailures int64    `json:"screen_failures"`
+	ScreenProblems []string `json:"screen_problems,omitempty"`
+	ScreenNote     string   `json:"screen_note,omitempty"`
+
+	Swarm   ProcStats     `json:"swarm"`
+	Server  *ProcStats    `json:"server,omitempty"`
+	Metrics *MetricsStats `json:"metrics,omitempty"`
+
+	// Filled by Compare: the same swarm against the transport floor.
+	Floor         *Report `json:"floor,omitempty"`
+	FloorCPURatio float64 `json:"floor_cpu_ratio,omitempty"` // server CPU / floor CPU
+}
+
+// Run opens o.N sessions over o.Ramp, keeps them playing for o.Duration
+// after the ramp and reports what they saw. It returns early, with a
+// report of what was measured, when ctx is cancelled. The error is only
+// for options that cannot work.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if err := o.fill(); err != nil {
+		return nil, err
+	}
+	host, _, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("loadtest: address %q: %w", o.Addr, err)
+	}
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := ssh.NewSignerFromKey(key)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{
+		o:           o,
+		signer:      signer,
+		sem:         make(chan struct{}, o.DialConcurrency),
+		gaps:        new(Histogram),
+		specGaps:    new(Histogram),
+		failReasons: map[string]int{},
+		endReasons:  map[string]int{},
+	}
+	// Spread source addresses only when the target is IPv4 loopback.
+	nAddrs := 0
+	if ip, err := netip.ParseAddr(host); err == nil && ip.Is4() && ip.IsLoopback() {
+		nAddrs = Addrs(o.N, o.PerAddr)
+	}
+
+	rep := &Report{
+		Addr:            o.Addr,
+		N:               o.N,
+		SourceAddrs:     nAddrs,
+		RampSeconds:     o.Ramp.Seconds(),
+		DurationSeconds: o.Duration.Seconds(),
+	}
+	nChecked := 0
+	if o.CheckShare > 0 {
+		nChecked = max(1, int(math.Round(float64(o.N)*o.CheckShare)))
+	}
+	checkEvery := max(1, o.N/max(nChecked, 1))
+
+	swarm := &procWatch{}
+	var server *procWatch
+	if o.ServerPID > 0 {
+		server = &procWatch{pid: o.ServerPID}
+	}
+	swarm.base = swarm.sample()
+	if server != nil {
+		server.base = server.sample()
+	}
+
+	r.t0 = time.Now()
+	r.win0 = r.t0.Add(o.Ramp)
+	runCtx, cancel := context.WithDeadline(ctx, r.win0.Add(o.Duration))
+	defer cancel()
+	r.ctx = runCtx
+
+	// The dispatcher starts sessions on schedule.
+	var sessions []*session
+	for i := range o.N {
+		s := &session{
+			r:      r,
+			i:      i,
+			events: make(chan event, 4),
+			p:      NewPlayer(o.Seed*1_000_003 + uint64(i)),
+		}
+		sz := ptySizes[i%len(ptySizes)]
+		s.cols, s.rows = sz[0], sz[1]
+		s.spectator = math.Floor(float64(i+1)*o.SpectatorShare) > math.Floor(float64(i)*o.SpectatorShare)
+		s.checked = nChecked > 0 && i%checkEvery == 0 && i/checkEvery < nChecked
+		if s.spectator {
+			s.user = o.SpectatorUser
+			rep.Spectators++
+		} else {
+			s.user = fmt.Sprintf("%s%d", o.NamePrefix, i)
+			rep.Players++
+		}
+		if s.checked {
+			rep.Checked++
+		}
+		if nAddrs > 0 {
+			s.src = SourceAddr(i, nAddrs)
+		}
+		sessions = append(sessions, s)
+	}
+	r.sessions = sessions
+	dispatched := make(chan struct{})
+	go func() {
+		defer close(dispatched)
+		t := time.NewTimer(0)
+		defer t.Stop()
+		<-t.C
+		for i, s := range sessions {
+			at := r.t0.Add(time.Duration(int64(o.Ramp) * int64(i) / int64(o.N)))
+			if d := time.Until(at); d > 0 {
+				t.Reset(d)
+				select {
+				case <-t.C:
+				case <-runCtx.Done():
+					return
+				}
+			}
+			if runCtx.Err() != nil {
+				return
+			}
+			r.wg.Add(1)
+			go s.run(runCtx)
+		}
+	}()
+
+	// Sample both processes every second; scrape metrics at window start.
+	var before []sample
+	var scrapeErr error
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		progress := r.t0
+		started := false
+		for {
+			now := time.Now()
+			if !started && !now.Before(r.win0) {
+				started = true
+				swarm.start = swarm.sample()
+				if server != nil {
+					server.start = server.sample()
+				}
+				if o.MetricsURL != "" {
+					before, scrapeErr = scrape(runCtx, o.MetricsURL)
+				}
+			}
+			if started {
+				for _, w := range []*procWatch{swarm, server} {
+					if w != nil {
+						if s := w.sample(); s.valid {
+							w.maxRSS = max(w.maxRSS, s.rss)
+						}
+					}
+				}
+			}
+			if o.Log != nil && now.Sub(progress) >= 5*time.Second {
+				progress = now
+				fmt.Fprintf(o.Log, "loadtest: +%2.0fs requested %d established %d failed %d unexpected %d frames %d\n",
+					now.Sub(r.t0).Seconds(), r.requested.Load(), r.established.Load(),
+					r.failCount(), r.endCount(), r.gaps.Count()+r.specGaps.Count())
+			}
+			select {
+			case <-runCtx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+
+	<-runCtx.Done()
+	winEnd := time.Now()
+	<-sampled
+	swarm.last = swarm.sample()
+	if server != nil {
+		server.last = server.sample()
+	}
+	if !swarm.start.valid { // interrupted during the ramp
+		swarm.start = swarm.base
+		if server != nil {
+			server.start = server.base
+		}
+	}
+	var after []sample
+	if o.MetricsURL != "" && scrapeErr == nil {
+		after, scrapeErr = scrape(context.Background(), o.MetricsURL)
+	}
+	rep.Interrupted = ctx.Err() != nil
+	rep.WindowSeconds = max(0, winEnd.Sub(r.win0).Seconds())
+
+	// Let sessions quit (q, then hang up), bounded; then force the rest.
+	<-dispatched
+	if !waitTimeout(&r.wg, quitWait+3*time.Second) {
+		for _, s := range sessions {
+			s.hangUp()
+		}
+		waitTimeout(&r.wg, 5*time.Second)
+	}
+
+	r.fill(rep, sessions, winEnd)
+	rep.Swarm = swarm.stats(rep.Established)
+	if server != nil {
+		st := server.stats(rep.Established)
+		rep.Server = &st
+	}
+	if o.MetricsURL != "" {
+		m := MetricsStats{URL: o.MetricsURL, TickMetric: o.TickMetric}
+		if scrapeErr != nil {
+			m.Error = scrapeErr.Error()
+		} else {
+			m = metricsStats(o.MetricsURL, o.TickMetric, before, after)
+		}
+		rep.Metrics = &m
+	}
+	if rep.Checked > 0 && o.NewScreen == nil {
+		rep.ScreenNote = "no terminal model in this build: screen checks skipped"
+	}
+	return rep, nil
+}
+
+func (r *runner) failCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, c := range r.failReasons {
+		n += c
+	}
+	return n
+}
+
+func (r *runner) endCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, c := range r.endReasons {
+		n += c
+	}
+	return n
+}
+
+// fill copies the runner's counters into the report.
+func (r *runner) fill(rep *Report, sessions []*session, winEnd time.Time) {
+	rep.Requested = int(r.requested.Load())
+	rep.Established = int(r.established.Load())
+	rep.Cancelled = int(r.cancelled.Load())
+	rep.Failed = r.failCount()
+	rep.Unexpected = r.endCount()
+	r.mu.Lock()
+	rep.FailReasons = maps.Clone(r.failReasons)
+	rep.EndReasons = maps.Clone(r.endReasons)
+	rep.EndSamples = slices.Clone(r.endSamples)
+	rep.ScreenProblems = slices.Clone(r.screenReports)
+	rep.Handshake = Summarize(slices.Clone(r.handshakes))
+	rep.FirstFrame = Summarize(slices.Clone(r.firstFrames))
+	r.mu.Unlock()
+	rep.Gap = r.gaps.Dist()
+	rep.SpecGap = r.specGaps.Dist()
+	rep.SkippedGaps = r.skippedGaps.Load()
+	rep.Turns = r.turns.Load()
+	rep.Deaths = r.deaths.Load()
+	rep.Respawns = r.respawns.Load()
+	rep.StaleRespawns = r.staleRespawns.Load()
+	rep.JoinScreens = r.joins.Load()
+	rep.ScreenChecks = r.checks.Load()
+	rep.ScreenFailures = r.screenFailures.Load()
+
+	var rates []float64
+	var bytes, frames int64
+	for _, s := range sessions {
+		b, f := s.winBytes.Load(), s.winFrames.Load()
+		bytes += b
+		frames += f
+		s.mu.Lock()
+		est, closed := s.established, s.closed
+		s.mu.Unlock()
+		if est.IsZero() {
+			continue
+		}
+		from := est
+		if from.Before(r.win0) {
+			from = r.win0
+		}
+		to := winEnd
+		if !closed.IsZero() && closed.Before(to) {
+			to = closed
+		}
+		if span := to.Sub(from); span >= time.Second {
+			rates = append(rates, float64(b)/span.Seconds())
+		}
+	}
+	rep.BytesPerSec = Summarize(rates)
+	rep.Frames = frames
+	if frames > 0 {
+		rep.MeanFrameBytes = float64(bytes) / float64(frames)
+	}
+}
+
+// waitTimeout waits for wg at most d and reports whether it finished.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
