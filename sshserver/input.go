@@ -1,0 +1,114 @@
+package sshserver
+
+// key is one decoded keystroke.
+type key uint8
+
+// Keys the game understands. keyNone means "ignored".
+const (
+	keyNone key = iota
+	keyUp
+	keyDown
+	keyLeft
+	keyRight
+	keyRune // a printable ASCII byte, in decoder.r
+	keyEnter
+	keyBackspace
+	keyTab
+	keyBackTab
+	keyCtrlC
+	keyCtrlD
+	keyCtrlL
+	keyCtrlU
+	keyEsc
+)
+
+// decoder turns the bytes a terminal sends into keys. Escape sequences may
+// be split across reads: the decoder keeps its state between calls. Unknown
+// or overlong sequences are dropped.
+type decoder struct {
+	state uint8 // 0 ground, 1 after ESC, 2 in CSI, 3 after ESC O (SS3)
+	n     int   // bytes of the current CSI sequence
+}
+
+// maxCSI bounds the parameter bytes of one CSI sequence.
+const maxCSI = 32
+
+// feed decodes p, calling emit for each key (r is the byte for keyRune).
+func (d *decoder) feed(p []byte, emit func(k key, r byte)) {
+	for _, c := range p {
+		switch d.state {
+		case 1: // after ESC
+			switch c {
+			case '[':
+				d.state, d.n = 2, 0
+			case 'O':
+				d.state = 3
+			case 0x1b:
+				emit(keyEsc, 0) // ESC ESC: the first was a lone Esc
+			default:
+				// Alt+key: report the key itself.
+				d.state = 0
+				d.ground(c, emit)
+			}
+		case 2: // CSI: parameters 0x20-0x3f, final 0x40-0x7e
+			switch {
+			case c >= 0x40 && c <= 0x7e:
+				d.state = 0
+				if d.n <= maxCSI {
+					d.csi(c, emit)
+				}
+			case c >= 0x20 && c <= 0x3f:
+				d.n++
+			case c == 0x1b:
+				d.state = 1
+			default:
+				d.state = 0 // malformed: drop it
+			}
+		case 3: // SS3
+			d.state = 0
+			d.csi(c, emit)
+		default:
+			d.ground(c, emit)
+		}
+	}
+}
+
+func (d *decoder) csi(final byte, emit func(k key, r byte)) {
+	switch final {
+	case 'A':
+		emit(keyUp, 0)
+	case 'B':
+		emit(keyDown, 0)
+	case 'C':
+		emit(keyRight, 0)
+	case 'D':
+		emit(keyLeft, 0)
+	case 'Z':
+		emit(keyBackTab, 0)
+	case 'M':
+		emit(keyEnter, 0) // keypad enter (SS3 M)
+	}
+}
+
+func (d *decoder) ground(c byte, emit func(k key, r byte)) {
+	switch {
+	case c == 0x1b:
+		d.state = 1
+	case c == '\r' || c == '\n':
+		emit(keyEnter, 0)
+	case c == 0x7f || c == 0x08:
+		emit(keyBackspace, 0)
+	case c == '\t':
+		emit(keyTab, 0)
+	case c == 0x03:
+		emit(keyCtrlC, 0)
+	case c == 0x04:
+		emit(keyCtrlD, 0)
+	case c == 0x0c:
+		emit(keyCtrlL, 0)
+	case c == 0x15:
+		emit(keyCtrlU, 0)
+	case c >= 0x20 && c < 0x7f:
+		emit(keyRune, c)
+	}
+}

@@ -1,0 +1,90 @@
+package sshserver
+
+import (
+	"net/http"
+	"net/http/pprof"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the server's Prometheus collectors, on a registry of its own
+// so that several servers (tests) can live in one process.
+type metrics struct {
+	reg *prometheus.Registry
+
+	sessions   *prometheus.GaugeVec   // by kind: player, spectator, joining
+	joins      *prometheus.CounterVec // by kind
+	rejections *prometheus.CounterVec // by reason
+	disconn    *prometheus.CounterVec // by reason
+	handshake  *prometheus.CounterVec // failures by stage: error, timeout, evicted
+	tick       prometheus.Histogram
+	ticksLate  prometheus.Counter
+	render     prometheus.Histogram
+	write      prometheus.Histogram
+	bytes      prometheus.Counter
+	frames     prometheus.Counter
+	skipped    prometheus.Counter
+	stalls     prometheus.Counter
+}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	fast := prometheus.ExponentialBuckets(5e-6, 2.5, 12) // 5us .. ~0.3s
+	m.sessions = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "snaked_sessions", Help: "Live sessions by kind (player, spectator, joining).",
+	}, []string{"kind"})
+	m.joins = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "snaked_joins_total", Help: "Sessions that entered the world, by kind.",
+	}, []string{"kind"})
+	m.rejections = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "snaked_rejections_total", Help: "Connections, channels, requests and joins refused, by reason.",
+	}, []string{"reason"})
+	m.disconn = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "snaked_disconnects_total", Help: "Sessions ended, by reason.",
+	}, []string{"reason"})
+	m.handshake = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "snaked_handshake_failures_total", Help: "SSH handshakes that did not complete, by cause.",
+	}, []string{"cause"})
+	m.tick = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "snaked_tick_seconds", Help: "Time spent in one World.Step.", Buckets: fast,
+	})
+	m.ticksLate = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "snaked_ticks_dropped_total", Help: "Ticks dropped because the loop fell too far behind.",
+	})
+	m.render = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "snaked_render_seconds", Help: "Time to render one frame for one session.", Buckets: fast,
+	})
+	m.write = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "snaked_write_seconds", Help: "Time of one frame's channel write.", Buckets: fast,
+	})
+	m.bytes = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "snaked_bytes_sent_total", Help: "Bytes written to session channels.",
+	})
+	m.frames = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "snaked_frames_total", Help: "Frames written to sessions.",
+	})
+	m.skipped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "snaked_frames_skipped_total", Help: "Ticks a session skipped because its writer was busy (latest wins).",
+	})
+	m.stalls = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "snaked_stall_disconnects_total", Help: "Sessions dropped because a write stalled past the bound.",
+	})
+	m.reg.MustRegister(m.sessions, m.joins, m.rejections, m.disconn, m.handshake, m.tick, m.ticksLate,
+		m.render, m.write, m.bytes, m.frames, m.skipped, m.stalls,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// handler serves /metrics and /debug/pprof/.
+func (m *metrics) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}

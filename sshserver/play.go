@@ -1,0 +1,340 @@
+package sshserver
+
+import (
+	"strconv"
+	"time"
+
+	"snaked/game"
+	"snaked/render"
+)
+
+// panX and panY are the free camera's step per arrow key, in world pixels
+// (a text row holds two pixels).
+const (
+	panX = 8
+	panY = 4
+)
+
+// reader drains the channel and turns bytes into keys until the input ends.
+func (s *session) reader() {
+	buf := make([]byte, 512)
+	for {
+		n, err := s.ch.Read(buf)
+		if n > 0 {
+			s.lastInput.Store(time.Now().UnixNano())
+			select {
+			case <-s.done: // drain only
+			default:
+				s.dec.feed(buf[:n], s.emit)
+			}
+		}
+		if err != nil {
+			return // the request loop sees the channel close
+		}
+	}
+}
+
+// onKey applies one key according to the session's phase.
+func (s *session) onKey(k key, r byte) {
+	switch phase(s.phase.Load()) {
+	case phaseJoin:
+		s.joinKey(k, r)
+	case phasePlay:
+		s.playKey(k, r)
+	case phaseWatch:
+		s.watchKey(k, r)
+	}
+}
+
+// common handles the keys players and spectators share; it reports whether
+// it used k.
+func (s *session) common(k key, r byte) bool {
+	switch {
+	case k == keyCtrlC || k == keyCtrlD || k == keyRune && (r == 'q' || r == 'Q'):
+		s.end(reasonQuit)
+	case k == keyCtrlL:
+		s.repaint.Store(true)
+		s.poke()
+	case k == keyRune && r == '?':
+		s.mu.Lock()
+		s.help = !s.help
+		s.mu.Unlock()
+		s.poke()
+	default:
+		return false
+	}
+	return true
+}
+
+// dirOf maps steering keys to a heading.
+func dirOf(k key, r byte) game.Dir {
+	switch k {
+	case keyUp:
+		return game.Up
+	case keyDown:
+		return game.Down
+	case keyLeft:
+		return game.Left
+	case keyRight:
+		return game.Right
+	case keyRune:
+		switch r {
+		case 'w', 'W', 'k', 'K':
+			return game.Up
+		case 's', 'S', 'j', 'J':
+			return game.Down
+		case 'a', 'A', 'h', 'H':
+			return game.Left
+		case 'd', 'D', 'l', 'L':
+			return game.Right
+		}
+	}
+	return game.None
+}
+
+func (s *session) playKey(k key, r byte) {
+	if s.common(k, r) {
+		return
+	}
+	id := game.ID(s.id.Load())
+	if d := dirOf(k, r); d != game.None {
+		s.srv.w.Turn(id, d)
+		s.steered.Store(true)
+		return
+	}
+	switch {
+	case k == keyRune && r == ' ':
+		if s.alive.Load() {
+			s.srv.w.Dash(id)
+		} else {
+			s.srv.w.Respawn(id)
+		}
+	case k == keyEnter:
+		if !s.alive.Load() {
+			s.srv.w.Respawn(id)
+		}
+	}
+}
+
+func (s *session) watchKey(k key, r byte) {
+	if s.common(k, r) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch d := dirOf(k, r); {
+	case d != game.None:
+		if !s.free {
+			s.free = true
+			s.dx, s.dy = 0, 0
+		}
+		switch d {
+		case game.Up:
+			s.dy -= panY
+		case game.Down:
+			s.dy += panY
+		case game.Left:
+			s.dx -= panX
+		case game.Right:
+			s.dx += panX
+		}
+		s.dx = max(min(s.dx, 1<<20), -1<<20)
+		s.dy = max(min(s.dy, 1<<20), -1<<20)
+	case k == keyTab || k == keyRune && (r == 'n' || r == 'N'):
+		s.free = false
+		s.follow++
+	case k == keyBackTab || k == keyRune && (r == 'p' || r == 'P'):
+		s.free = false
+		s.follow--
+	case k == keyRune && (r == 'f' || r == 'F'):
+		s.free = false
+	default:
+		return
+	}
+	s.steered.Store(true)
+	s.poke()
+}
+
+func (s *session) joinKey(k key, r byte) {
+	s.mu.Lock()
+	switch k {
+	case keyCtrlC, keyCtrlD, keyEsc:
+		s.mu.Unlock()
+		s.end(reasonQuit)
+		return
+	case keyEnter:
+		name := string(s.input)
+		s.mu.Unlock()
+		if name == "" {
+			name = "guest" + strconv.Itoa(1000+int(time.Now().UnixNano()/1000%9000))
+		}
+		s.join(name)
+		return
+	case keyBackspace:
+		if len(s.input) > 0 {
+			s.input = s.input[:len(s.input)-1]
+		}
+	case keyCtrlU:
+		s.input = s.input[:0]
+	case keyRune:
+		if nickByte(r) && len(s.input) < maxNick {
+			s.input = append(s.input, r)
+		}
+	case keyCtrlL:
+	default:
+		s.mu.Unlock()
+		return
+	}
+	s.dirty = true
+	s.mu.Unlock()
+	s.poke()
+}
+
+// writer draws the newest state each time it is poked, one Write per frame.
+func (s *session) writer() {
+	s.mu.Lock()
+	prof := render.DetectProfile(s.term, s.env)
+	s.mu.Unlock()
+	var r *render.Renderer
+	hud := render.HUD{Join: s.srv.cfg.JoinHint}
+	var lastTick uint64
+	shown := int32(-2) // shutdown seconds on the join screen
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.wake:
+		}
+		switch phase(s.phase.Load()) {
+		case phaseJoin:
+			if n := s.srv.shutdownIn.Load(); n != shown {
+				shown = n
+				s.mu.Lock()
+				s.dirty = true
+				s.mu.Unlock()
+			}
+			s.drawJoin(shown)
+		case phasePlay, phaseWatch:
+			if r == nil {
+				s.mu.Lock()
+				r = render.New(prof, s.cols, s.rows)
+				s.resized = false
+				s.mu.Unlock()
+			}
+			lastTick = s.frame(r, &hud, lastTick)
+		}
+	}
+}
+
+// frame renders and writes one frame of the game; it returns the tick drawn.
+func (s *session) frame(r *render.Renderer, hud *render.HUD, lastTick uint64) uint64 {
+	s.mu.Lock()
+	if s.resized {
+		s.resized = false
+		r.Resize(s.cols, s.rows)
+	}
+	hud.Help = s.help
+	s.mu.Unlock()
+	if s.repaint.Swap(false) {
+		r.Invalidate()
+	}
+	hud.Players = int(s.srv.players.Load())
+	hud.Spectators = int(s.srv.spectators.Load())
+	hud.ShutdownIn = int(s.srv.shutdownIn.Load())
+	hud.Hint = !s.steered.Load() && time.Since(s.begin) < hintFor
+
+	v := s.srv.w.Acquire()
+	if lastTick != 0 && v.Tick > lastTick+1 {
+		s.srv.m.skipped.Add(float64(v.Tick - lastTick - 1))
+	}
+	if phase(s.phase.Load()) == phasePlay {
+		id := game.ID(s.id.Load())
+		hud.You, hud.Follow, hud.Spectator = id, id, false
+		if info, ok := v.Snake(id); ok {
+			s.alive.Store(info.Alive)
+			s.last = *info
+		}
+	} else {
+		hud.You, hud.Spectator = 0, true
+		s.camera(v, hud)
+	}
+	t0 := time.Now()
+	b := r.Frame(v, hud)
+	t1 := time.Now()
+	tick := v.Tick
+	v.Release()
+	s.srv.m.render.Observe(t1.Sub(t0).Seconds())
+	if len(b) > 0 {
+		s.touched = true
+		s.write(b)
+		s.srv.m.write.Observe(time.Since(t1).Seconds())
+		s.srv.m.frames.Inc()
+	}
+	return tick
+}
+
+// camera points a spectator's HUD at the followed snake or the free camera.
+func (s *session) camera(v *game.View, hud *render.HUD) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hud.Follow = 0
+	if !s.free {
+		if n := len(v.Top); n > 0 {
+			s.follow = (s.follow%n + n) % n
+			sl := v.Top[s.follow].Slot
+			if sl >= 0 && sl < len(v.Snakes) && v.Snakes[sl].Used {
+				hud.Follow = v.Snakes[sl].ID
+				s.cam = v.Snakes[sl].Head
+			}
+		}
+	} else if v.W > 0 && v.H > 0 {
+		s.cam.X = ((s.cam.X+s.dx)%v.W + v.W) % v.W
+		s.cam.Y = ((s.cam.Y+s.dy)%v.H + v.H) % v.H
+		s.dx, s.dy = 0, 0
+	}
+	hud.Cam = s.cam
+}
+
+// drawJoin draws the nickname screen when something on it changed.
+func (s *session) drawJoin(shutdownIn int32) {
+	s.mu.Lock()
+	if !s.dirty {
+		s.mu.Unlock()
+		return
+	}
+	s.dirty = false
+	cols, rows := s.cols, s.rows
+	input := string(s.input)
+	msg := s.joinMsg
+	s.mu.Unlock()
+
+	b := s.buf[:0]
+	b = append(b, "\x1b[?1049h\x1b[0m\x1b[H\x1b[2J"...)
+	line := func(y int, text string) {
+		if y > rows {
+			return
+		}
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(y), 10)
+		b = append(b, ";3H"...)
+		if w := cols - 3; len(text) > w {
+			text = text[:max(w, 0)]
+		}
+		b = append(b, text...)
+	}
+	line(2, "snaked - multiplayer snake over SSH")
+	line(4, "Pick a nickname: "+input)
+	line(6, "Letters, digits, _ and -, at most 16. Enter joins (empty: a guest name).")
+	line(7, "Esc or Ctrl-C leaves.")
+	line(9, msg)
+	if shutdownIn >= 0 {
+		line(10, "SHUTTING DOWN IN "+strconv.Itoa(int(shutdownIn)))
+	}
+	// Park the cursor after the input.
+	b = append(b, "\x1b[4;"...)
+	b = strconv.AppendInt(b, int64(min(3+len("Pick a nickname: ")+len(input), cols)), 10)
+	b = append(b, "H\x1b[?25h"...)
+	s.buf = b
+	s.touched = true
+	s.write(b)
+}

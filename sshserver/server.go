@@ -1,0 +1,434 @@
+// Package sshserver owns snaked's SSH side: the transport and its bounds,
+// the anonymous auth policy, the session life cycle (join screen, play,
+// spectate, goodbye), input decoding, one writer per session, the world's
+// tick loop, metrics and every goroutine that touches the network.
+//
+// One goroutine owns the world and ticks it at game.TicksPerSecond; after
+// each tick it pokes every session through a one-slot, latest-wins
+// notification and never writes to or waits for a session. Each session has
+// one reader (keys), one request loop (pty, window-change, env, shell) and
+// one writer that renders the newest view and writes it in one Write. A
+// watchdog drops sessions whose write stalls and players who went idle.
+package sshserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"snaked/game"
+)
+
+// Config configures a Server. Zero values take the documented defaults.
+type Config struct {
+	HostSigners      []ssh.Signer  // host keys; at least one
+	MaxSessions      int           // established connections (players + spectators); default 2000
+	MaxPerIP         int           // established connections per IPv4 / IPv6 /64; default 16
+	MaxUnauth        int           // connections still in the handshake; default 256
+	MaxUnauthPerIP   int           // handshakes per IPv4 / IPv6 /64; default 4
+	SpectatorUser    string        // user name that spectates; default "watch"
+	ShutdownGrace    time.Duration // shutdown countdown; default 5s
+	HandshakeTimeout time.Duration // SSH handshake, and shell request after it; default 10s
+	KeepAlive        time.Duration // keepalive interval, 3 unanswered => drop; default 15s, <0 off
+	IdleTimeout      time.Duration // players without input are dropped; default 5m
+	StallTimeout     time.Duration // a write blocked longer is dropped; default 5s
+	SendBuffer       int           // SO_SNDBUF bytes per connection; default 64 KiB
+	JoinHint         string        // how to join, shown in banners, e.g. "ssh -p 2222 host"
+	MetricsAddr      string        // "" = off; else Prometheus /metrics and /debug/pprof/ there
+	Logger           *slog.Logger  // default slog.Default()
+}
+
+// Bounds on client requests that are not worth a knob.
+const (
+	maxCols     = 500
+	maxRows     = 200
+	maxEnvReqs  = 64  // env requests answered per session; later ones refused
+	maxEnvKept  = 8   // env variables kept for profile detection
+	maxEnvValue = 256 // longer values are refused
+	maxCatchUp  = 3   // ticks the loop runs back to back when late
+)
+
+func (c *Config) defaults() {
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = 2000
+	}
+	if c.MaxPerIP <= 0 {
+		c.MaxPerIP = 16
+	}
+	if c.MaxUnauth <= 0 {
+		c.MaxUnauth = 256
+	}
+	if c.MaxUnauthPerIP <= 0 {
+		c.MaxUnauthPerIP = 4
+	}
+	if c.SpectatorUser == "" {
+		c.SpectatorUser = "watch"
+	}
+	if c.ShutdownGrace <= 0 {
+		c.ShutdownGrace = 5 * time.Second
+	}
+	if c.HandshakeTimeout <= 0 {
+		c.HandshakeTimeout = 10 * time.Second
+	}
+	if c.KeepAlive == 0 {
+		c.KeepAlive = 15 * time.Second
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = 5 * time.Minute
+	}
+	if c.StallTimeout <= 0 {
+		c.StallTimeout = 5 * time.Second
+	}
+	if c.SendBuffer <= 0 {
+		c.SendBuffer = 64 << 10
+	}
+	if c.JoinHint == "" {
+		c.JoinHint = "ssh -t <host>"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// Server is the SSH daemon. Create it with New and run it with Serve.
+type Server struct {
+	cfg    Config
+	w      *game.World
+	log    *slog.Logger
+	ssh    *ssh.ServerConfig
+	m      *metrics
+	unauth *unauthSet
+	conns  connSet
+
+	players    atomic.Int32 // sessions playing (joined the world)
+	spectators atomic.Int32 // sessions watching
+	shutdownIn atomic.Int32 // seconds left in the shutdown countdown; -1 when none
+	serving    atomic.Bool
+
+	stopping chan struct{} // closed when the countdown starts: no new connections or joins
+	closing  chan struct{} // closed when the countdown ends: sessions say goodbye
+
+	wg sync.WaitGroup // one per accepted connection
+
+	mu   sync.Mutex            // guards addr, live and raws
+	addr net.Addr              // the listener's address while serving
+	live []*session            // sessions that may receive frames; session.idx is the index
+	raws map[net.Conn]struct{} // every accepted connection, for the final force close
+}
+
+// New checks cfg and returns a server for world w.
+func New(cfg Config, w *game.World) (*Server, error) {
+	if w == nil {
+		return nil, errors.New("sshserver: nil world")
+	}
+	if len(cfg.HostSigners) == 0 {
+		return nil, errors.New("sshserver: no host key")
+	}
+	cfg.defaults()
+	s := &Server{
+		cfg:      cfg,
+		w:        w,
+		log:      cfg.Logger,
+		m:        newMetrics(),
+		unauth:   newUnauthSet(cfg.MaxUnauth, cfg.MaxUnauthPerIP),
+		conns:    connSet{max: cfg.MaxSessions, perIP: cfg.MaxPerIP},
+		stopping: make(chan struct{}),
+		closing:  make(chan struct{}),
+		raws:     map[net.Conn]struct{}{},
+	}
+	s.shutdownIn.Store(-1)
+	sc := &ssh.ServerConfig{
+		NoClientAuth:  true, // play is anonymous: "none" auth succeeds
+		ServerVersion: "SSH-2.0-snaked",
+	}
+	sc.KeyExchanges = []string{ssh.KeyExchangeMLKEM768X25519, ssh.KeyExchangeCurve25519}
+	for _, k := range cfg.HostSigners {
+		if k == nil {
+			return nil, errors.New("sshserver: nil host key")
+		}
+		sc.AddHostKey(k)
+	}
+	s.ssh = sc
+	return s, nil
+}
+
+// Addr is the listener's address while Serve runs, else nil.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
+// Serve accepts on ln and runs the world's tick loop until ctx is cancelled,
+// then runs the shutdown countdown (every session shows it), says goodbye,
+// restores every terminal, sends exit-status, closes, and returns. It returns
+// within ShutdownGrace + 5 s even with clients that never read. Serve closes
+// ln. It returns nil after a shutdown asked for by ctx, else the listener's
+// error.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if !s.serving.CompareAndSwap(false, true) {
+		return errors.New("sshserver: Serve called twice")
+	}
+	s.mu.Lock()
+	s.addr = ln.Addr()
+	s.mu.Unlock()
+
+	var bg sync.WaitGroup // tick loop, watchdog, metrics listener
+	stopBG := make(chan struct{})
+	var hs *http.Server
+	if s.cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("sshserver: metrics listener: %w", err)
+		}
+		hs = &http.Server{Handler: s.m.handler(), ReadHeaderTimeout: 5 * time.Second}
+		s.log.Info("metrics listening", "addr", mln.Addr().String())
+		bg.Go(func() {
+			if err := hs.Serve(mln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("metrics listener", "err", err)
+			}
+		})
+	}
+	bg.Go(func() { s.tickLoop(stopBG) })
+	bg.Go(func() { s.watchdog(stopBG) })
+
+	acceptErr := make(chan error, 1)
+	go func() { acceptErr <- s.accept(ln) }()
+
+	var err error
+	select {
+	case <-ctx.Done():
+		ln.Close()
+		<-acceptErr
+	case err = <-acceptErr:
+		ln.Close()
+	}
+	s.shutdown()
+
+	close(stopBG)
+	if hs != nil {
+		hs.Close()
+	}
+	bg.Wait()
+	s.mu.Lock()
+	s.addr = nil
+	s.mu.Unlock()
+	return err
+}
+
+// shutdown runs the countdown, asks every session to say goodbye, and
+// force-closes whatever is left a bounded time later.
+func (s *Server) shutdown() {
+	grace := s.cfg.ShutdownGrace
+	s.log.Info("shutting down", "grace", grace.String(), "sessions", s.players.Load()+s.spectators.Load())
+	close(s.stopping)
+	s.unauth.closeAll()
+	deadline := time.Now().Add(grace)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		secs := int32((left + time.Second - 1) / time.Second)
+		s.shutdownIn.Store(secs)
+		step := left - time.Duration(secs-1)*time.Second
+		time.Sleep(step)
+	}
+	s.shutdownIn.Store(0)
+	close(s.closing)
+
+	// Sessions now write their goodbye. Writers stalled on clients that do
+	// not read are cut when this bound passes.
+	bound := min(s.cfg.StallTimeout, 3*time.Second)
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(bound):
+	}
+	s.mu.Lock()
+	n := len(s.raws)
+	for c := range s.raws {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.log.Warn("shutdown: closed lingering connections", "count", n)
+	<-done
+}
+
+// accept runs the accept loop until ln fails or is closed.
+func (s *Server) accept(ln net.Listener) error {
+	var backoff time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			select {
+			case <-s.stopping:
+				return nil
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.log.Warn("accept", "err", err, "retry_in", backoff.String())
+				time.Sleep(backoff)
+				continue
+			}
+			return err
+		}
+		backoff = 0
+		key := ipKey(c.RemoteAddr())
+		e, evicted := s.unauth.add(c, key)
+		if evicted != nil {
+			evicted.Close()
+			s.m.handshake.WithLabelValues("evicted").Inc()
+		}
+		if e == nil {
+			s.m.rejections.WithLabelValues("unauth_per_ip").Inc()
+			s.log.Info("reject", "remote", c.RemoteAddr().String(), "reason", "too many handshakes from this address")
+			c.Close()
+			continue
+		}
+		s.mu.Lock()
+		s.raws[c] = struct{}{}
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer func() {
+				s.mu.Lock()
+				delete(s.raws, c)
+				s.mu.Unlock()
+			}()
+			s.serveConn(c, e)
+		}()
+	}
+}
+
+// isTemporary reports accept errors worth retrying (e.g. EMFILE).
+func isTemporary(err error) bool {
+	var t interface{ Temporary() bool }
+	return errors.As(err, &t) && t.Temporary()
+}
+
+// tickLoop steps the world at game.TicksPerSecond with bounded catch-up and
+// pokes every session after each round. It never blocks on a session.
+func (s *Server) tickLoop(stop <-chan struct{}) {
+	period := time.Second / game.TicksPerSecond
+	v := s.w.Acquire()
+	tick := v.Tick
+	v.Release()
+	next := time.Now().Add(period)
+	t := time.NewTimer(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		for n := 0; !now.Before(next) && n < maxCatchUp; n++ {
+			tick++
+			t0 := time.Now()
+			s.w.Step(tick)
+			s.m.tick.Observe(time.Since(t0).Seconds())
+			next = next.Add(period)
+		}
+		if now = time.Now(); !now.Before(next) {
+			s.m.ticksLate.Add(float64(now.Sub(next)/period + 1))
+			next = now.Add(period)
+		}
+		s.notifyAll()
+		t.Reset(time.Until(next))
+	}
+}
+
+// notifyAll pokes every live session's writer (latest wins, never blocks).
+func (s *Server) notifyAll() {
+	s.mu.Lock()
+	for _, ss := range s.live {
+		ss.poke()
+	}
+	s.mu.Unlock()
+}
+
+// watchdog drops sessions whose write is stalled and players gone idle.
+func (s *Server) watchdog(stop <-chan struct{}) {
+	period := min(max(s.cfg.StallTimeout/4, 10*time.Millisecond), time.Second)
+	t := time.NewTicker(period)
+	defer t.Stop()
+	var batch []*session
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		now := time.Now().UnixNano()
+		stall := s.cfg.StallTimeout.Nanoseconds()
+		idle := s.cfg.IdleTimeout.Nanoseconds()
+		batch = batch[:0]
+		s.mu.Lock()
+		batch = append(batch, s.live...)
+		s.mu.Unlock()
+		for _, ss := range batch {
+			if ws := ss.writeStart.Load(); ws != 0 && now-ws > stall {
+				s.m.stalls.Inc()
+				ss.c.closeWith("writer stalled")
+				continue
+			}
+			if ss.idleCounts() && now-ss.lastInput.Load() > idle {
+				ss.end("idle")
+			}
+		}
+		clear(batch)
+	}
+}
+
+// count adjusts the banner's player and spectator numbers.
+func (s *Server) count(kind string, d int32) {
+	switch kind {
+	case "player":
+		s.players.Add(d)
+	case "spectator":
+		s.spectators.Add(d)
+	}
+}
+
+// addLive makes ss receive tick notifications and watchdog checks.
+func (s *Server) addLive(ss *session) {
+	s.mu.Lock()
+	ss.idx = len(s.live)
+	s.live = append(s.live, ss)
+	s.mu.Unlock()
+}
+
+// removeLive undoes addLive.
+func (s *Server) removeLive(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := ss.idx
+	if i < 0 || i >= len(s.live) || s.live[i] != ss {
+		return
+	}
+	last := len(s.live) - 1
+	s.live[i] = s.live[last]
+	s.live[i].idx = i
+	s.live[last] = nil
+	s.live = s.live[:last]
+	ss.idx = -1
+}

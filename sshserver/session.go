@@ -1,0 +1,400 @@
+package sshserver
+
+import (
+	"encoding/binary"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"snaked/game"
+	"snaked/render"
+)
+
+// phase is where a session is in its life.
+type phase int32
+
+const (
+	phaseSetup phase = iota // waiting for pty-req and shell
+	phaseJoin               // the nickname screen
+	phasePlay               // driving a snake
+	phaseWatch              // spectating
+)
+
+// Session end reasons with their own goodbye.
+const (
+	reasonQuit     = "quit"
+	reasonShutdown = "shutdown"
+	reasonIdle     = "idle"
+	reasonFull     = "world full"
+	reasonNoPty    = "no pty"
+	reasonClosed   = "client closed"
+	reasonPanic    = "internal error"
+)
+
+// hintFor is how long the short controls hint shows when nobody steers.
+const hintFor = 15 * time.Second
+
+// session is one SSH session channel: a player, a spectator, or someone on
+// the join screen.
+type session struct {
+	srv  *Server
+	c    *conn
+	ch   ssh.Channel
+	user string
+	idx  int // index in srv.live; guarded by srv.mu
+
+	wake    chan struct{} // cap 1, latest wins: a new tick or a state change
+	started chan struct{} // closed by the request loop on shell or exec
+	done    chan struct{} // closed by end
+	endOnce sync.Once
+	reason  string // why the session ended; written once in end
+
+	phase      atomic.Int32 // a phase
+	id         atomic.Uint64
+	alive      atomic.Bool  // the player's snake is alive in the last frame drawn
+	steered    atomic.Bool  // the player has steered at least once
+	repaint    atomic.Bool  // Ctrl-L: the next frame is a full repaint
+	lastInput  atomic.Int64 // unix nanos of the last input bytes
+	writeStart atomic.Int64 // unix nanos when the current write began; 0 when not writing
+	begin      time.Time    // when play or spectating began; set before the writer starts
+	nick       string       // the player's nickname once joined; written by the joiner before phasePlay
+
+	// Owned by the writer goroutine (read by run after the writer is done).
+	touched bool           // something was drawn on the terminal
+	last    game.SnakeInfo // the player's snake in the last frame
+	buf     []byte         // join screen bytes
+
+	jmu  sync.Mutex // guards kind and left, and serialises join with leave
+	kind string     // what the session counts as now
+	left bool       // leave ran: no more joins
+
+	dec  decoder         // owned by the reader
+	emit func(key, byte) // s.onKey, bound once
+
+	mu      sync.Mutex // guards the fields below
+	pty     bool
+	exec    bool
+	shell   bool
+	term    string
+	env     []string
+	envReqs int
+	cols    int
+	rows    int
+	resized bool
+	help    bool
+	input   []byte     // join screen: the nickname typed so far
+	joinMsg string     // join screen: why the last try failed
+	dirty   bool       // join screen needs drawing
+	follow  int        // spectator: index into the leaderboard
+	free    bool       // spectator: free camera instead of following
+	cam     game.Point // spectator: free camera centre, or the followed head
+	dx, dy  int        // spectator: pans not yet applied
+}
+
+func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
+	s := &session{
+		srv:     srv,
+		c:       c,
+		ch:      ch,
+		user:    c.ssh.User(),
+		idx:     -1,
+		wake:    make(chan struct{}, 1),
+		started: make(chan struct{}),
+		done:    make(chan struct{}),
+		cols:    80,
+		rows:    24,
+	}
+	s.emit = s.onKey
+	return s
+}
+
+// poke wakes the writer without blocking; a pending wake covers this one.
+func (s *session) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// end finishes the session; the first reason wins.
+func (s *session) end(reason string) {
+	s.endOnce.Do(func() {
+		s.reason = reason
+		close(s.done)
+	})
+}
+
+// why is the reason the session ended.
+func (s *session) why() string {
+	select {
+	case <-s.done:
+		return s.reason
+	default:
+		return "running"
+	}
+}
+
+// idleCounts reports whether the AFK bound applies now.
+func (s *session) idleCounts() bool {
+	p := phase(s.phase.Load())
+	return p == phasePlay || p == phaseJoin
+}
+
+// guard recovers a panic in one of the session's goroutines and ends it.
+func (s *session) guard(who string) {
+	if r := recover(); r != nil {
+		s.c.log.Error("panic in session", "in", who, "panic", r)
+		s.end(reasonPanic)
+		s.c.closeWith(reasonPanic)
+	}
+}
+
+// spawn runs f in a goroutine counted by wg and returns a channel closed when
+// f returns.
+func spawn(wg *sync.WaitGroup, f func()) <-chan struct{} {
+	done := make(chan struct{})
+	wg.Go(func() {
+		defer close(done)
+		f()
+	})
+	return done
+}
+
+// run is the session's owner: it waits for the shell, starts the reader and
+// writer, waits for the end, says goodbye and waits for everything it started.
+func (s *session) run(reqs <-chan *ssh.Request) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer s.c.closeWith(reasonClosed) // no-op reason when one is recorded
+	defer s.guard("run")
+	s.srv.addLive(s)
+	defer s.srv.removeLive(s)
+
+	reqDone := spawn(&wg, func() {
+		defer s.guard("requests")
+		s.requests(reqs)
+		s.end(reasonClosed)
+	})
+	t := time.NewTimer(s.srv.cfg.HandshakeTimeout)
+	select {
+	case <-s.started:
+	case <-s.done:
+	case <-t.C:
+		s.end("no shell request")
+	case <-s.srv.closing:
+		s.end(reasonShutdown)
+	}
+	t.Stop()
+	select {
+	case <-s.done:
+		s.finish(reqDone)
+		return
+	default:
+	}
+
+	s.mu.Lock()
+	pty, exec := s.pty, s.exec
+	s.mu.Unlock()
+	if exec || !pty {
+		s.srv.m.rejections.WithLabelValues("no_pty").Inc()
+		s.end(reasonNoPty)
+		s.finish(reqDone)
+		return
+	}
+
+	s.lastInput.Store(time.Now().UnixNano())
+	s.begin = time.Now()
+	defer s.leave()
+	if strings.EqualFold(s.user, s.srv.cfg.SpectatorUser) {
+		s.phase.Store(int32(phaseWatch))
+		s.setKind("spectator")
+		s.srv.m.joins.WithLabelValues("spectator").Inc()
+		s.c.log.Info("connect", "kind", "spectator")
+	} else {
+		s.c.log.Info("connect", "kind", "player")
+		s.setKind("joining")
+		s.phase.Store(int32(phaseJoin))
+		s.mu.Lock()
+		s.dirty = true
+		s.mu.Unlock()
+		if n := sanitizeNick(s.user); usableNick(n) {
+			s.join(n)
+		}
+	}
+
+	wg.Go(func() {
+		defer s.guard("reader")
+		s.reader()
+	})
+	writeDone := spawn(&wg, func() {
+		defer s.guard("writer")
+		s.writer()
+	})
+	s.poke()
+	select {
+	case <-s.done:
+	case <-s.srv.closing:
+		s.end(reasonShutdown)
+	}
+	<-writeDone
+	s.finish(reqDone)
+}
+
+// join tries to enter the world as name. On a taken name it stays on (or
+// goes to) the join screen; on a full world the session ends.
+func (s *session) join(name string) {
+	select {
+	case <-s.srv.stopping:
+		s.end(reasonShutdown)
+		return
+	default:
+	}
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	if s.left || s.id.Load() != 0 {
+		return
+	}
+	id, err := s.srv.w.Join(name)
+	switch {
+	case err == nil:
+		s.nick = name
+		s.id.Store(uint64(id))
+		s.alive.Store(true)
+		s.begin = time.Now()
+		s.srv.m.joins.WithLabelValues("player").Inc()
+		s.setKind("player")
+		s.phase.Store(int32(phasePlay))
+		s.c.log.Info("join", "nick", name)
+	case errors.Is(err, game.ErrNameTaken):
+		s.srv.m.rejections.WithLabelValues("name_taken").Inc()
+		s.mu.Lock()
+		s.joinMsg = "\"" + name + "\" is taken: pick another"
+		s.dirty = true
+		s.mu.Unlock()
+	case errors.Is(err, game.ErrFull):
+		s.srv.m.rejections.WithLabelValues("world_full").Inc()
+		s.end(reasonFull)
+	default:
+		s.c.log.Warn("join failed", "nick", name, "err", err)
+		s.mu.Lock()
+		s.joinMsg = "could not join: pick another name"
+		s.dirty = true
+		s.mu.Unlock()
+	}
+	s.poke()
+}
+
+// leave removes the player's snake, if any, and stops counting the session.
+func (s *session) leave() {
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	if s.left {
+		return
+	}
+	s.left = true
+	if id := game.ID(s.id.Load()); id != 0 {
+		s.srv.w.Leave(id)
+	}
+	s.setKind("")
+}
+
+// setKind moves the session between the kinds counted in the banner and the
+// metrics ("player", "spectator", "joining"; "" for none). Callers hold jmu
+// or run before the reader starts.
+func (s *session) setKind(k string) {
+	if s.kind == k {
+		return
+	}
+	if s.kind != "" {
+		s.srv.m.sessions.WithLabelValues(s.kind).Dec()
+		s.srv.count(s.kind, -1)
+	}
+	if k != "" {
+		s.srv.m.sessions.WithLabelValues(k).Inc()
+		s.srv.count(k, 1)
+	}
+	s.kind = k
+}
+
+// finish restores the terminal, says goodbye, sends the exit status and
+// closes the channel, then waits (bounded) for the client's close.
+func (s *session) finish(reqDone <-chan struct{}) {
+	s.leave() // no join can race with the goodbye below
+	reason := s.why()
+	s.srv.m.disconn.WithLabelValues(reason).Inc()
+	if reason == reasonClosed {
+		s.ch.Close()
+		return
+	}
+	b := s.buf[:0]
+	if s.touched {
+		b = append(b, render.Restore()...)
+	}
+	code := uint32(1)
+	switch reason {
+	case reasonQuit:
+		code = 0
+		b = append(b, "Thanks for playing snaked"...)
+		if s.nick != "" {
+			b = append(b, ", "...)
+			b = append(b, s.nick...)
+			if s.last.BestLength > 0 {
+				b = append(b, "! Best length "...)
+				b = strconv.AppendInt(b, int64(s.last.BestLength), 10)
+				b = append(b, ", kills "...)
+				b = strconv.AppendInt(b, int64(s.last.Kills), 10)
+			}
+		}
+		b = append(b, ".\r\n"...)
+	case reasonShutdown:
+		code = 0
+		b = append(b, "snaked is shutting down. Thanks for playing, see you soon!\r\n"...)
+	case reasonIdle:
+		b = append(b, "snaked: disconnected after "...)
+		b = append(b, s.srv.cfg.IdleTimeout.String()...)
+		b = append(b, " without input.\r\n"...)
+	case reasonFull:
+		b = append(b, "snaked: the world is full right now; please try again in a minute.\r\n"...)
+	case reasonNoPty:
+		b = append(b, "snaked is a game: connect with "...)
+		b = append(b, s.srv.cfg.JoinHint...)
+		b = append(b, " (it needs a terminal; add -t)\r\n"...)
+	case reasonPanic:
+		b = append(b, "snaked: internal error, sorry.\r\n"...)
+	default:
+		b = append(b, "snaked: "...)
+		b = append(b, reason...)
+		b = append(b, "\r\n"...)
+	}
+	if reason == reasonNoPty {
+		s.timedWrite(s.ch.Stderr(), b)
+	} else {
+		s.timedWrite(s.ch, b)
+	}
+	s.ch.SendRequest("exit-status", false, binary.BigEndian.AppendUint32(nil, code))
+	s.ch.CloseWrite()
+	s.ch.Close()
+	select {
+	case <-reqDone: // the client answered the close
+	case <-time.After(time.Second):
+	case <-s.srv.closing:
+	}
+}
+
+// write sends p to the terminal under the stall watchdog.
+func (s *session) write(p []byte) error {
+	return s.timedWrite(s.ch, p)
+}
+
+func (s *session) timedWrite(w interface{ Write([]byte) (int, error) }, p []byte) error {
+	s.writeStart.Store(time.Now().UnixNano())
+	n, err := w.Write(p)
+	s.writeStart.Store(0)
+	s.srv.m.bytes.Add(float64(n))
+	return err
+}
