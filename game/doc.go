@@ -25,8 +25,9 @@
 //     moves DashLen=3 pixels this tick and DashReadyAt = tick+DashCooldown).
 //  2. Spawns: a snake waiting for a spawn is placed as a straight line on
 //     empty pixels (no body, no fruit) with 2 pixels of clearance around it
-//     and 4 ahead, heading away from the nearest body found within 16 pixels.
-//     Its colour is the palette colour least used by bodies within 24 pixels.
+//     (and behind) and 4 ahead, heading away from the nearest body found within 10 pixels
+//     (if that direction does not fit, the randomly tried one).
+//     Its colour is the palette colour least used by bodies within 10 pixels.
 //     It is protected until Tick >= ProtectedUntil (Protect ticks). If no
 //     place is found (bounded tries) it stays dead and is retried next tick.
 //  3. Bots decide their turn; dead bots respawn after BotRespawn ticks.

@@ -51,11 +51,13 @@ func (w *World) publish() {
 		w.pool = append(w.pool, v)
 	}
 	if v.st.seq == 0 || w.seq-v.st.seq > logN-1 {
-		copy(v.Pix, w.grid)
+		for i := range w.grid {
+			v.Pix[i] = w.grid[i].p
+		}
 	} else {
 		for s := v.st.seq + 1; s <= w.seq; s++ {
-			for _, i := range w.logs[s%logN] {
-				v.Pix[i] = w.grid[i]
+			for _, c := range w.logs[s%logN] {
+				v.Pix[c.i] = c.p
 			}
 		}
 	}
@@ -64,7 +66,8 @@ func (w *World) publish() {
 		v.st.seq = 0 // tick 0 has no log; force a full copy next time
 	}
 	v.Tick = w.tick
-	v.Snakes = append(v.Snakes[:0], w.info[:w.nslots]...)
+	v.Snakes = v.Snakes[:w.nslots]
+	w.rank(v.Snakes)
 	v.Top = append(v.Top[:0], w.top[:w.ntop]...)
 	v.Players, v.Bots, v.Best = w.players, w.bots, w.best
 	w.newest.Store(v)

@@ -33,7 +33,6 @@ func (w *World) Step(tick uint64) {
 		w.phase(ph)
 	}
 	w.topUpFruit(64 + w.cfg.Fruit/64)
-	w.rank()
 	w.logs[w.seq%logN] = w.chg
 	w.logSeq[w.seq%logN] = w.seq
 	w.publish()
@@ -133,7 +132,6 @@ func (w *World) remove(slot int32) {
 	}
 	body := s.body
 	*s = snake{body: body, killer: -1, target: -1}
-	w.info[slot] = SnakeInfo{}
 }
 
 // spawnAll tries to place every snake waiting for a life.
@@ -150,30 +148,20 @@ func (w *World) spawnAll() {
 // spawn places snake slot; false when no place was found this time.
 func (w *World) spawn(slot int32) bool {
 	s := &w.snakes[slot]
-	L := w.cfg.StartLen
-	for try := 0; try < 24; try++ {
+	for try := 0; try < 8; try++ {
 		hx, hy := w.rng.IntN(w.w), w.rng.IntN(w.h)
-		d := w.awayDir(hx, hy)
-		// body runs from the head backwards (opposite d); clearance 2
-		// around it and 4 ahead.
-		dx, dy := delta(d)
-		ok := true
-		for k := -4; k < L && ok; k++ {
-			cx, cy := hx-dx*k, hy-dy*k
-			for o := -2; o <= 2; o++ {
-				px, py := cx+dy*o, cy+dx*o
-				if w.grid[w.idx(px, py)] != 0 {
-					ok = false
-					break
-				}
-			}
-		}
-		if !ok {
+		d0 := Dir(1 + w.rng.IntN(4))
+		if !w.clear(hx, hy, d0) {
 			continue
 		}
-		s.colour = w.pickColour(hx, hy)
+		d, colour := w.survey(hx, hy)
+		if d != d0 && !w.clear(hx, hy, d) {
+			d = d0
+		}
+		dx, dy := delta(d)
+		s.colour = colour
 		s.tail, s.n, s.grow = 0, 0, 0
-		for k := L - 1; k >= 0; k-- {
+		for k := w.cfg.StartLen - 1; k >= 0; k-- {
 			i := w.idx(hx-dx*k, hy-dy*k)
 			s.push(i)
 			kind := Body
@@ -194,6 +182,23 @@ func (w *World) spawn(slot int32) bool {
 		return true
 	}
 	return false
+}
+
+// clear reports whether a snake with its head at (x, y) heading d fits:
+// its body runs back from the head, and every pixel within 2 of it sideways,
+// 2 behind it and 4 ahead of the head is empty. The body line is checked
+// first so most failures are cheap.
+func (w *World) clear(x, y int, d Dir) bool {
+	dx, dy := delta(d)
+	for _, o := range [5]int{0, -1, 1, -2, 2} {
+		for k := -4; k < w.cfg.StartLen+2; k++ {
+			cx, cy := x-dx*k, y-dy*k
+			if w.grid[w.idx(cx+dy*o, cy+dx*o)].p != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func delta(d Dir) (int, int) {
@@ -220,31 +225,6 @@ func (w *World) idx(x, y int) int32 {
 	return int32(y*w.w + x)
 }
 
-// awayDir heads away from the nearest body within 16 pixels (rings of
-// growing radius), or a random direction when there is none.
-func (w *World) awayDir(x, y int) Dir {
-	for r := 1; r <= 16; r++ {
-		for k := -r; k <= r; k++ {
-			for _, p := range [4][2]int{{x + k, y - r}, {x + k, y + r}, {x - r, y + k}, {x + r, y + k}} {
-				if kd := w.grid[w.idx(p[0], p[1])].Kind(); kd == Body || kd == Head {
-					ox, oy := p[0]-x, p[1]-y
-					if abs(ox) >= abs(oy) {
-						if ox > 0 {
-							return Left
-						}
-						return Right
-					}
-					if oy > 0 {
-						return Up
-					}
-					return Down
-				}
-			}
-		}
-	}
-	return Dir(1 + w.rng.IntN(4))
-}
-
 func abs(a int) int {
 	if a < 0 {
 		return -a
@@ -252,35 +232,67 @@ func abs(a int) int {
 	return a
 }
 
-// pickColour returns the palette colour least used by bodies within 24
-// pixels of (x, y), ties broken from a random start.
-func (w *World) pickColour(x, y int) Colour {
+// surveyR is the radius of the box a spawn looks at.
+const surveyR = 10
+
+// survey looks at the box of radius surveyR around (x, y) and returns the
+// direction away from the nearest body pixel (random when there is none)
+// and the palette colour least used by the bodies in the box (ties broken
+// from a random start).
+func (w *World) survey(x, y int) (Dir, Colour) {
 	var n [16]int
-	for dy := -24; dy <= 24; dy++ {
+	near, nx, ny := 1<<30, 0, 0
+	for dy := -surveyR; dy <= surveyR; dy++ {
 		row := int(w.idx(0, y+dy))
-		for dx := -24; dx <= 24; dx++ {
-			px := (x + dx) % w.w
+		for dx := -surveyR; dx <= surveyR; dx++ {
+			px := x + dx
 			if px < 0 {
 				px += w.w
+			} else if px >= w.w {
+				px -= w.w
 			}
-			if p := w.grid[row+px]; p.Kind() >= Body {
+			if p := w.grid[row+px].p; p.Kind() >= Body {
 				n[p.Colour()]++
+				if d := abs(dx) + abs(dy); d < near {
+					near, nx, ny = d, dx, dy
+				}
 			}
 		}
+	}
+	var d Dir
+	switch {
+	case near == 1<<30:
+		d = Dir(1 + w.rng.IntN(4))
+	case abs(nx) >= abs(ny) && nx > 0:
+		d = Left
+	case abs(nx) >= abs(ny):
+		d = Right
+	case ny > 0:
+		d = Up
+	default:
+		d = Down
 	}
 	start := w.rng.IntN(len(palette))
 	best := palette[start]
 	for k := range palette {
-		c := palette[(start+k)%len(palette)]
-		if n[c] < n[best] {
+		if c := palette[(start+k)%len(palette)]; n[c] < n[best] {
 			best = c
 		}
 	}
-	return best
+	return d, best
 }
 
 // botsThink picks a direction for every live bot and respawns dead ones.
+// A first tight pass loads the three pixels around every bot's head so the
+// cache misses overlap; the second pass decides.
 func (w *World) botsThink() {
+	for i := 0; i < w.nslots; i++ {
+		s := &w.snakes[i]
+		if s.bot && s.alive {
+			h := s.hd
+			s.look = [3]Pixel{w.grid[w.step(h, s.dir)].p, w.grid[w.step(h, left(s.dir))].p, w.grid[w.step(h, right(s.dir))].p}
+		}
+	}
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
 		if !s.bot || !s.used {
@@ -293,17 +305,13 @@ func (w *World) botsThink() {
 			}
 			continue
 		}
-		h := s.head()
-		if s.target >= 0 && w.grid[s.target].Kind() != Fruit {
-			s.target = -1
-		}
-		if s.target < 0 && (w.seq+uint64(i))%4 == 0 {
-			s.target = w.seekFruit(h, 6)
+		h := s.hd
+		if s.target == h || (s.target < 0 && (w.seq+uint64(i))%16 == 0) {
+			s.target = w.seekFruit(h, 5)
 		}
 		best, bestScore := None, -1<<30
 		for k, d := range [3]Dir{s.dir, left(s.dir), right(s.dir)} {
-			n := w.step(h, d)
-			if kd := w.grid[n].Kind(); kd == Body || kd == Head {
+			if kd := s.look[k].Kind(); kd == Body || kd == Head {
 				continue
 			}
 			score := 0
@@ -311,7 +319,7 @@ func (w *World) botsThink() {
 				score = 1
 			}
 			if s.target >= 0 {
-				score -= 4 * w.dist(n, s.target)
+				score -= 4 * w.dist(w.step(h, d), s.target)
 			} else if w.rng.IntN(16) == 0 {
 				score += w.rng.IntN(3)
 			}
@@ -335,19 +343,32 @@ func (w *World) dist(a, b int32) int {
 	return dx + dy
 }
 
-// seekFruit returns the nearest fruit within Manhattan radius r, or -1.
+// seekFruit returns the nearest fruit within Manhattan radius r of pixel h
+// (scanned row by row, nearest rows first), or -1.
 func (w *World) seekFruit(h int32, r int) int32 {
 	x, y := int(h)%w.w, int(h)/w.w
-	for d := 1; d <= r; d++ {
-		for k := 0; k < d; k++ {
-			for _, p := range [4][2]int{{x + k, y - d + k}, {x + d - k, y + k}, {x - k, y + d - k}, {x - d + k, y - k}} {
-				if i := w.idx(p[0], p[1]); w.grid[i].Kind() == Fruit {
-					return i
+	best, bd := int32(-1), r+1
+	for dy := 0; dy <= r && dy < bd; dy++ {
+		for _, sy := range [2]int{y - dy, y + dy} {
+			row := int(w.idx(0, sy))
+			span := min(r-dy, bd-1-dy)
+			for dx := -span; dx <= span; dx++ {
+				px := x + dx
+				if px < 0 {
+					px += w.w
+				} else if px >= w.w {
+					px -= w.w
 				}
+				if w.grid[row+px].p.Kind() == Fruit && dy+abs(dx) < bd {
+					best, bd = int32(row+px), dy+abs(dx)
+				}
+			}
+			if dy == 0 {
+				break
 			}
 		}
 	}
-	return -1
+	return best
 }
 
 // phase moves every snake with more than ph steps this tick by one pixel,
@@ -377,11 +398,11 @@ func (w *World) phase(ph int) {
 				}
 			}
 		}
-		if c := w.claim[s.next]; c>>16 == w.stamp {
+		if c := w.grid[s.next].claim; c>>16 == w.stamp {
 			s.contested = true
 			w.snakes[c&0xffff].contested = true
 		} else {
-			w.claim[s.next] = st | uint32(i)
+			w.grid[s.next].claim = st | uint32(i)
 		}
 	}
 	// 2. contested protected snakes wait; count contested normal heads.
@@ -401,14 +422,14 @@ func (w *World) phase(ph int) {
 		if !s.contested {
 			continue
 		}
-		if c := w.claim[s.next]; c>>16 == w.stamp {
+		if c := w.grid[s.next].claim; c>>16 == w.stamp {
 			o := int32(c & 0xffff)
 			s.headOn, s.killer = true, o
 			if f := &w.snakes[o]; !f.headOn {
 				f.headOn, f.killer = true, int32(i)
 			}
 		} else {
-			w.claim[s.next] = st | uint32(i)
+			w.grid[s.next].claim = st | uint32(i)
 		}
 	}
 	// 3. growth decides whether tails leave.
@@ -432,7 +453,7 @@ func (w *World) phase(ph int) {
 			s.die = true
 			continue
 		}
-		p := w.grid[s.next]
+		p := w.grid[s.next].p
 		if p.Kind() < Body {
 			continue
 		}
@@ -496,7 +517,7 @@ func (w *World) phase(ph int) {
 		}
 		h := s.head()
 		w.set(h, MakePixel(Body, i, s.colour))
-		if w.grid[s.next].Kind() == Fruit {
+		if w.grid[s.next].p.Kind() == Fruit {
 			w.fruit--
 			s.grow += FruitGrow
 		}
@@ -509,12 +530,14 @@ func (w *World) phase(ph int) {
 }
 
 // open reports whether a protected head may enter pixel i.
-func (w *World) open(i int32) bool { return w.grid[i].Kind() < Body }
+func (w *World) open(i int32) bool { return w.grid[i].p.Kind() < Body }
 
 func (w *World) nextStamp() {
 	w.stamp = (w.stamp + 1) & 0xffff
 	if w.stamp == 0 {
-		clear(w.claim)
+		for i := range w.grid {
+			w.grid[i].claim = 0
+		}
 		w.stamp = 1
 	}
 }
@@ -525,7 +548,7 @@ func (w *World) topUpFruit(max int) {
 	for k := 0; k < need; k++ {
 		for try := 0; try < 4; try++ {
 			i := int32(w.rng.IntN(len(w.grid)))
-			if w.grid[i] == 0 {
+			if w.grid[i].p == 0 {
 				w.set(i, MakePixel(Fruit, 0, 0))
 				w.fruit++
 				break
@@ -534,8 +557,9 @@ func (w *World) topUpFruit(max int) {
 	}
 }
 
-// rank fills w.info, ranks and the leaderboard without sorting allocations.
-func (w *World) rank() {
+// rank fills dst (one SnakeInfo per slot), the ranks and the leaderboard
+// with a counting sort, without allocating.
+func (w *World) rank(dst []SnakeInfo) {
 	maxLen := 0
 	for i := 0; i < w.nslots; i++ {
 		if s := &w.snakes[i]; s.alive && s.n > maxLen {
@@ -571,11 +595,9 @@ func (w *World) rank() {
 	ties := 0
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
-		in := &w.info[i]
+		in := &dst[i]
 		if !s.used {
-			if in.Used {
-				*in = SnakeInfo{}
-			}
+			*in = SnakeInfo{}
 			continue
 		}
 		rk := 0

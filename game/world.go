@@ -83,6 +83,14 @@ func (c *Config) fill() error {
 	return nil
 }
 
+// cell is one pixel of the master grid: what occupies it, and the head
+// claim of the current movement phase (stamp<<16 | slot), kept side by side so
+// a move touches one cache line.
+type cell struct {
+	p     Pixel
+	claim uint32
+}
+
 // snake is the world's own record of one slot. Only Step touches it.
 type snake struct {
 	id       ID
@@ -95,10 +103,12 @@ type snake struct {
 	colour   Colour
 	dir      Dir
 
-	body []int32 // ring of pixel indices, len a power of two
-	tail int     // ring index of the tail
-	n    int     // length (kept at death for the view)
-	grow int     // pending growth
+	body []int32  // ring of pixel indices, len a power of two
+	tail int      // ring index of the tail
+	n    int      // length (kept at death for the view)
+	hd   int32    // pixel of the head (body[tail+n-1])
+	look [3]Pixel // pixels ahead, left and right of the head (bots)
+	grow int      // pending growth
 
 	kills, best                              int
 	spawnTick, deathTick, protUntil, dashAt  uint64
@@ -110,7 +120,7 @@ type snake struct {
 	killer                                   int32 // slot, -1 none
 }
 
-func (s *snake) head() int32 { return s.body[(s.tail+s.n-1)&(len(s.body)-1)] }
+func (s *snake) head() int32 { return s.hd }
 
 func (s *snake) push(i int32) {
 	if s.n == len(s.body) {
@@ -122,6 +132,7 @@ func (s *snake) push(i int32) {
 	}
 	s.body[(s.tail+s.n)&(len(s.body)-1)] = i
 	s.n++
+	s.hd = i
 }
 
 func (s *snake) at(k int) int32 { return s.body[(s.tail+k)&(len(s.body)-1)] }
@@ -147,19 +158,17 @@ type inbox struct {
 type World struct {
 	cfg    Config
 	w, h   int
-	grid   []Pixel
+	grid   []cell // the master occupancy grid, row-major
 	snakes []snake
 	rng    *rand.Rand
 	seq    uint64 // Steps taken
 	tick   uint64
 	fruit  int
-	chg    []int32
-	logs   [logN][]int32
+	chg    []change
+	logs   [logN][]change
 	logSeq [logN]uint64
-	claim  []uint32 // per pixel: phase stamp<<16 | slot
 	stamp  uint32
 	spawnq []int32
-	info   []SnakeInfo
 	counts []int32
 	top    [TopN]Entry
 	ntop   int
@@ -190,10 +199,8 @@ func New(cfg Config) (*World, error) {
 		cfg:    cfg,
 		w:      cfg.W,
 		h:      cfg.H,
-		grid:   make([]Pixel, cfg.W*cfg.H),
-		claim:  make([]uint32, cfg.W*cfg.H),
+		grid:   make([]cell, cfg.W*cfg.H),
 		snakes: make([]snake, cfg.MaxSnakes),
-		info:   make([]SnakeInfo, cfg.MaxSnakes),
 		box:    make([]inbox, cfg.MaxSnakes),
 		names:  make(map[string]int32),
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
@@ -217,7 +224,6 @@ func New(cfg Config) (*World, error) {
 	w.drain()
 	w.spawnAll()
 	w.topUpFruit(cfg.Fruit)
-	w.rank()
 	w.logs[0] = w.chg
 	w.publish()
 	return w, nil
@@ -407,6 +413,12 @@ func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} 
 
 // set writes one grid pixel and logs the change for view updates.
 func (w *World) set(i int32, p Pixel) {
-	w.grid[i] = p
-	w.chg = append(w.chg, i)
+	w.grid[i].p = p
+	w.chg = append(w.chg, change{i, p})
+}
+
+// change is one logged grid write: pixel index and new value.
+type change struct {
+	i int32
+	p Pixel
 }
