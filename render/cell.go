@@ -11,13 +11,15 @@ type cell struct {
 	fg, bg uint8
 }
 
+// Colours are stored as palette index + 1, so that 0 is the default and
+// the zero cell is blank.
 const (
-	def       = 16     // default colour
+	def       = 0      // default colour
 	unknownCh = 0xffff // the terminal's content here is not known
 )
 
 var (
-	blank   = cell{fg: def, bg: def}
+	blank   = cell{} // the zero cell, so clear() blanks a grid
 	unknown = cell{ch: unknownCh}
 )
 
@@ -35,25 +37,32 @@ func txt(ch byte, fg, bg uint8) cell {
 	return cell{ch: uint16(ch), fg: fg, bg: bg}
 }
 
-// Palette (16-colour indices).
+// Palette: 16-colour index + 1.
 const (
-	black        = 0
-	red          = 1
-	green        = 2
-	yellow       = 3
-	blue         = 4
-	magenta      = 5
-	cyan         = 6
-	white        = 7
-	grey         = 8
-	brightRed    = 9
-	brightYellow = 11
-	brightWhite  = 15
+	black = iota + 1
+	red
+	green
+	yellow
+	blue
+	magenta
+	cyan
+	white
+	grey
+	brightRed
+	brightGreen
+	brightYellow
+	brightBlue
+	brightMagenta
+	brightCyan
+	brightWhite
 )
 
 // snakePal maps a game.Colour to a terminal colour. Red is kept for fruit,
 // bright white for your own head and grey for spawn protection.
-var snakePal = [16]uint8{2, 3, 4, 5, 6, 10, 11, 12, 13, 14, 7, 2, 3, 4, 5, 6}
+var snakePal = [16]uint8{
+	green, yellow, blue, magenta, cyan, brightGreen, brightYellow, brightBlue,
+	brightMagenta, brightCyan, white, green, yellow, blue, magenta, cyan,
+}
 
 const (
 	fruitCol   = brightRed
@@ -66,10 +75,10 @@ var fgCode, bgCode [17]string
 
 func init() {
 	for i := 0; i < 8; i++ {
-		fgCode[i] = "3" + string(rune('0'+i))
-		fgCode[i+8] = "9" + string(rune('0'+i))
-		bgCode[i] = "4" + string(rune('0'+i))
-		bgCode[i+8] = "10" + string(rune('0'+i))
+		fgCode[1+i] = "3" + string(rune('0'+i))
+		fgCode[9+i] = "9" + string(rune('0'+i))
+		bgCode[1+i] = "4" + string(rune('0'+i))
+		bgCode[9+i] = "10" + string(rune('0'+i))
 	}
 	fgCode[def] = "39"
 	bgCode[def] = "49"

@@ -1,6 +1,10 @@
 package render
 
-import "strconv"
+import (
+	"bytes"
+	"strconv"
+	"unsafe"
+)
 
 // This file is the encoder: it turns r.next into the bytes that change the
 // terminal from r.prev (what it shows) to r.next, updating r.prev.
@@ -410,11 +414,29 @@ func (r *Renderer) csi(n int, f byte) {
 	r.out = append(o, f)
 }
 
+// raw views cells as bytes, for fast comparison of spans.
+func raw(c []cell) []byte {
+	if len(c) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), len(c)*int(unsafe.Sizeof(c[0])))
+}
+
+// span is how many cells diffRow compares at once before looking closer.
+const span = 16
+
 // diffRow sends what changed in row y.
 func (r *Renderer) diffRow(y int) {
 	w := r.cols
 	prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
+	if bytes.Equal(raw(prev), raw(next)) {
+		return
+	}
 	for x := 0; x < w; x++ {
+		if x%span == 0 && x+span <= w && bytes.Equal(raw(prev[x:x+span]), raw(next[x:x+span])) {
+			x += span - 1
+			continue
+		}
 		if prev[x] == next[x] {
 			continue
 		}

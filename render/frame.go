@@ -129,10 +129,8 @@ func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 // compose fills r.next for this frame and returns the camera step since the
 // last frame in columns and rows.
 func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
-	for i := range r.next {
-		r.next[i] = blank
-	}
 	if r.cols < MinCols || r.rows < MinRows {
+		clear(r.next)
 		r.pfRows, r.pfTop, r.banner, r.camOK = 0, 0, false, false
 		r.enlarge()
 		return 0, 0
@@ -143,6 +141,8 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		r.pfTop = 1
 	}
 	r.pfRows = r.rows - 1 - r.pfTop
+	clear(r.next[:r.pfTop*r.cols])
+	clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
 	if h == nil {
 		h = &HUD{ShutdownIn: -1}
 	}
@@ -150,6 +150,8 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	if ok {
 		dx, dy = r.camera(v, h)
 		r.playfield(v, h)
+	} else {
+		clear(r.next)
 	}
 	if r.banner {
 		r.drawBanner(h)
@@ -266,6 +268,7 @@ func (r *Renderer) playfield(v *game.View, h *HUD) {
 				wx = 0
 			}
 			if a == 0 && b == 0 {
+				row[x] = blank
 				continue
 			}
 			if mono {

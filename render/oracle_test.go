@@ -20,7 +20,7 @@ func norm(c vtmodel.Cell) cell {
 		case k == vtmodel.Default:
 			return def
 		case k >= 0 && k < 16:
-			return uint8(k)
+			return uint8(k) + 1
 		}
 		return 201
 	}
