@@ -86,7 +86,7 @@ func StartFloor(o FloorOptions) (*Floor, error) {
 		ln:       ln,
 		cfg:      cfg,
 		frames:   floorFrames(o.Frame, 16),
-		header:   []byte("\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J\x1b[1;2H\x1b[1m" + floorBanner + "\x1b[m"),
+		header:   []byte("\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J\x1b[1;2H" + floorBanner),
 		done:     make(chan struct{}),
 		sessions: map[*floorSession]struct{}{},
 		conns:    map[net.Conn]struct{}{},

@@ -28,7 +28,7 @@ type Options struct {
 	NamePrefix    string // player usernames are NamePrefix + index (default "bot")
 	SpectatorUser string // default "watch"
 	DeathMarker   string // text that only the death overlay writes (default "respawn")
-	BannerMarker  string // text the banner shows, checked on checked screens (default "snake")
+	BannerMarker  string // text the banner shows on checked screens ("": not checked)
 
 	// NewScreen builds the terminal model for checked sessions; nil turns
 	// screen checks off.
@@ -49,7 +49,7 @@ func DefaultOptions() Options {
 		PerAddr:          64,
 		DialConcurrency:  32,
 		HandshakeTimeout: 15 * time.Second,
-		TickMetric:       "snaked_tick_duration_seconds",
+		TickMetric:       "snaked_tick_seconds",
 		Seed:             1,
 		NamePrefix:       "bot",
 		SpectatorUser:    "watch",

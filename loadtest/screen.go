@@ -12,14 +12,17 @@ type Screen interface {
 	Write(p []byte) (int, error)
 	Line(y int) string     // row text
 	Painted(x, y int) bool // the cell shows a glyph or a non-default background
+	Unknown(x, y int) bool // a real terminal may show anything there
 	AltScreen() bool       // the alternate screen is active
 	Unsupported() []string // sequences or bytes the model did not understand
 }
 
 // CheckScreen inspects a screen that should show a running game and returns
 // what is wrong with it (nil when sane): unsupported sequences, no banner
-// containing banner (case-insensitive) in the top two rows, not on the
-// alternate screen, or nothing painted in the playfield rows.
+// containing banner (case-insensitive) in the top two rows (banner ""
+// skips this), not on the alternate screen, cells whose content depends on
+// the terminal (for example exposed by a scroll and never painted), or
+// nothing painted in the playfield rows.
 func CheckScreen(s Screen, cols, rows int, banner string) []string {
 	var bad []string
 	if u := s.Unsupported(); len(u) > 0 {
@@ -40,14 +43,18 @@ func CheckScreen(s Screen, cols, rows int, banner string) []string {
 			bad = append(bad, fmt.Sprintf("no banner %q in the top rows (row 0: %q)", banner, strings.TrimSpace(s.Line(0))))
 		}
 	}
-	painted := 0
-	for y := 2; y < rows-2 && painted == 0; y++ {
+	painted, unknown := 0, 0
+	for y := 0; y < rows; y++ {
 		for x := 0; x < cols; x++ {
-			if s.Painted(x, y) {
+			if s.Unknown(x, y) {
+				unknown++
+			} else if y >= 2 && y < rows-2 && s.Painted(x, y) {
 				painted++
-				break
 			}
 		}
+	}
+	if unknown > 0 {
+		bad = append(bad, fmt.Sprintf("%d cells undefined (never painted after erase/scroll)", unknown))
 	}
 	if painted == 0 {
 		bad = append(bad, "playfield rows are blank")

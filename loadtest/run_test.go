@@ -1,0 +1,265 @@
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"net"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// waitGoroutines waits until no more than n goroutines run (bounded).
+func waitGoroutines(t *testing.T, n int) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		if runtime.NumGoroutine() <= n {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	buf := make([]byte, 1<<16)
+	t.Errorf("%d goroutines left, want <= %d\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
+}
+
+// TestSmokeFloor is the CI-sized check: 50 sessions for 5 s against the
+// transport floor started in-process. Not a benchmark: it asserts that
+// every session connects and stays, and that frame gaps are sane.
+func TestSmokeFloor(t *testing.T) {
+	base := runtime.NumGoroutine()
+	f, err := StartFloor(FloorOptions{Frame: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Addr = f.Addr()
+	o.N = 50
+	o.Ramp = time.Second
+	o.Duration = 5 * time.Second
+	o.SpectatorShare = 0.1
+	o.CheckShare = 0.04
+	rep, err := Run(context.Background(), o)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Requested != 50 || rep.Established != 50 || rep.Failed != 0 || rep.Unexpected != 0 {
+		t.Fatalf("sessions: requested %d established %d failed %d %v unexpected %d %v",
+			rep.Requested, rep.Established, rep.Failed, rep.FailReasons, rep.Unexpected, rep.EndReasons)
+	}
+	if rep.Players != 45 || rep.Spectators != 5 || rep.Checked != 2 || rep.SourceAddrs != 1 {
+		t.Errorf("mix: %d players %d spectators %d checked %d addrs", rep.Players, rep.Spectators, rep.Checked, rep.SourceAddrs)
+	}
+	// 45 players x 5 s x 10 Hz = 2250 gaps if nothing is lost; demand half.
+	if rep.Gap.Count < 1100 || rep.SpecGap.Count < 120 {
+		t.Errorf("too few frames: %d player gaps, %d spectator gaps", rep.Gap.Count, rep.SpecGap.Count)
+	}
+	// The floor ticks at 10 Hz: the median gap is 100 ms unless the
+	// machine is drowning (race detector, shared cores): bounds are loose.
+	if rep.Gap.P50 < 50 || rep.Gap.P50 > 250 {
+		t.Errorf("frame gap p50 %.1f ms, want about 100", rep.Gap.P50)
+	}
+	if rep.MeanFrameBytes < 150 || rep.MeanFrameBytes > 300 {
+		t.Errorf("mean frame %.0f bytes, floor sends 150", rep.MeanFrameBytes)
+	}
+	if rep.Turns == 0 || rep.Deaths != 0 || rep.JoinScreens != 0 {
+		t.Errorf("turns %d deaths %d joins %d", rep.Turns, rep.Deaths, rep.JoinScreens)
+	}
+	if defaultScreen != nil && (rep.ScreenChecks == 0 || rep.ScreenFailures != 0) {
+		t.Errorf("screen checks %d failures %d %q", rep.ScreenChecks, rep.ScreenFailures, rep.ScreenProblems)
+	}
+	if rep.Swarm.CPUSeconds <= 0 || rep.Swarm.RSSMiB <= 0 {
+		t.Errorf("swarm stats %+v", rep.Swarm)
+	}
+	var out bytes.Buffer
+	if err := rep.WriteTable(&out); err != nil || !bytes.Contains(out.Bytes(), []byte("frame gap")) {
+		t.Errorf("table: %v\n%s", err, out.String())
+	}
+	waitGoroutines(t, base+2)
+}
+
+// scriptServer is a test server that behaves like the daemon where the
+// player script cares: a join screen for user "bot0", a death overlay
+// after ten frames, and silence until space is pressed.
+type scriptServer struct {
+	ln  net.Listener
+	cfg *ssh.ServerConfig
+	wg  sync.WaitGroup
+
+	mu    sync.Mutex // guards names and keys
+	names []string
+	keys  map[string][]byte
+}
+
+func startScriptServer(t *testing.T) *scriptServer {
+	_, key, _ := ed25519.GenerateKey(rand.Reader)
+	signer, _ := ssh.NewSignerFromKey(key)
+	s := &scriptServer{cfg: &ssh.ServerConfig{NoClientAuth: true}, keys: map[string][]byte{}}
+	s.cfg.AddHostKey(signer)
+	var err error
+	if s.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := s.ln.Accept()
+			if err != nil {
+				return
+			}
+			s.wg.Add(1)
+			go s.conn(c)
+		}
+	}()
+	return s
+}
+
+func (s *scriptServer) close() {
+	s.ln.Close()
+	s.wg.Wait()
+}
+
+func (s *scriptServer) conn(c net.Conn) {
+	defer s.wg.Done()
+	defer c.Close()
+	sc, chans, reqs, err := ssh.NewServerConn(c, s.cfg)
+	if err != nil {
+		return
+	}
+	go ssh.DiscardRequests(reqs)
+	for nc := range chans {
+		ch, creqs, err := nc.Accept()
+		if err != nil {
+			return
+		}
+		shell := make(chan struct{})
+		go func() {
+			for r := range creqs {
+				if r.Type == "shell" {
+					close(shell)
+				}
+				r.Reply(true, nil)
+			}
+		}()
+		select {
+		case <-shell:
+		case <-time.After(5 * time.Second):
+			return
+		}
+		s.play(sc.User(), ch)
+		return
+	}
+}
+
+func (s *scriptServer) play(user string, ch ssh.Channel) {
+	defer ch.Close()
+	in := make(chan byte, 256)
+	go func() {
+		defer close(in)
+		b := make([]byte, 64)
+		for {
+			n, err := ch.Read(b)
+			s.mu.Lock()
+			s.keys[user] = append(s.keys[user], b[:n]...)
+			s.mu.Unlock()
+			for _, c := range b[:n] {
+				in <- c
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if user == "bot0" {
+		ch.Write([]byte("\x1b[?1049h\x1b[2J\x1b[5;3HPick a nickname: "))
+		var name []byte
+		for c := range in {
+			if c == '\r' {
+				break
+			}
+			name = append(name, c)
+		}
+		s.mu.Lock()
+		s.names = append(s.names, string(name))
+		s.mu.Unlock()
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	frame := []byte("\x1b[?1049h\x1b[1;2Hsnaked\x1b[10;10H\x1b[32m\u2580\u2580\u2580")
+	dead := false
+	for n := 1; ; n++ {
+		select {
+		case c, ok := <-in:
+			if !ok || c == 'q' {
+				return
+			}
+			if c == ' ' && dead {
+				dead = false
+				n = 1
+			}
+			continue
+		case <-tick.C:
+		}
+		if dead {
+			continue // a still screen: nothing to send
+		}
+		out := frame
+		if n%10 == 0 {
+			out = append(append([]byte{}, frame...), "\x1b[12;20Hspace or enter to respawn"...)
+			dead = true
+		}
+		if _, err := ch.Write(out); err != nil {
+			return
+		}
+	}
+}
+
+// TestScriptJoinDeathRespawn drives the script through a join screen,
+// deaths and respawns, and checks that gaps across deaths are not counted.
+func TestScriptJoinDeathRespawn(t *testing.T) {
+	s := startScriptServer(t)
+	o := DefaultOptions()
+	o.Addr = s.ln.Addr().String()
+	o.N = 3
+	o.Ramp = 0
+	o.Duration = 7 * time.Second
+	o.SpectatorShare = 0
+	o.CheckShare = 0
+	rep, err := Run(context.Background(), o)
+	s.close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Established != 3 || rep.Failed != 0 || rep.Unexpected != 0 {
+		t.Fatalf("established %d failed %v unexpected %v", rep.Established, rep.FailReasons, rep.EndReasons)
+	}
+	s.mu.Lock()
+	names := s.names
+	keys := s.keys
+	s.mu.Unlock()
+	if rep.JoinScreens != 1 || len(names) != 1 || names[0] != "botx0" {
+		t.Errorf("join screens %d, names typed %q; want one, \"botx0\"", rep.JoinScreens, names)
+	}
+	if rep.Deaths < 3 || rep.Respawns < 3 {
+		t.Errorf("deaths %d respawns %d, want each session to die and respawn", rep.Deaths, rep.Respawns)
+	}
+	if rep.SkippedGaps < 3 {
+		t.Errorf("skipped gaps %d", rep.SkippedGaps)
+	}
+	// A dead player waits at least 1 s before space; such gaps must not
+	// be counted as frame gaps.
+	if rep.Gap.Count == 0 || rep.Gap.Max >= 1000 {
+		t.Errorf("frame gaps %+v include a death", rep.Gap)
+	}
+	for _, u := range []string{"bot1", "bot2"} {
+		if !bytes.Contains(keys[u], []byte(" ")) || !bytes.HasSuffix(keys[u], []byte("q")) {
+			t.Errorf("%s sent %q: want a space (respawn) and a final q", u, keys[u])
+		}
+	}
+}

@@ -1,0 +1,19 @@
+package loadtest
+
+import "snaked/internal/vtmodel"
+
+// vtScreen adapts the project's strict terminal model to Screen.
+type vtScreen struct{ *vtmodel.Term }
+
+// Painted reports a visible glyph or a coloured background.
+func (s vtScreen) Painted(x, y int) bool {
+	c := s.Cell(x, y)
+	return c.BG != vtmodel.Default || (c.Ch != ' ' && c.Ch != 0 && c.Ch != vtmodel.Unknown)
+}
+
+// Unknown reports a cell whose content a real terminal does not pin down.
+func (s vtScreen) Unknown(x, y int) bool { return s.Cell(x, y).Ch == vtmodel.Unknown }
+
+func init() {
+	defaultScreen = func(cols, rows int) Screen { return vtScreen{vtmodel.New(cols, rows)} }
+}
