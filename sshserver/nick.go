@@ -43,14 +43,17 @@ func usableNick(n string) bool {
 	return n != "" && !generic[strings.ToLower(n)]
 }
 
-// quote renders a client-supplied string for logs: ASCII-only, quoted, and
-// cut to a bounded length.
+// quote renders a client-supplied string for logs: Go-escaped to printable
+// ASCII (as inside %+q, without the outer quotes, which slog adds when
+// needed) and cut to a bounded length.
 func quote(s string) string {
 	const max = 128
+	q := strconv.QuoteToASCII(s[:min(len(s), max)])
+	q = q[1 : len(q)-1]
 	if len(s) > max {
-		return strconv.QuoteToASCII(s[:max]) + "...(" + strconv.Itoa(len(s)) + " bytes)"
+		q += "...(" + strconv.Itoa(len(s)) + " bytes)"
 	}
-	return strconv.QuoteToASCII(s)
+	return q
 }
 
 // validTerm reports whether t is an acceptable TERM: 1..64 bytes of

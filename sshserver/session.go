@@ -170,7 +170,7 @@ func spawn(wg *sync.WaitGroup, f func()) <-chan struct{} {
 func (s *session) run(reqs <-chan *ssh.Request) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	defer s.c.closeWith(reasonClosed) // no-op reason when one is recorded
+	defer func() { s.c.closeWith(s.why()) }()
 	defer s.guard("run")
 	s.srv.addLive(s)
 	defer s.srv.removeLive(s)

@@ -1,0 +1,311 @@
+package sshserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"snaked/game"
+	"snaked/internal/vtmodel"
+)
+
+// syncBuf is a goroutine-safe log sink.
+type syncBuf struct {
+	mu sync.Mutex // guards b
+	b  bytes.Buffer
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuf) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// harness is a real server on 127.0.0.1:0.
+type harness struct {
+	t      *testing.T
+	srv    *Server
+	w      *game.World
+	addr   string
+	logs   *syncBuf
+	cancel context.CancelFunc
+	served chan error
+}
+
+// testWorld is a small world: 128x64 pixels, dense fruit, short spawn
+// protection, no bots unless asked.
+func testWorld(t *testing.T, bots int) *game.World {
+	t.Helper()
+	gc := game.DefaultConfig()
+	gc.W, gc.H = 128, 64
+	gc.MaxSnakes = 64
+	gc.Bots = bots
+	gc.Seed = 7
+	gc.Fruit = 400
+	gc.Protect = 1
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// testConfig has small timeouts so the whole package runs fast.
+func testConfig(t *testing.T) Config {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{
+		HostSigners:      []ssh.Signer{signer},
+		MaxSessions:      100,
+		MaxPerIP:         100,
+		MaxUnauth:        64,
+		MaxUnauthPerIP:   32,
+		ShutdownGrace:    1500 * time.Millisecond,
+		HandshakeTimeout: 2 * time.Second,
+		KeepAlive:        -1,
+		IdleTimeout:      time.Minute,
+		StallTimeout:     time.Second,
+		SendBuffer:       16 << 10,
+		JoinHint:         "ssh -p 2222 test",
+	}
+}
+
+func start(t *testing.T, cfg Config, w *game.World) *harness {
+	t.Helper()
+	logs := &syncBuf{}
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv, err := New(cfg, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{t: t, srv: srv, w: w, addr: ln.Addr().String(), logs: logs, cancel: cancel, served: make(chan error, 1)}
+	go func() { h.served <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { h.stop(cfg.ShutdownGrace + 6*time.Second) })
+	return h
+}
+
+// stop cancels Serve and waits for it, at most d.
+func (h *harness) stop(d time.Duration) (time.Duration, error) {
+	h.cancel()
+	t0 := time.Now()
+	select {
+	case err := <-h.served:
+		h.served <- err // for later calls
+		return time.Since(t0), err
+	case <-time.After(d):
+		h.t.Errorf("Serve did not return within %v", d)
+		return d, errors.New("timeout")
+	}
+}
+
+func clientConfig(user string) *ssh.ClientConfig {
+	cc := &ssh.ClientConfig{
+		User:            user,
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(),
+		Timeout:         5 * time.Second,
+	}
+	cc.KeyExchanges = []string{ssh.KeyExchangeCurve25519}
+	return cc
+}
+
+// dial connects as user.
+func (h *harness) dial(user string) *ssh.Client {
+	h.t.Helper()
+	c, err := ssh.Dial("tcp", h.addr, clientConfig(user))
+	if err != nil {
+		h.t.Fatalf("dial as %q: %v", user, err)
+	}
+	h.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// term is a client session with a pty whose output feeds a terminal model.
+type term struct {
+	t    *testing.T
+	sess *ssh.Session
+	in   io.WriteCloser
+	errb *syncBuf
+
+	mu     sync.Mutex // guards vt, raw, reads, stamps
+	vt     *vtmodel.Term
+	raw    bytes.Buffer
+	reads  int
+	stamps []time.Time
+	done   chan struct{} // closed when stdout ends
+}
+
+// play opens a pty session (cols x rows, TERM xterm) and starts the shell.
+func play(t *testing.T, c *ssh.Client, cols, rows int) *term {
+	t.Helper()
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm", rows, cols, ssh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	return shell(t, sess, cols, rows)
+}
+
+// shell starts the shell on sess and pumps its output.
+func shell(t *testing.T, sess *ssh.Session, cols, rows int) *term {
+	t.Helper()
+	tm := &term{t: t, sess: sess, vt: vtmodel.New(cols, rows), done: make(chan struct{}), errb: &syncBuf{}}
+	in, err := sess.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Stderr = tm.errb
+	tm.in = in
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(tm.done)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := out.Read(buf)
+			if n > 0 {
+				tm.mu.Lock()
+				tm.vt.Write(buf[:n])
+				tm.raw.Write(buf[:n])
+				tm.reads++
+				tm.stamps = append(tm.stamps, time.Now())
+				tm.mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return tm
+}
+
+// send types s.
+func (tm *term) send(s string) {
+	tm.t.Helper()
+	if _, err := tm.in.Write([]byte(s)); err != nil {
+		tm.t.Fatalf("send %q: %v", s, err)
+	}
+}
+
+// screen returns the model's rows joined by newlines.
+func (tm *term) screen() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	_, rows := tm.vt.Size()
+	var b strings.Builder
+	for y := range rows {
+		b.WriteString(tm.vt.Line(y))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// bytes is the number of output bytes so far.
+func (tm *term) bytes() int {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.raw.Len()
+}
+
+// waitScreen waits (at most 10 s) until the screen contains s.
+func (tm *term) waitScreen(s string) {
+	tm.t.Helper()
+	if !eventually(10*time.Second, func() bool { return strings.Contains(tm.screen(), s) }) {
+		tm.t.Fatalf("screen never showed %q; it shows:\n%s", s, tm.screen())
+	}
+}
+
+// wait waits for the session's end and returns its exit status.
+func (tm *term) wait() int {
+	tm.t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- tm.sess.Wait() }()
+	select {
+	case err := <-errc:
+		<-tm.done
+		var ee *ssh.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &ee):
+			return ee.ExitStatus()
+		default:
+			tm.t.Fatalf("session ended without exit status: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		tm.t.Fatal("session did not end")
+	}
+	return -1
+}
+
+// eventually polls cond every 10 ms for at most d.
+func eventually(d time.Duration, cond func() bool) bool {
+	end := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// snakeNamed finds a snake by name in the newest view.
+func snakeNamed(w *game.World, name string) (game.SnakeInfo, bool) {
+	v := w.Acquire()
+	defer v.Release()
+	for _, s := range v.Snakes {
+		if s.Used && s.Name == name {
+			return s, true
+		}
+	}
+	return game.SnakeInfo{}, false
+}
+
+// sessionOf finds the server's session for user.
+func (h *harness) sessionOf(user string) *session {
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	for _, s := range h.srv.live {
+		if s.user == user {
+			return s
+		}
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package sshserver
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"snaked/game"
+)
+
+// perpendicular returns a key that turns a snake heading d by 90 degrees,
+// and the heading it yields.
+func perpendicular(d game.Dir) (string, game.Dir) {
+	if d == game.Up || d == game.Down {
+		return "\x1b[C", game.Right // arrow right
+	}
+	return "j", game.Down // hjkl down
+}
+
+// waitSnake waits until alice's snake satisfies cond.
+func waitSnake(t *testing.T, w *game.World, name, what string, cond func(game.SnakeInfo) bool) game.SnakeInfo {
+	t.Helper()
+	var got game.SnakeInfo
+	if !eventually(10*time.Second, func() bool {
+		s, ok := snakeNamed(w, name)
+		got = s
+		return ok && cond(s)
+	}) {
+		t.Fatalf("%s never happened; last seen: %+v", what, got)
+	}
+	return got
+}
+
+func TestPlay(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	tm := play(t, h.dial("alice"), 80, 24)
+
+	// Frames arrive and the banner names the game.
+	tm.waitScreen("1 playing")
+	s0 := waitSnake(t, h.w, "alice", "join", func(s game.SnakeInfo) bool { return s.Alive })
+
+	// It moves, and (fruit is dense) it eats.
+	waitSnake(t, h.w, "alice", "moving", func(s game.SnakeInfo) bool { return s.Head != s0.Head })
+	waitSnake(t, h.w, "alice", "eating", func(s game.SnakeInfo) bool { return s.Length > s0.Length })
+
+	// Steering: an escape sequence split across two writes still turns.
+	cur, _ := snakeNamed(h.w, "alice")
+	k, want := perpendicular(cur.Dir)
+	if len(k) > 1 {
+		tm.send(k[:2])
+		time.Sleep(20 * time.Millisecond)
+		tm.send(k[2:])
+	} else {
+		tm.send(k)
+	}
+	waitSnake(t, h.w, "alice", "turn", func(s game.SnakeInfo) bool { return s.Dir == want })
+
+	// Die: a tight square into its own body (protection is one tick).
+	die := map[game.Dir][3]string{
+		game.Right: {"s", "a", "w"},
+		game.Down:  {"a", "w", "d"},
+		game.Left:  {"w", "d", "s"},
+		game.Up:    {"d", "s", "a"},
+	}
+	for try := 0; try < 5; try++ {
+		cur, _ = snakeNamed(h.w, "alice")
+		if !cur.Alive {
+			break
+		}
+		seq := die[cur.Dir]
+		tm.send(seq[0] + seq[1])
+		eventually(2*time.Second, func() bool {
+			s, _ := snakeNamed(h.w, "alice")
+			return !s.Alive || s.Dir == dirOf(keyRune, seq[1][0])
+		})
+		tm.send(seq[2])
+		eventually(time.Second, func() bool { s, _ := snakeNamed(h.w, "alice"); return !s.Alive })
+	}
+	waitSnake(t, h.w, "alice", "death", func(s game.SnakeInfo) bool { return !s.Alive })
+	tm.waitScreen("respawn")
+
+	// Respawn with enter.
+	tm.send("\r")
+	waitSnake(t, h.w, "alice", "respawn", func(s game.SnakeInfo) bool { return s.Alive })
+
+	// Quit: exit status 0, terminal restored, goodbye printed.
+	tm.send("q")
+	if code := tm.wait(); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+	tm.mu.Lock()
+	alt, cur2, unsup := tm.vt.AltScreen(), tm.vt.CursorVisible(), tm.vt.Unsupported()
+	raw := tm.raw.String()
+	tm.mu.Unlock()
+	if alt || !cur2 {
+		t.Errorf("terminal not restored: alt screen %v, cursor visible %v", alt, cur2)
+	}
+	if len(unsup) > 0 {
+		t.Errorf("terminal model saw unsupported output: %q", unsup)
+	}
+	if !strings.Contains(raw, "Thanks for playing snaked, alice") {
+		t.Errorf("no goodbye in output tail %q", raw[max(0, len(raw)-200):])
+	}
+	if _, ok := snakeNamed(h.w, "alice"); ok {
+		if !eventually(2*time.Second, func() bool { _, ok := snakeNamed(h.w, "alice"); return !ok }) {
+			t.Error("alice's snake stayed in the world after quit")
+		}
+	}
+	logs := h.logs.String()
+	if !strings.Contains(logs, `msg=connect`) || !strings.Contains(logs, `reason=quit`) {
+		t.Errorf("want connect and disconnect log lines, got:\n%s", logs)
+	}
+}
+
+func TestSpectate(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 3))
+	tm := play(t, h.dial("watch"), 80, 24)
+	if !eventually(10*time.Second, func() bool { return tm.bytes() > 500 }) {
+		t.Fatal("no frames for the spectator")
+	}
+	used := func() (n, players int) {
+		v := h.w.Acquire()
+		defer v.Release()
+		for _, s := range v.Snakes {
+			if s.Used {
+				n++
+			}
+		}
+		return n, v.Players
+	}
+	n0, p0 := used()
+	// Every key a player might use, plus the spectator's own.
+	tm.send("wasdhjkl \r\x1b[A\x1b[B\x1b[C\x1b[D\tnpf?\x0c?")
+	before := tm.bytes()
+	if !eventually(5*time.Second, func() bool { return tm.bytes() > before+200 }) {
+		t.Fatal("frames stopped after spectator input")
+	}
+	n1, p1 := used()
+	if n1 != n0 || p0 != 0 || p1 != 0 {
+		t.Errorf("spectator changed the world: snakes %d -> %d, players %d -> %d", n0, n1, p0, p1)
+	}
+	if got := h.srv.spectators.Load(); got != 1 {
+		t.Errorf("spectators = %d, want 1", got)
+	}
+	if _, ok := snakeNamed(h.w, "watch"); ok {
+		t.Error("the spectator got a snake")
+	}
+	// Free camera, then follow again: the session keeps drawing.
+	s := h.sessionOf("watch")
+	tm.send("\x1b[C\x1b[C")
+	if !eventually(5*time.Second, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.free }) {
+		t.Error("arrows did not free the camera")
+	}
+	tm.send("f")
+	if !eventually(5*time.Second, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return !s.free }) {
+		t.Error("f did not follow again")
+	}
+	tm.send("\x03")
+	if code := tm.wait(); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+}
