@@ -18,6 +18,7 @@ type Options struct {
 
 	PerAddr          int           // sessions per loopback source address (default 64)
 	DialConcurrency  int           // dials in flight at once (default 32)
+	DialPerAddr      int           // dials in flight per source address (default 2)
 	HandshakeTimeout time.Duration // dial to shell reply, and shell to first byte (default 15 s)
 
 	ServerPID  int    // measure this local process's CPU and RSS (0: off)
@@ -48,6 +49,7 @@ func DefaultOptions() Options {
 		CheckShare:       0.01,
 		PerAddr:          64,
 		DialConcurrency:  32,
+		DialPerAddr:      2,
 		HandshakeTimeout: 15 * time.Second,
 		TickMetric:       "snaked_tick_seconds",
 		Seed:             1,
@@ -83,6 +85,9 @@ func (o *Options) fill() error {
 	}
 	if o.DialConcurrency <= 0 {
 		o.DialConcurrency = d.DialConcurrency
+	}
+	if o.DialPerAddr <= 0 {
+		o.DialPerAddr = d.DialPerAddr
 	}
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = d.HandshakeTimeout

@@ -23,10 +23,13 @@ type runner struct {
 	o      Options
 	signer ssh.Signer
 	sem    chan struct{} // bounds dials in flight
-	wg     sync.WaitGroup
-	t0     time.Time
-	win0   time.Time // measurement window start (t0 + ramp)
-	ctx    context.Context
+	// addrSem bounds dials in flight per source address, below the
+	// daemon's cap on unauthenticated connections per address.
+	addrSem map[netip.Addr]chan struct{}
+	wg      sync.WaitGroup
+	t0      time.Time
+	win0    time.Time // measurement window start (t0 + ramp)
+	ctx     context.Context
 
 	gaps     *Histogram // players' frame gaps while alive, inside the window
 	specGaps *Histogram // spectators' frame gaps inside the window
@@ -178,6 +181,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		specGaps:    new(Histogram),
 		failReasons: map[string]int{},
 		endReasons:  map[string]int{},
+		addrSem:     map[netip.Addr]chan struct{}{},
 	}
 	// Spread source addresses only when the target is IPv4 loopback.
 	nAddrs := 0
@@ -239,6 +243,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		if nAddrs > 0 {
 			s.src = SourceAddr(i, nAddrs)
+			if r.addrSem[s.src] == nil {
+				r.addrSem[s.src] = make(chan struct{}, o.DialPerAddr)
+			}
 		}
 		sessions = append(sessions, s)
 	}

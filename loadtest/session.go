@@ -91,15 +91,30 @@ func (s *session) clientConfig(signer ssh.Signer) *ssh.ClientConfig {
 func (s *session) run(ctx context.Context) {
 	defer s.r.wg.Done()
 	r := s.r
+	// Always the address slot first, then the global one: no cycles.
+	asem := r.addrSem[s.src]
+	if asem != nil {
+		select {
+		case asem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+	}
 	select {
 	case r.sem <- struct{}{}:
 	case <-ctx.Done():
+		if asem != nil {
+			<-asem
+		}
 		return
 	}
 	r.requested.Add(1)
 	start := time.Now()
 	sshc, stdout, err := s.connect(ctx)
 	<-r.sem
+	if asem != nil {
+		<-asem
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			r.cancelled.Add(1)

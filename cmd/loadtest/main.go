@@ -26,6 +26,7 @@ func main() {
 	flag.Float64Var(&o.CheckShare, "check", d.CheckShare, "share of sessions whose screens are checked (0..1)")
 	flag.IntVar(&o.PerAddr, "per-addr", d.PerAddr, "sessions per loopback source address")
 	flag.IntVar(&o.DialConcurrency, "dial-concurrency", d.DialConcurrency, "dials in flight at once")
+	flag.IntVar(&o.DialPerAddr, "dial-per-addr", d.DialPerAddr, "dials in flight per source address (keep below the server's unauthenticated per-address cap)")
 	flag.DurationVar(&o.HandshakeTimeout, "handshake-timeout", d.HandshakeTimeout, "limit from dial to shell, and from shell to first output")
 	flag.IntVar(&o.ServerPID, "server-pid", 0, "measure CPU and RSS of this local server process")
 	flag.StringVar(&o.MetricsURL, "metrics", "", "Prometheus URL of the server (e.g. http://127.0.0.1:9100/metrics)")

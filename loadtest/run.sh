@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Usage: loadtest/run.sh [N] [RAMP] [DURATION]     (make loadtest N=500 RAMP=10s DURATION=30s)
+#
+# Builds bin/snaked and bin/loadtest, starts a daemon on a free loopback
+# port with a temporary state directory and its metrics endpoint on, runs
+# the swarm against it (measuring the daemon by pid and metrics), then runs
+# the same swarm against the transport floor at the measured mean frame
+# size (-compare), prints the report and stops everything it started.
+#
+# Environment:
+#   SNAKED_ARGS    extra daemon flags, e.g. "-world 400x200" for a crowd test
+#   LOADTEST_ARGS  extra swarm flags, e.g. "-spectators 0.1 -check 0.02"
+#   JSON           also write the report as JSON to this file
+#   COMPARE=0      skip the floor run
+#   DAEMON=floor   use the transport floor itself as the server under test
+#                  (checks this script without the daemon)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+N=${1:-500}
+RAMP=${2:-10s}
+DURATION=${3:-30s}
+GO=${GO:-go}
+
+$GO build -o bin/loadtest ./cmd/loadtest
+if [ "${DAEMON:-snaked}" != floor ]; then
+  $GO build -o bin/snaked ./cmd/snaked
+fi
+
+tmp=$(mktemp -d)
+pid=""
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 150); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "run.sh: daemon did not stop in 15 s; killing it" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port=$(bin/loadtest -free-port)
+mport=$(bin/loadtest -free-port)
+args=(-addr "127.0.0.1:$port" -n "$N" -ramp "$RAMP" -duration "$DURATION")
+
+if [ "${DAEMON:-snaked}" = floor ]; then
+  bin/loadtest -floor -listen "127.0.0.1:$port" -frame "${FRAME:-150}" >"$tmp/daemon.log" 2>&1 &
+  pid=$!
+else
+  mkdir -m 700 "$tmp/state"
+  # shellcheck disable=SC2086
+  bin/snaked -addr "127.0.0.1:$port" -state-dir "$tmp/state" \
+    -metrics-addr "127.0.0.1:$mport" -max-sessions $((N + 100)) -shutdown-grace 1s \
+    ${SNAKED_ARGS:-} >"$tmp/daemon.log" 2>&1 &
+  pid=$!
+  args+=(-metrics "http://127.0.0.1:$mport/metrics")
+fi
+
+# Wait (at most 10 s) until the port accepts connections.
+for i in $(seq 1 100); do
+  if ! kill -0 "$pid" 2>/dev/null; then
+    echo "run.sh: the server exited at start:" >&2
+    cat "$tmp/daemon.log" >&2
+    pid=""
+    exit 1
+  fi
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    break
+  fi
+  if [ "$i" = 100 ]; then
+    echo "run.sh: the server did not listen on 127.0.0.1:$port within 10 s" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+
+args+=(-server-pid "$pid")
+if [ "${COMPARE:-1}" != 0 ] && [ "${DAEMON:-snaked}" != floor ]; then
+  args+=(-compare)
+fi
+if [ -n "${JSON:-}" ]; then
+  args+=(-json "$JSON")
+fi
+echo "run.sh: bin/loadtest ${args[*]} ${LOADTEST_ARGS:-}" >&2
+# shellcheck disable=SC2086
+bin/loadtest "${args[@]}" ${LOADTEST_ARGS:-}
