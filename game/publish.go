@@ -28,8 +28,11 @@ func (v *View) Release() { v.st.refs.Add(-1) }
 // buffer was held by a reader.
 func (w *World) Skipped() uint64 { return atomic.LoadUint64(&w.skipped) }
 
-// publish brings a free buffer up to date and makes it the newest view.
+// publish brings a free buffer up to date and makes it the newest view. It
+// files the changes since the last publish as the log of step w.seq.
 func (w *World) publish() {
+	w.logs[w.seq%logN] = w.chg
+	defer func() { w.chg = w.logs[(w.seq+1)%logN][:0] }()
 	cur := w.newest.Load()
 	var v *View
 	for _, b := range w.pool {

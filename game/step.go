@@ -8,7 +8,6 @@ func (w *World) Step(tick uint64) {
 	}
 	w.tick = tick
 	w.seq++
-	w.chg = w.logs[w.seq%logN][:0]
 	w.drain()
 	w.spawnAll()
 	w.botsThink()
@@ -33,8 +32,6 @@ func (w *World) Step(tick uint64) {
 		w.phase(ph)
 	}
 	w.topUpFruit(64 + w.cfg.Fruit/64)
-	w.logs[w.seq%logN] = w.chg
-	w.logSeq[w.seq%logN] = w.seq
 	w.publish()
 }
 
@@ -92,6 +89,10 @@ func (w *World) drain() {
 		}
 	}
 	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
+	// Turn checks new turns against the current direction.
+	for i := 0; i < w.nslots; i++ {
+		w.box[i].dir = w.snakes[i].dir
+	}
 }
 
 func (w *World) initSnake(slot int32, b *inbox) {

@@ -164,9 +164,8 @@ type World struct {
 	seq    uint64 // Steps taken
 	tick   uint64
 	fruit  int
-	chg    []change
+	chg    []change // grid changes since the last publish (step seq's log)
 	logs   [logN][]change
-	logSeq [logN]uint64
 	stamp  uint32
 	spawnq []int32
 	counts []int32
@@ -220,11 +219,9 @@ func New(cfg Config) (*World, error) {
 			return nil, err
 		}
 	}
-	w.chg = w.logs[0][:0]
 	w.drain()
 	w.spawnAll()
 	w.topUpFruit(cfg.Fruit)
-	w.logs[0] = w.chg
 	w.publish()
 	return w, nil
 }
