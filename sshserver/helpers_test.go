@@ -83,7 +83,7 @@ func testConfig(t *testing.T) Config {
 		MaxPerIP:         100,
 		MaxUnauth:        64,
 		MaxUnauthPerIP:   32,
-		ShutdownGrace:    1500 * time.Millisecond,
+		ShutdownGrace:    300 * time.Millisecond,
 		HandshakeTimeout: 2 * time.Second,
 		KeepAlive:        -1,
 		IdleTimeout:      time.Minute,
@@ -308,4 +308,47 @@ func (h *harness) sessionOf(user string) *session {
 		}
 	}
 	return nil
+}
+
+// dialFrom connects from the loopback address src (e.g. "127.0.0.2").
+func (h *harness) dialFrom(src, user string) (*ssh.Client, error) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	raw, err := d.Dial("tcp", h.addr)
+	if err != nil {
+		return nil, err
+	}
+	c, chans, reqs, err := ssh.NewClientConn(raw, h.addr, clientConfig(user))
+	if err != nil {
+		raw.Close()
+		return nil, err
+	}
+	cl := ssh.NewClient(c, chans, reqs)
+	h.t.Cleanup(func() { cl.Close() })
+	return cl, nil
+}
+
+// rawFrom opens a bare TCP connection from src that never speaks SSH.
+func (h *harness) rawFrom(src string) net.Conn {
+	h.t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	c, err := d.Dial("tcp", h.addr)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// closedWithin reports whether the peer closes c within d (reads are
+// discarded).
+func closedWithin(c net.Conn, d time.Duration) bool {
+	c.SetReadDeadline(time.Now().Add(d))
+	buf := make([]byte, 4096)
+	for {
+		_, err := c.Read(buf)
+		if err != nil {
+			var ne net.Error
+			return !(errors.As(err, &ne) && ne.Timeout())
+		}
+	}
 }

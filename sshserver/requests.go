@@ -16,6 +16,9 @@ func (s *session) requests(in <-chan *ssh.Request) {
 		if r.WantReply {
 			r.Reply(ok, nil)
 		}
+		if ok && (r.Type == "shell" || r.Type == "exec") {
+			close(s.started) // after the reply: the client sees it before any output
+		}
 	}
 }
 
@@ -88,7 +91,6 @@ func (s *session) request(typ string, p []byte) bool {
 		// exec never runs anything: the session prints how to play and
 		// exits with status 1.
 		s.exec = typ == "exec"
-		close(s.started)
 		return true
 	}
 	// subsystem, x11-req, auth-agent-req@openssh.com, signal, break, ...

@@ -1,0 +1,392 @@
+package sshserver
+
+import (
+	"errors"
+	"net"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"golang.org/x/crypto/ssh"
+)
+
+func TestWindowChangesBeforeShell(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	c := h.dial("wendy")
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm", 24, 80, ssh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		if err := sess.WindowChange(30+i, 100+i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() {
+		tm := shell(t, sess, 139, 69)
+		errc <- nil
+		_ = tm
+	}()
+	select {
+	case <-errc:
+	case <-time.After(10 * time.Second):
+		t.Fatal("shell was not answered after 40 window-changes")
+	}
+	s := h.sessionOf("wendy")
+	if !eventually(5*time.Second, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.cols == 139 && s.rows == 69
+	}) {
+		t.Errorf("size %dx%d, want the last window-change 139x69", s.cols, s.rows)
+	}
+	// A window-change while playing is applied too.
+	sess.WindowChange(25, 90)
+	if !eventually(5*time.Second, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.cols == 90 && s.rows == 25 }) {
+		t.Error("window-change during play not applied")
+	}
+}
+
+func TestEnvFlood(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	c := h.dial("envy")
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 200)
+	for i := range 5000 {
+		name := "LC_FLOOD" + string(rune('A'+i%26)) + string(rune('A'+i/26%26))
+		p := ssh.Marshal(struct{ Name, Value string }{name, big})
+		if _, err := sess.SendRequest("env", false, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	huge := ssh.Marshal(struct{ Name, Value string }{"LANG", strings.Repeat("y", 100<<10)})
+	sess.SendRequest("env", false, huge)
+	if ok, _ := sess.SendRequest("env", true, ssh.Marshal(struct{ Name, Value string }{"COLORTERM", "truecolor"})); ok {
+		t.Error("env request accepted after the flood")
+	}
+	if err := sess.RequestPty("xterm", 24, 80, ssh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	tm := shell(t, sess, 80, 24)
+	tm.waitScreen("playing")
+	s := h.sessionOf("envy")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kept := 0
+	for _, e := range s.env {
+		kept += len(e)
+	}
+	if len(s.env) > maxEnvKept || kept > maxEnvKept*(maxEnvValue+40) {
+		t.Errorf("kept %d env vars (%d bytes), bound is %d", len(s.env), kept, maxEnvKept)
+	}
+	if s.envReqs < 5000 {
+		t.Errorf("server saw %d env requests, want all 5002 processed", s.envReqs)
+	}
+}
+
+func TestOneSessionPerConnection(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	c := h.dial("solo")
+	tm := play(t, c, 80, 24)
+	if _, err := c.NewSession(); err == nil || !strings.Contains(err.Error(), "one session per connection") {
+		t.Errorf("second session: err %v, want refusal", err)
+	}
+	tm.waitScreen("playing")
+	if n := h.srv.players.Load(); n != 1 {
+		t.Errorf("players = %d, want 1", n)
+	}
+}
+
+func TestRefusedRequests(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	c := h.dial("mallory")
+
+	// exec runs nothing: one line on stderr and exit status 1.
+	sess, _ := c.NewSession()
+	var stderr syncBuf
+	sess.Stderr = &stderr
+	err := sess.Run("cat /etc/passwd")
+	var ee *ssh.ExitError
+	if !errors.As(err, &ee) || ee.ExitStatus() != 1 {
+		t.Errorf("exec: %v, want exit status 1", err)
+	}
+	if !strings.Contains(stderr.String(), "snaked is a game: connect with ssh -p 2222 test") {
+		t.Errorf("exec stderr %q", stderr.String())
+	}
+
+	// No pty: the same line and exit status 1.
+	c2 := h.dial("mallory")
+	sess, _ = c2.NewSession()
+	stderr = syncBuf{}
+	sess.Stderr = &stderr
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Wait(); !errors.As(err, &ee) || ee.ExitStatus() != 1 {
+		t.Errorf("shell without pty: %v, want exit status 1", err)
+	}
+	if !strings.Contains(stderr.String(), "snaked is a game") {
+		t.Errorf("no-pty stderr %q", stderr.String())
+	}
+
+	c3 := h.dial("mallory")
+	sess, _ = c3.NewSession()
+	if err := sess.RequestSubsystem("sftp"); err == nil {
+		t.Error("subsystem accepted")
+	}
+	for _, req := range []string{"auth-agent-req@openssh.com", "x11-req"} {
+		if ok, err := sess.SendRequest(req, true, nil); ok || err != nil {
+			t.Errorf("%s: ok %v err %v, want refused", req, ok, err)
+		}
+	}
+	if ln, err := c3.Listen("tcp", "127.0.0.1:0"); err == nil {
+		ln.Close()
+		t.Error("remote port forwarding accepted")
+	}
+	if conn, err := c3.Dial("tcp", h.addr); err == nil {
+		conn.Close()
+		t.Error("direct-tcpip (local forwarding) accepted")
+	}
+	if _, _, err := c3.OpenChannel("auth-agent@openssh.com", nil); err == nil {
+		t.Error("agent channel accepted")
+	}
+	if n := h.srv.players.Load(); n != 0 {
+		t.Errorf("players = %d after refused requests", n)
+	}
+}
+
+func TestPtySizesClamped(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	c := h.dial("tiny")
+	sess, _ := c.NewSession()
+	if err := sess.RequestPty("xterm;rm -rf", 0, 0, ssh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	tm := shell(t, sess, 1, 1)
+	s := h.sessionOf("tiny")
+	get := func() (int, int, string) { s.mu.Lock(); defer s.mu.Unlock(); return s.cols, s.rows, s.term }
+	if cols, rows, term := get(); cols != 1 || rows != 1 || term != "" {
+		t.Errorf("pty 0x0 TERM %q: got %dx%d TERM %q, want 1x1 and TERM dropped", "xterm;rm -rf", cols, rows, term)
+	}
+	sess.WindowChange(4294967295, 4294967295)
+	if !eventually(5*time.Second, func() bool { c, r, _ := get(); return c == maxCols && r == maxRows }) {
+		c, r, _ := get()
+		t.Errorf("4-billion window-change: %dx%d, want %dx%d", c, r, maxCols, maxRows)
+	}
+	before := tm.bytes()
+	if !eventually(5*time.Second, func() bool { return tm.bytes() > before }) {
+		t.Error("no frames after the clamp")
+	}
+	sess.WindowChange(0, 0)
+	if !eventually(5*time.Second, func() bool { c, r, _ := get(); return c == 1 && r == 1 }) {
+		t.Error("0x0 window-change not clamped to 1x1")
+	}
+	if !validTerm("xterm-256color") || validTerm(strings.Repeat("x", 65)) || validTerm("a b") || validTerm("") {
+		t.Error("validTerm")
+	}
+}
+
+func TestHostileUsername(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	var b strings.Builder
+	for b.Len() < 3000 {
+		b.WriteString("\x1b[31m\x1b]0;pwn\x07\u202e\u2066\x00\r\n\x08\x7f\u200fZ")
+	}
+	user := b.String()
+	c := h.dial(user)
+	tm := play(t, c, 80, 24)
+	tm.waitScreen("1 playing")
+	var name string
+	eventually(5*time.Second, func() bool {
+		v := h.w.Acquire()
+		defer v.Release()
+		for _, s := range v.Snakes {
+			if s.Used && !s.Bot {
+				name = s.Name
+			}
+		}
+		return name != ""
+	})
+	if !regexp.MustCompile(`^[A-Za-z0-9_-]{1,16}$`).MatchString(name) {
+		t.Errorf("nickname %q is not sanitised", name)
+	}
+	logs := h.logs.String()
+	for _, r := range logs {
+		if r != '\n' && (r > unicode.MaxASCII || unicode.IsControl(r)) {
+			t.Fatalf("log holds raw %U", r)
+		}
+	}
+	if !strings.Contains(logs, `\x1b[31m`) || !strings.Contains(logs, `bytes)`) {
+		t.Errorf("log does not show the quoted, cut user name:\n%s", logs)
+	}
+	for _, line := range strings.Split(logs, "\n") {
+		if len(line) > 1024 {
+			t.Errorf("log line of %d bytes", len(line))
+		}
+	}
+}
+
+func TestKexOffer(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	for _, kex := range []string{ssh.InsecureKeyExchangeDH14SHA1, ssh.KeyExchangeDH14SHA256, ssh.KeyExchangeECDHP256} {
+		cc := clientConfig("old")
+		cc.KeyExchanges = []string{kex}
+		if c, err := ssh.Dial("tcp", h.addr, cc); err == nil {
+			c.Close()
+			t.Errorf("kex %s accepted", kex)
+		}
+	}
+	cc := clientConfig("new")
+	cc.KeyExchanges = []string{ssh.KeyExchangeMLKEM768X25519}
+	c, err := ssh.Dial("tcp", h.addr, cc)
+	if err != nil {
+		t.Fatalf("mlkem768x25519: %v", err)
+	}
+	c.Close()
+}
+
+func TestSlowlorisHandshake(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.HandshakeTimeout = 500 * time.Millisecond
+	h := start(t, cfg, testWorld(t, 0))
+	c := h.rawFrom("127.0.0.1")
+	t0 := time.Now()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for _, b := range []byte("SSH-2.0-slowloris\r\n") {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if _, err := c.Write([]byte{b}); err != nil {
+				return
+			}
+		}
+	}()
+	if !closedWithin(c, 10*time.Second) {
+		t.Fatal("slow handshake never closed")
+	}
+	if d := time.Since(t0); d < cfg.HandshakeTimeout/2 {
+		t.Errorf("closed after %v, before the %v deadline", d, cfg.HandshakeTimeout)
+	}
+	// A connection that authenticates but opens no session is closed too.
+	cl := h.dial("idle")
+	done := make(chan error, 1)
+	go func() { done <- cl.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Error("connection without a session was never closed")
+	}
+	// And one that opens a session but never asks for a shell.
+	cl = h.dial("noshell")
+	if _, err := cl.NewSession(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cl.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Error("session without a shell was never closed")
+	}
+}
+
+func TestUnauthCap(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.MaxUnauth = 6
+	cfg.MaxUnauthPerIP = 2
+	cfg.HandshakeTimeout = 5 * time.Second
+	h := start(t, cfg, testWorld(t, 0))
+	var held []net.Conn
+	refused := 0
+	for _, ip := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"} {
+		for range 3 {
+			c := h.rawFrom(ip)
+			held = append(held, c)
+		}
+		// The third from one address is refused at once.
+		if closedWithin(held[len(held)-1], 2*time.Second) {
+			refused++
+		}
+	}
+	if refused != 4 {
+		t.Errorf("%d of 4 over-the-per-IP-cap connections refused", refused)
+	}
+	if n := h.srv.unauth.len(); n > cfg.MaxUnauth {
+		t.Errorf("%d pending handshakes, cap %d", n, cfg.MaxUnauth)
+	}
+	// A real player still gets in while the stalled handshakes are pending.
+	c, err := h.dialFrom("127.0.0.1", "real")
+	if err != nil {
+		t.Fatalf("real client locked out: %v", err)
+	}
+	if n := h.srv.unauth.len(); n < cfg.MaxUnauth-1 {
+		t.Errorf("only %d stalled handshakes pending; the test did not fill the cap", n)
+	}
+	tm := play(t, c, 80, 24)
+	tm.waitScreen("playing")
+}
+
+func TestConnectionCaps(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.MaxSessions = 2
+	cfg.MaxPerIP = 1
+	h := start(t, cfg, testWorld(t, 0))
+	a, err := h.dialFrom("127.0.0.1", "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	play(t, a, 80, 24).waitScreen("playing")
+	b, err := h.dialFrom("127.0.0.1", "b1")
+	if err == nil {
+		if _, err = b.NewSession(); err == nil || !strings.Contains(err.Error(), "too many connections from this address") {
+			t.Errorf("second connection from one address: %v", err)
+		}
+	}
+	c, err := h.dialFrom("127.0.0.2", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	play(t, c, 80, 24).waitScreen("2 playing")
+	d, err := h.dialFrom("127.0.0.3", "d1")
+	if err == nil {
+		if _, err = d.NewSession(); err == nil || !strings.Contains(err.Error(), "server full") {
+			t.Errorf("connection over the cap: %v", err)
+		}
+	}
+}
+
+func TestSendBufferSmall(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.SendBuffer = 32 << 10
+	h := start(t, cfg, testWorld(t, 0))
+	play(t, h.dial("sndbuf"), 80, 24).waitScreen("playing")
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	if len(h.srv.raws) == 0 {
+		t.Fatal("no connection")
+	}
+	for c := range h.srv.raws {
+		rc, err := c.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got int
+		rc.Control(func(fd uintptr) { got = getSndBuf(fd) })
+		// Linux doubles the value for bookkeeping.
+		if got <= 0 || got > 2*cfg.SendBuffer {
+			t.Errorf("SO_SNDBUF = %d, want <= %d", got, 2*cfg.SendBuffer)
+		}
+	}
+}
