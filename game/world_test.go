@@ -1,0 +1,308 @@
+package game
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// script drives a world with pseudo-random player input from seed; it
+// returns the ids that joined. check (if set) runs after every step.
+func script(t testing.TB, w *World, seed uint64, ticks int, check bool) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	var ids []ID
+	for tk := 0; tk < ticks; tk++ {
+		for k := r.IntN(6); k > 0; k-- {
+			switch op := r.IntN(20); {
+			case op == 0:
+				if id, err := w.Join(fmt.Sprintf("p%d", r.IntN(50))); err == nil {
+					ids = append(ids, id)
+				}
+			case op == 1 && len(ids) > 0:
+				j := r.IntN(len(ids))
+				w.Leave(ids[j])
+				ids[j] = ids[len(ids)-1]
+				ids = ids[:len(ids)-1]
+			case op == 2 && len(ids) > 0:
+				w.Dash(ids[r.IntN(len(ids))])
+			case op == 3 && len(ids) > 0:
+				w.Respawn(ids[r.IntN(len(ids))])
+			case len(ids) > 0:
+				w.Turn(ids[r.IntN(len(ids))], Dir(r.IntN(6)))
+			}
+		}
+		w.Step(w.tick + 1)
+		if check {
+			if err := w.check(); err != nil {
+				t.Fatalf("tick %d: %v", w.tick, err)
+			}
+		}
+	}
+}
+
+// digest hashes everything a reader can see in the newest view.
+func digest(w *World) uint64 {
+	v := w.Acquire()
+	defer v.Release()
+	h := fnv.New64a()
+	fmt.Fprint(h, v.Tick, v.Players, v.Bots, v.Best, v.Top)
+	for _, s := range v.Snakes {
+		fmt.Fprintf(h, "%+v", s)
+	}
+	var b [4]byte
+	for _, p := range v.Pix {
+		b[0], b[1], b[2], b[3] = byte(p), byte(p>>8), byte(p>>16), byte(p>>24)
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}
+
+func TestDeterminism(t *testing.T) {
+	cfg := Config{W: 128, H: 96, MaxSnakes: 60, Bots: 20, Seed: 42}
+	var got [3]uint64
+	for k := range got {
+		seed := cfg.Seed
+		if k == 2 {
+			seed++ // a different seed must give a different world
+		}
+		c := cfg
+		c.Seed = seed
+		w, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script(t, w, 9, 500, false)
+		got[k] = digest(w)
+	}
+	if got[0] != got[1] {
+		t.Fatalf("same seed and inputs, different worlds: %x %x", got[0], got[1])
+	}
+	if got[0] == got[2] {
+		t.Fatal("different seeds gave the same world")
+	}
+}
+
+// TestLongSim runs players and bots for many ticks and checks every
+// invariant after every step.
+func TestLongSim(t *testing.T) {
+	ticks := 5000
+	if testing.Short() {
+		ticks = 1000
+	}
+	w, err := New(Config{W: 96, H: 64, MaxSnakes: 48, Bots: 24, Seed: 3, StartLen: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script(t, w, 11, ticks, true)
+	v := w.Acquire()
+	defer v.Release()
+	if v.Best.Length <= 4 || len(v.Top) == 0 {
+		t.Fatalf("nothing grew: best %+v top %v", v.Best, v.Top)
+	}
+	for k := 1; k < len(v.Top); k++ {
+		if v.Top[k].Length > v.Top[k-1].Length {
+			t.Fatalf("leaderboard out of order: %v", v.Top)
+		}
+	}
+	for _, s := range v.Snakes {
+		if s.Alive && (s.Rank < 1 || (len(v.Top) > 0 && s.Length == v.Top[0].Length && s.Rank != 1)) {
+			t.Fatalf("bad rank %+v", s)
+		}
+	}
+}
+
+// TestConcurrentReaders runs readers and input goroutines against Step
+// (run it with -race): every view a reader holds must stay unchanged until
+// it releases it, and match its own tick's invariants.
+func TestConcurrentReaders(t *testing.T) {
+	w, err := New(Config{W: 128, H: 64, MaxSnakes: 64, Bots: 16, Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for r := 0; r < 4; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := uint64(0)
+			for n := 0; !stop.Load() && n < 1_000_000; n++ {
+				v := w.Acquire()
+				if v.Tick < last {
+					errs <- fmt.Errorf("view went back in time: %d after %d", v.Tick, last)
+					v.Release()
+					return
+				}
+				last = v.Tick
+				// hash twice; a concurrent write would change it (and
+				// trip the race detector).
+				a := pixSum(v)
+				heads := 0
+				for _, s := range v.Snakes {
+					if s.Used && s.Alive {
+						if v.At(s.Head.X, s.Head.Y).Kind() != Head {
+							errs <- fmt.Errorf("tick %d: head of %q not a head pixel", v.Tick, s.Name)
+						}
+						heads++
+					}
+				}
+				if b := pixSum(v); a != b {
+					errs <- fmt.Errorf("view changed while held (tick %d)", v.Tick)
+				}
+				v.Release()
+			}
+		}()
+	}
+	for p := 0; p < 2; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(p), 2))
+			var ids []ID
+			for n := 0; !stop.Load() && n < 1_000_000; n++ {
+				switch r.IntN(8) {
+				case 0:
+					if id, err := w.Join(fmt.Sprintf("g%d-%d", p, r.IntN(20))); err == nil {
+						ids = append(ids, id)
+					}
+				case 1:
+					if len(ids) > 0 {
+						w.Leave(ids[0])
+						ids = ids[1:]
+					}
+				default:
+					if len(ids) > 0 {
+						id := ids[r.IntN(len(ids))]
+						w.Turn(id, Dir(1+r.IntN(4)))
+						w.Dash(id)
+						w.Respawn(id)
+					}
+				}
+			}
+		}()
+	}
+	for tk := uint64(1); tk <= 400; tk++ {
+		w.Step(tk)
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	w.mu.Lock() // quiesce inputs: all goroutines are done
+	w.mu.Unlock()
+	w.Step(w.tick + 1)
+	if err := w.check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pixSum(v *View) uint64 {
+	var s uint64
+	for i, p := range v.Pix {
+		s += uint64(p) * uint64(i|1)
+	}
+	return s
+}
+
+// TestViewIncremental holds views for a while so the pool grows and old
+// buffers are refreshed both from the change logs and by whole copies.
+func TestViewIncremental(t *testing.T) {
+	w, err := New(Config{W: 64, H: 64, MaxSnakes: 32, Bots: 20, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	var held []*View
+	for tk := uint64(1); tk <= 600; tk++ {
+		w.Step(tk)
+		if err := w.check(); err != nil {
+			t.Fatalf("tick %d: %v", tk, err)
+		}
+		if v := w.newest.Load(); v.st.seq != w.seq && w.Skipped() == 0 {
+			t.Fatalf("tick %d: newest view is from step %d, world at %d", tk, v.st.seq, w.seq)
+		}
+		if r.IntN(3) == 0 && len(held) < maxViews-1 {
+			held = append(held, w.Acquire())
+		}
+		if len(held) > 0 && r.IntN(2) == 0 {
+			j := r.IntN(len(held))
+			held[j].Release()
+			held = append(held[:j], held[j+1:]...)
+		}
+	}
+	if len(w.pool) < 3 || len(w.pool) > maxViews {
+		t.Fatalf("pool size %d", len(w.pool))
+	}
+	// Hold every buffer: Step must skip publishing, not block or reuse.
+	for _, v := range held {
+		v.Release()
+	}
+	held = held[:0]
+	for len(held) < maxViews {
+		held = append(held, w.Acquire())
+		w.Step(w.tick + 1)
+	}
+	before := w.Skipped()
+	w.Step(w.tick + 1)
+	if w.Skipped() != before+1 {
+		t.Fatalf("publish with every buffer held: skipped %d -> %d", before, w.Skipped())
+	}
+	for _, v := range held {
+		v.Release()
+	}
+	w.Step(w.tick + 1)
+	if err := w.check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzWorld turns random bytes into inputs and steps, checking every
+// invariant after every step.
+func FuzzWorld(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	f.Add([]byte("join join turn dash step step step leave respawn"))
+	f.Add([]byte{0, 0, 0, 0, 7, 7, 7, 7, 2, 2, 2, 9, 9, 9, 9, 9})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > 4096 {
+			in = in[:4096]
+		}
+		w, err := New(Config{W: 32, H: 24, MaxSnakes: 6, Bots: 2, Seed: 1, StartLen: 3, Protect: 3, DashCooldown: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids [8]ID
+		for k := 0; k+1 < len(in); k += 2 {
+			op, arg := in[k], in[k+1]
+			id := ids[arg&7]
+			switch op % 8 {
+			case 0:
+				if nid, err := w.Join(string([]byte{'n', arg % 5})); err == nil {
+					ids[arg&7] = nid
+				}
+			case 1:
+				w.Leave(id)
+			case 2, 3:
+				w.Turn(id, Dir(arg>>3))
+			case 4:
+				w.Dash(id)
+			case 5:
+				w.Respawn(id)
+			case 6:
+				w.Turn(ID(uint64(arg)<<16|uint64(arg)), Dir(arg)) // forged id
+			default:
+				for s := 0; s <= int(arg%4); s++ {
+					w.Step(w.tick + 1)
+					if err := w.check(); err != nil {
+						t.Fatalf("tick %d: %v", w.tick, err)
+					}
+				}
+			}
+		}
+	})
+}
