@@ -197,9 +197,15 @@ func (t *Term) byte(b byte) {
 	case b == '\r':
 		t.x, t.wrap = 0, false
 	case b == '\n':
+		if t.wrap {
+			t.bad("LF with pending wrap")
+		}
 		t.lf()
 	case b == '\b':
-		if t.x > 0 && !t.wrap {
+		if t.wrap {
+			t.bad("BS with pending wrap")
+		}
+		if t.x > 0 {
 			t.x--
 		}
 		t.wrap = false
