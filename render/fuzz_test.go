@@ -57,7 +57,7 @@ func FuzzIncremental(f *testing.F) {
 				h.Hint = !h.Hint
 			case 8:
 				h.Follow = 0
-				h.Cam = game.Point{X: arg(i+1) * 3, Y: arg(i+2)}
+				h.Cam = game.Point{X: arg(i+1) * 3, Y: arg(i + 2)}
 				i += 2
 			case 9:
 				h.Cam.X += arg(i+1)%9 - 4
