@@ -126,12 +126,6 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer, defW,
 	case c.SpectatorUser == "":
 		return c, errors.New("-spectator-user must not be empty")
 	}
-	if c.JoinHint == "" {
-		c.JoinHint = "ssh -p " + port(c.Addr) + " localhost"
-		if port(c.Addr) == "22" {
-			c.JoinHint = "ssh localhost"
-		}
-	}
 	return c, nil
 }
 
@@ -143,11 +137,17 @@ func (c *config) Level(name string) error {
 	return nil
 }
 
-func port(addr string) string {
+// defaultJoinHint is the banner's "how to join" for a daemon listening on
+// addr when the operator gave none.
+func defaultJoinHint(addr string) string {
+	p := "2222"
 	if i := strings.LastIndexByte(addr, ':'); i >= 0 && i+1 < len(addr) {
-		return addr[i+1:]
+		p = addr[i+1:]
 	}
-	return "2222"
+	if p == "22" {
+		return "ssh localhost"
+	}
+	return "ssh -p " + p + " localhost"
 }
 
 // spectateHint turns "ssh -p 2222 localhost" into "ssh -p 2222 watch@localhost".

@@ -22,8 +22,14 @@ func TestDefaults(t *testing.T) {
 		c.MetricsAddr != "" || c.WorldW != 1024 || c.WorldH != 512 {
 		t.Errorf("defaults: %+v", c)
 	}
-	if c.JoinHint != "ssh -p 2222 localhost" {
-		t.Errorf("join hint %q", c.JoinHint)
+	if c.JoinHint != "" {
+		t.Errorf("join hint %q, want empty (derived from the listener)", c.JoinHint)
+	}
+	if h := defaultJoinHint("127.0.0.1:2300"); h != "ssh -p 2300 localhost" {
+		t.Errorf("defaultJoinHint = %q", h)
+	}
+	if h := defaultJoinHint("[::]:22"); h != "ssh localhost" {
+		t.Errorf("defaultJoinHint = %q", h)
 	}
 }
 
@@ -45,9 +51,6 @@ func TestEnvTwinsAndFlagPrecedence(t *testing.T) {
 	}
 	if c.Bots != 9 {
 		t.Errorf("flag should win over env: bots = %d", c.Bots)
-	}
-	if c.JoinHint != "ssh -p 2300 localhost" {
-		t.Errorf("join hint %q", c.JoinHint)
 	}
 }
 

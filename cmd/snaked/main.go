@@ -66,6 +66,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 2
 	}
 
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 1
+	}
+	if cfg.JoinHint == "" {
+		cfg.JoinHint = defaultJoinHint(ln.Addr().String())
+	}
 	srv, err := sshserver.New(sshserver.Config{
 		HostSigners:   []ssh.Signer{key.Signer},
 		MaxSessions:   cfg.MaxSessions,
@@ -79,15 +87,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		Logger:        log,
 	}, world)
 	if err != nil {
+		ln.Close()
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 2
 	}
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		fmt.Fprintln(stderr, "snaked:", err)
-		return 1
-	}
 	fmt.Fprintf(stdout, "snaked listening on %s (world %dx%d, %d bots)\nhost key %s\nplay:     %s\nspectate: %s\n",
 		ln.Addr(), gc.W, gc.H, gc.Bots, key.Fingerprint,
 		cfg.JoinHint, spectateHint(cfg.JoinHint, cfg.SpectatorUser))
