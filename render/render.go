@@ -4,7 +4,7 @@
 package render
 
 import (
-	"os"
+	"io"
 	"strings"
 
 	"github.com/muesli/termenv"
@@ -37,7 +37,7 @@ func DetectProfile(term string, env []string) Profile {
 	if t == "dumb" {
 		return Mono
 	}
-	o := termenv.NewOutput(os.Stdout, termenv.WithEnvironment(e), termenv.WithUnsafe())
+	o := termenv.NewOutput(io.Discard, termenv.WithEnvironment(e), termenv.WithUnsafe())
 	switch o.EnvColorProfile() {
 	case termenv.TrueColor:
 		return TrueColor

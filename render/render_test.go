@@ -1,0 +1,216 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"snaked/game"
+	"snaked/internal/vtmodel"
+)
+
+func TestDetectProfile(t *testing.T) {
+	for _, c := range []struct {
+		term string
+		env  []string
+		want Profile
+	}{
+		{"xterm-256color", nil, ANSI256},
+		{"xterm-256color", []string{"COLORTERM=truecolor"}, TrueColor},
+		{"xterm", nil, ANSI16},
+		{"xterm-kitty", nil, TrueColor},
+		{"screen", nil, ANSI16},
+		{"tmux-256color", nil, ANSI256},
+		{"linux", nil, ANSI16},
+		{"xterm-256color", []string{"NO_COLOR=1"}, Mono},
+		{"dumb", nil, Mono},
+		{"vt100", nil, Mono},
+		{"", nil, Mono},
+		{"xterm", []string{"garbage", "TERM=dumb"}, ANSI16},
+	} {
+		if got := DetectProfile(c.term, c.env); got != c.want {
+			t.Errorf("DetectProfile(%q, %q) = %v, want %v", c.term, c.env, got, c.want)
+		}
+	}
+}
+
+// screen renders one frame of s with h at cols x rows and returns the model.
+func screen(t *testing.T, p Profile, cols, rows int, v *game.View, h *HUD) (*vtmodel.Term, []byte) {
+	t.Helper()
+	r := New(p, cols, rows)
+	term := vtmodel.New(cols, rows)
+	out := r.Frame(v, h)
+	term.Write(out)
+	if err := check(term, r); err != nil {
+		t.Fatal(err)
+	}
+	return term, out
+}
+
+func text(term *vtmodel.Term) string {
+	_, rows := term.Size()
+	var b strings.Builder
+	for y := 0; y < rows; y++ {
+		b.WriteString(term.Line(y))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestScreens(t *testing.T) {
+	s, h := scenario()
+	s.step()
+	h.Players, h.Spectators = 5, 2
+	term, out := screen(t, ANSI16, 80, 24, &s.v, h)
+	all := text(term)
+	for _, want := range []string{"snaked", "5 playing, 2 watching", "ssh -p 2222 snaked.example", "len 25", "#1", "kills 0", "dash ok", "1 snakea 25"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("80x24 screen lacks %q:\n%s", want, all)
+		}
+	}
+	if !bytes.HasPrefix(bytes.TrimPrefix(out, []byte(syncOn)), []byte("\x1b[?1049h\x1b[?25l")) {
+		t.Errorf("first frame: want synchronized output, alt screen and hidden cursor; starts %q", out[:min(len(out), 30)])
+	}
+	// Own head bright white, in the middle of the playfield.
+	hd := s.v.Snakes[0].Head
+	r := New(ANSI16, 80, 24)
+	r.Frame(&s.v, h)
+	x, y := mod(hd.X-r.camX, s.v.W), mod(hd.Y-r.camY, s.v.H)
+	c := r.next[(r.pfTop+y/2)*80+x]
+	if got := c.fg; y%2 == 1 {
+		got = c.bg
+		if got != ownHeadCol {
+			t.Errorf("own head cell %+v, want bright white", c)
+		}
+	} else if got != ownHeadCol {
+		t.Errorf("own head cell %+v, want bright white", c)
+	}
+
+	h.ShutdownIn = 7
+	h.Hint = true
+	all = text(first(t, ANSI16, 80, 24, &s.v, h))
+	for _, want := range []string{"SHUTTING DOWN IN 7", "arrows/wasd turn"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("screen lacks %q:\n%s", want, all)
+		}
+	}
+	h.Help = true
+	if all = text(first(t, ANSI16, 80, 24, &s.v, h)); !strings.Contains(all, "HOW TO PLAY") {
+		t.Errorf("help overlay missing:\n%s", all)
+	}
+	h.Help, h.Hint = false, false
+
+	s.v.Tick = 700
+	s.kill(0, "bob")
+	s.v.Snakes[0].SpawnTick = 50
+	all = text(first(t, ANSI16, 80, 24, &s.v, h))
+	for _, want := range []string{"YOU DIED", "length 25", "kills 0", "alive 1m5s", "killed by bob", "space or enter to respawn"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("death overlay lacks %q:\n%s", want, all)
+		}
+	}
+
+	all = text(first(t, ANSI16, 39, 11, &s.v, h))
+	if !strings.Contains(all, "please enlarge") || !strings.Contains(all, "now 39x11") {
+		t.Errorf("small terminal:\n%s", all)
+	}
+	for _, sz := range [][2]int{{40, 12}, {45, 14}} {
+		all = text(first(t, ANSI16, sz[0], sz[1], &s.v, h))
+		if strings.Contains(all, "enlarge") || !strings.Contains(all, "YOU DIED") || !strings.Contains(all, "DOWN IN 7") {
+			t.Errorf("compact %v:\n%s", sz, all)
+		}
+	}
+
+	h.Spectator, h.You = true, 0
+	h.Follow = s.v.Snakes[1].ID
+	all = text(first(t, ANSI16, 80, 24, &s.v, h))
+	if !strings.Contains(all, "watching snakeb") || strings.Contains(all, "YOU DIED") {
+		t.Errorf("spectator:\n%s", all)
+	}
+}
+
+func first(t *testing.T, p Profile, cols, rows int, v *game.View, h *HUD) *vtmodel.Term {
+	term, _ := screen(t, p, cols, rows, v, h)
+	return term
+}
+
+func TestMono(t *testing.T) {
+	s, h := scenario()
+	s.v.Snakes[1].ProtectedUntil = 100
+	s.step()
+	term := first(t, Mono, 80, 24, &s.v, h)
+	all := text(term)
+	for _, want := range []string{"@", "#", "O", "o", "*", ":", "snaked"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("mono screen lacks %q:\n%s", want, all)
+		}
+	}
+	for y := 0; y < 24; y++ {
+		for x := 0; x < 80; x++ {
+			if c := term.Cell(x, y); c.FG != vtmodel.Default || c.BG != vtmodel.Default || c.Ch > 0x7e {
+				t.Fatalf("mono cell %d,%d = %+v", x, y, c)
+			}
+		}
+	}
+}
+
+func TestProtectedGrey(t *testing.T) {
+	s, h := scenario()
+	s.v.Snakes[1].ProtectedUntil = 100
+	s.step()
+	r := New(TrueColor, 80, 24)
+	h.Follow = s.v.Snakes[1].ID
+	r.Frame(&s.v, h)
+	n := 0
+	for _, c := range r.next {
+		if c.ch == 0 && (c.fg == shieldCol || c.bg == shieldCol) {
+			n++
+		}
+	}
+	if n < 5 {
+		t.Errorf("protected snake: %d grey cells, want its body", n)
+	}
+}
+
+func TestRestore(t *testing.T) {
+	s, h := scenario()
+	term, _ := screen(t, ANSI16, 80, 24, &s.v, h)
+	term.Write([]byte("\x1b[31;42m\x1b[?2026h"))
+	term.Write(Restore())
+	fg, bg := term.Pen()
+	top, bot := term.ScrollRegion()
+	if term.AltScreen() || !term.CursorVisible() || term.Synchronized() || fg != vtmodel.Default || bg != vtmodel.Default || top != 0 || bot != 23 {
+		t.Errorf("after Restore: alt %v cursor %v sync %v pen %d/%d region %d-%d", term.AltScreen(), term.CursorVisible(), term.Synchronized(), fg, bg, top, bot)
+	}
+	if u := term.Unsupported(); len(u) > 0 {
+		t.Errorf("unsupported %q", u)
+	}
+}
+
+func TestSmallFramesUnsynchronized(t *testing.T) {
+	s, h := scenario()
+	r := New(ANSI16, 80, 24)
+	r.Frame(&s.v, h)
+	for i := 0; i < 200; i++ {
+		s.step()
+		out := r.Frame(&s.v, h)
+		if sync := bytes.Contains(out, []byte(syncOn)); sync != (len(out) >= syncMin) {
+			t.Fatalf("frame %d: %d bytes, synchronized %v", i, len(out), sync)
+		}
+	}
+	r.Invalidate()
+	if out := r.Frame(&s.v, h); !bytes.Contains(out, []byte("\x1b[2J")) || bytes.Contains(out, []byte("1049")) {
+		t.Errorf("repaint after Invalidate: %q...", out[:min(40, len(out))])
+	}
+}
+
+func TestNilAndOddViews(t *testing.T) {
+	r := New(ANSI16, 80, 24)
+	term := vtmodel.New(80, 24)
+	for _, v := range []*game.View{nil, {}, {W: 5, H: 5}, {W: 3, H: 2, Pix: make([]game.Pixel, 6), Top: []game.Entry{{Name: "\x1b[31m\xff"}}}} {
+		term.Write(r.Frame(v, nil))
+		if err := check(term, r); err != nil {
+			t.Fatalf("%+v: %v", v, err)
+		}
+	}
+}
