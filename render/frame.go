@@ -41,7 +41,7 @@ type Renderer struct {
 	buf        []byte // output, reused; its first len(syncOn) bytes are room for syncOn
 	out        []byte // the frame being built (aliases buf)
 	num        []byte // scratch for numbers and lines of text
-	lines      [6][]byte
+	lines      [8][]byte
 
 	// Encoder state: cursor (cx -1 after writing the last column, when a
 	// wrap is pending), pen and scroll region.
@@ -553,17 +553,19 @@ var helpPlay = [...]string{
 
 var helpWatch = [...]string{
 	"WATCHING",
-	"you are a spectator",
-	"ssh in with a name to play",
-	"?                     help",
-	"ctrl-l                redraw",
-	"q / ctrl-c            quit",
+	"tab / n             next snake",
+	"shift-tab / p       previous snake",
+	"arrows / wasd       move the camera",
+	"f                   follow again",
+	"?                   help",
+	"ctrl-l              redraw",
+	"q / ctrl-c          quit",
 }
 
 func (r *Renderer) help(h *HUD) {
-	src := &helpPlay
+	src := helpPlay[:]
 	if h.Spectator {
-		src = &helpWatch
+		src = helpWatch[:]
 	}
 	for i, s := range src {
 		r.lines[i] = append(r.lines[i][:0], s...)
@@ -574,7 +576,7 @@ func (r *Renderer) help(h *HUD) {
 func (r *Renderer) hint(h *HUD) {
 	s := "arrows/wasd turn, space dash, ? help, q quit"
 	if h.Spectator {
-		s = "watching: ? help, q quit"
+		s = "tab next snake, arrows pan, ? help, q quit"
 	}
 	if len(s) > r.cols {
 		s = "? help"

@@ -1,0 +1,126 @@
+package render
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"snaked/game"
+	"snaked/internal/vtmodel"
+)
+
+// worldRun plays the standard scenario's shape on a real game.World: five
+// scripted players (the followed one turning every 2-7 ticks, the others
+// steering to stay near it), length 25 at spawn, fruit at a density that
+// puts ~40 in an 80x24 view, 3,000 ticks; dead snakes respawn at once. It
+// returns frame sizes after the first, the mean length of live snakes and
+// the mean fruit in view.
+func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, length, fruit float64) {
+	w, err := game.New(game.Config{W: 400, H: 220, MaxSnakes: 16, Seed: scenSeed, Fruit: 1000, StartLen: 25})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(scenSeed, 3))
+	var ids [5]game.ID
+	for i := range ids {
+		if ids[i], err = w.Join("p" + strconv.Itoa(i)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	w.Step(1)
+	h := &HUD{You: ids[0], Follow: ids[0], ShutdownIn: -1, Players: 5, Spectators: 2, Join: "ssh -p 2222 snaked.example"}
+	r := New(ANSI16, 80, 24)
+	next := [5]int{}
+	var lsum, lnum, fsum int
+	for t := 0; t < scenTicks; t++ {
+		v := w.Acquire()
+		var out []byte
+		if enc == nil {
+			out = r.Frame(v, h)
+		} else {
+			r.full = false
+			r.compose(v, h)
+			out = enc(r, t == 0)
+		}
+		if term != nil {
+			term.Write(out)
+			if err := check(term, r); err != nil {
+				tb.Fatalf("tick %d: %v", t, err)
+			}
+		}
+		if t > 0 {
+			sizes = append(sizes, len(out))
+		}
+		for _, c := range r.next[r.cols*r.pfTop : r.cols*(r.pfTop+r.pfRows)] {
+			if c.fg == fruitCol {
+				fsum++
+			}
+			if c.bg == fruitCol && c.ch == 0 && c.fg != c.bg {
+				fsum++
+			}
+		}
+		lead, _ := v.Snake(ids[0])
+		for i, id := range ids {
+			s, ok := v.Snake(id)
+			if !ok {
+				continue
+			}
+			if !s.Alive {
+				w.Respawn(id)
+				continue
+			}
+			lsum += s.Length
+			lnum++
+			if next[i]--; next[i] > 0 {
+				continue
+			}
+			next[i] = 2 + rng.IntN(6)
+			d := turn(s.Dir, rng.IntN(2) == 0)
+			if i > 0 && lead != nil && lead.Alive {
+				dx, dy := wrapDelta(lead.Head.X-s.Head.X, v.W), wrapDelta(lead.Head.Y-s.Head.Y, v.H)
+				switch {
+				case dx > 20 && s.Dir != game.Left:
+					d = game.Right
+				case dx < -20 && s.Dir != game.Right:
+					d = game.Left
+				case dy > 10 && s.Dir != game.Up:
+					d = game.Down
+				case dy < -10 && s.Dir != game.Down:
+					d = game.Up
+				}
+			}
+			w.Turn(id, d)
+		}
+		v.Release()
+		w.Step(uint64(t + 2))
+	}
+	return sizes, float64(lsum) / float64(lnum), float64(fsum) / scenTicks
+}
+
+// BenchmarkWorld is BenchmarkScenario on a real game.World.
+func BenchmarkWorld(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		enc  encoder
+	}{{"full", fullEnc}, {"linediff", lineEnc}, {"snaked", nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			var sizes []int
+			var l, f float64
+			for b.Loop() {
+				sizes, l, f = worldRun(b, c.enc, nil)
+			}
+			mean, p50, p95 := stats(sizes)
+			b.ReportMetric(mean, "B/frame")
+			b.ReportMetric(float64(p50), "p50-B/frame")
+			b.ReportMetric(float64(p95), "p95-B/frame")
+			b.ReportMetric(l, "snake-len")
+			b.ReportMetric(f, "fruit-in-view")
+		})
+	}
+}
+
+func TestWorldOracle(t *testing.T) {
+	sizes, l, f := worldRun(t, nil, vtmodel.New(80, 24))
+	mean, p50, p95 := stats(sizes)
+	t.Logf("real world: snaked %.1f B/frame (p50 %d, p95 %d), mean length %.1f, fruit in view %.1f", mean, p50, p95, l, f)
+}
