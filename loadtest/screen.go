@@ -98,8 +98,8 @@ func (m *marker) Scan(p []byte) bool {
 }
 
 // stripText returns the printable text in p with escape sequences (CSI,
-// OSC, two-byte ESC) and control bytes removed, lower-cased. It is used on
-// the first screens only, to recognise a join prompt.
+// OSC, two-byte ESC) and control bytes removed, ASCII lower-cased. It is
+// used on the first screens only, to recognise a join prompt.
 func stripText(p []byte) string {
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
@@ -123,11 +123,13 @@ func stripText(p []byte) string {
 		case c == '\r' || c == '\n':
 			b.WriteByte(' ')
 		case c < 0x20 || c == 0x7f:
+		case 'A' <= c && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
 		default:
 			b.WriteByte(c)
 		}
 	}
-	return strings.ToLower(b.String())
+	return b.String()
 }
 
 // joinPrompt reports whether text (from stripText) looks like a screen

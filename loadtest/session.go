@@ -299,12 +299,16 @@ func (s *session) read(ctx context.Context, start time.Time, stdout io.Reader) {
 			if screen != nil {
 				screen.Write(data)
 			}
+			if joinText != nil && now.Sub(firstAt) >= joinPhase {
+				joinText = nil // the join phase is over: free the buffer
+			}
 			if !s.spectator && joinTries < 3 && now.Sub(firstAt) < joinPhase {
-				joinText = append(joinText, data...)
-				if len(joinText) > 64<<10 {
-					joinText = joinText[len(joinText)-(32<<10):]
+				// Keep only the last text shown, stripped of sequences.
+				joinText = append(joinText, stripText(data)...)
+				if len(joinText) > 1024 {
+					joinText = append(joinText[:0], joinText[len(joinText)-512:]...)
 				}
-				if joinPrompt(stripText(joinText)) {
+				if joinPrompt(string(joinText)) {
 					joinTries++
 					joinText = joinText[:0]
 					s.alive.Store(false)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"snaked/loadtest"
@@ -44,10 +45,22 @@ func main() {
 	frame := flag.Int("frame", 150, "floor: bytes per frame")
 	hz := flag.Int("hz", 10, "floor: frames per second")
 	freePort := flag.Bool("free-port", false, "print a free loopback TCP port and exit")
+	cpuProfile := flag.String("cpuprofile", "", "write the swarm's (or the floor's) CPU profile to this file")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	switch {
 	case *freePort:
@@ -96,6 +109,7 @@ func main() {
 }
 
 func fatal(err error) {
+	pprof.StopCPUProfile()
 	fmt.Fprintln(os.Stderr, "loadtest:", err)
 	os.Exit(1)
 }
