@@ -268,41 +268,43 @@ func FuzzWorld(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
 	f.Add([]byte("join join turn dash step step step leave respawn"))
 	f.Add([]byte{0, 0, 0, 0, 7, 7, 7, 7, 2, 2, 2, 9, 9, 9, 9, 9})
-	f.Fuzz(func(t *testing.T, in []byte) {
-		if len(in) > 4096 {
-			in = in[:4096]
-		}
-		w, err := New(Config{W: 32, H: 24, MaxSnakes: 6, Bots: 2, Seed: 1, StartLen: 3, Protect: 3, DashCooldown: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids [8]ID
-		for k := 0; k+1 < len(in); k += 2 {
-			op, arg := in[k], in[k+1]
-			id := ids[arg&7]
-			switch op % 8 {
-			case 0:
-				if nid, err := w.Join(string([]byte{'n', arg % 5})); err == nil {
-					ids[arg&7] = nid
-				}
-			case 1:
-				w.Leave(id)
-			case 2, 3:
-				w.Turn(id, Dir(arg>>3))
-			case 4:
-				w.Dash(id)
-			case 5:
-				w.Respawn(id)
-			case 6:
-				w.Turn(ID(uint64(arg)<<16|uint64(arg)), Dir(arg)) // forged id
-			default:
-				for s := 0; s <= int(arg%4); s++ {
-					w.Step(w.tick + 1)
-					if err := w.check(); err != nil {
-						t.Fatalf("tick %d: %v", w.tick, err)
-					}
+	f.Fuzz(fuzzOne)
+}
+
+func fuzzOne(t *testing.T, in []byte) {
+	if len(in) > 4096 {
+		in = in[:4096]
+	}
+	w, err := New(Config{W: 32, H: 24, MaxSnakes: 6, Bots: 2, Seed: 1, StartLen: 3, Protect: 3, DashCooldown: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids [8]ID
+	for k := 0; k+1 < len(in); k += 2 {
+		op, arg := in[k], in[k+1]
+		id := ids[arg&7]
+		switch op % 8 {
+		case 0:
+			if nid, err := w.Join(string([]byte{'n', arg % 5})); err == nil {
+				ids[arg&7] = nid
+			}
+		case 1:
+			w.Leave(id)
+		case 2, 3:
+			w.Turn(id, Dir(arg>>3))
+		case 4:
+			w.Dash(id)
+		case 5:
+			w.Respawn(id)
+		case 6:
+			w.Turn(ID(uint64(arg)<<16|uint64(arg)), Dir(arg)) // forged id
+		default:
+			for s := 0; s <= int(arg%4); s++ {
+				w.Step(w.tick + 1)
+				if err := w.check(); err != nil {
+					t.Fatalf("tick %d: %v", w.tick, err)
 				}
 			}
 		}
-	})
+	}
 }
