@@ -1,7 +1,6 @@
 package sshserver
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -426,5 +425,3 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Error("pprof index missing")
 	}
 }
-
-var _ = errors.New

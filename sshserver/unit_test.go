@@ -1,0 +1,134 @@
+package sshserver
+
+import (
+	"net"
+	"net/netip"
+	"slices"
+	"testing"
+)
+
+type ev struct {
+	k key
+	r byte
+}
+
+func decodeAll(chunks ...string) []ev {
+	var d decoder
+	var out []ev
+	for _, c := range chunks {
+		d.feed([]byte(c), func(k key, r byte) { out = append(out, ev{k, r}) })
+	}
+	return out
+}
+
+func TestDecoderSplits(t *testing.T) {
+	whole := "\x1b[A\x1bOBx\x1b[1;5C\x1b[D\r\x7f\t\x1b[Z\x03\x04\x0c\x15 "
+	want := []ev{{keyUp, 0}, {keyDown, 0}, {keyRune, 'x'}, {keyRight, 0}, {keyLeft, 0}, {keyEnter, 0},
+		{keyBackspace, 0}, {keyTab, 0}, {keyBackTab, 0}, {keyCtrlC, 0}, {keyCtrlD, 0}, {keyCtrlL, 0}, {keyCtrlU, 0}, {keyRune, ' '}}
+	if got := decodeAll(whole); !slices.Equal(got, want) {
+		t.Fatalf("whole: got %v want %v", got, want)
+	}
+	// Every split point, and byte by byte.
+	for i := 1; i < len(whole); i++ {
+		if got := decodeAll(whole[:i], whole[i:]); !slices.Equal(got, want) {
+			t.Fatalf("split at %d: got %v want %v", i, got, want)
+		}
+	}
+	var bytes []string
+	for i := range len(whole) {
+		bytes = append(bytes, whole[i:i+1])
+	}
+	if got := decodeAll(bytes...); !slices.Equal(got, want) {
+		t.Fatalf("byte by byte: got %v want %v", got, want)
+	}
+}
+
+func TestDecoderHostile(t *testing.T) {
+	// An overlong CSI is dropped whole; what follows still decodes.
+	long := "\x1b[" + string(make([]byte, 0))
+	for range 10000 {
+		long += "1;"
+	}
+	got := decodeAll(long+"A", "q")
+	if !slices.Equal(got, []ev{{keyRune, 'q'}}) {
+		t.Fatalf("overlong CSI: got %v", got)
+	}
+	// ESC ESC is a lone Esc; malformed CSI bytes end the sequence.
+	if got := decodeAll("\x1b\x1b[B"); !slices.Equal(got, []ev{{keyEsc, 0}, {keyDown, 0}}) {
+		t.Fatalf("ESC ESC: got %v", got)
+	}
+	if got := decodeAll("\x1b[\x01k"); !slices.Equal(got, []ev{{keyRune, 'k'}}) {
+		t.Fatalf("malformed CSI: got %v", got)
+	}
+	// Alt+key reports the key; high bytes are ignored.
+	if got := decodeAll("\x1bw\xff\xc3\xa9"); !slices.Equal(got, []ev{{keyRune, 'w'}}) {
+		t.Fatalf("alt/utf-8: got %v", got)
+	}
+}
+
+func TestSanitizeNick(t *testing.T) {
+	cases := map[string]string{
+		"alice":                               "alice",
+		"Bob_the-Builder99":                   "Bob_the-Builder9",
+		"\x1b[31mred\x1b[0m":                  "31mred0m",
+		"é\u202etxt\x00":                      "txt",
+		"   ":                                 "",
+		"a.b@c":                               "abc",
+		string(make([]byte, 100000)) + "late": "",
+	}
+	for in, want := range cases {
+		if got := sanitizeNick(in); got != want {
+			t.Errorf("sanitizeNick(%q) = %q, want %q", in[:min(len(in), 40)], got, want)
+		}
+	}
+	for _, n := range []string{"root", "ROOT", "admin", "ubuntu", "user", "pi", ""} {
+		if usableNick(n) {
+			t.Errorf("%q should not be usable", n)
+		}
+	}
+	if !usableNick("alice") {
+		t.Error("alice should be usable")
+	}
+	if q := quote("a\x1b\u202e"); q != `a\x1b\u202e` {
+		t.Errorf("quote = %s", q)
+	}
+}
+
+func TestIPKey(t *testing.T) {
+	k := func(s string) netip.Addr { return ipKey(&net.TCPAddr{IP: net.ParseIP(s), Port: 1}) }
+	if k("2001:db8:1:2:aaaa::1") != k("2001:db8:1:2:bbbb::2") {
+		t.Error("one IPv6 /64 must share a key")
+	}
+	if k("2001:db8:1:2::1") == k("2001:db8:1:3::1") {
+		t.Error("different /64s must differ")
+	}
+	if k("::ffff:10.0.0.1") != k("10.0.0.1") || k("10.0.0.1") == k("10.0.0.2") {
+		t.Error("IPv4 keys")
+	}
+}
+
+func TestUnauthSet(t *testing.T) {
+	u := newUnauthSet(3, 2)
+	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	c1, _ := net.Pipe()
+	e1, ev := u.add(c1, a)
+	if e1 == nil || ev != nil {
+		t.Fatal("first add")
+	}
+	e2, _ := u.add(c1, a)
+	if e3, _ := u.add(c1, a); e3 != nil {
+		t.Error("per-IP cap not enforced")
+	}
+	c2, _ := net.Pipe()
+	u.add(c2, b)
+	e5, ev := u.add(c2, b) // global cap 3: evicts the oldest (e1)
+	if e5 == nil || ev != c1 {
+		t.Fatal("global cap must evict the oldest")
+	}
+	if u.done(e1) {
+		t.Error("evicted entry reported as pending")
+	}
+	if !u.done(e2) || u.len() != 2 {
+		t.Errorf("len %d after done, want 2", u.len())
+	}
+}
