@@ -45,14 +45,16 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		tc.SetWriteBuffer(s.cfg.SendBuffer)
 		tc.SetNoDelay(true)
 	}
+	// The connection counts as unauthenticated until it is admitted, so
+	// refused ones waiting for their channel open stay under that cap.
+	defer s.unauth.done(pending)
 	raw.SetDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
 	sc, chans, reqs, err := ssh.NewServerConn(raw, s.ssh)
-	stillPending := s.unauth.done(pending)
 	if err != nil {
 		cause := "error"
 		if ne, ok := err.(net.Error); ok && ne.Timeout() {
 			cause = "timeout"
-		} else if !stillPending {
+		} else if !s.unauth.done(pending) {
 			cause = "evicted"
 		}
 		s.m.handshake.WithLabelValues(cause).Inc()
@@ -89,6 +91,10 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		return
 	}
 	defer s.conns.release(key)
+	if !s.unauth.done(pending) {
+		c.closeWith("evicted") // pushed out by the unauthenticated cap at the last moment
+	}
+	c.log.Info("connect")
 
 	done := make(chan struct{})
 	if s.cfg.KeepAlive > 0 {

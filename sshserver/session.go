@@ -214,9 +214,8 @@ func (s *session) run(reqs <-chan *ssh.Request) {
 		s.phase.Store(int32(phaseWatch))
 		s.setKind("spectator")
 		s.srv.m.joins.WithLabelValues("spectator").Inc()
-		s.c.log.Info("connect", "kind", "spectator")
+		s.c.log.Info("watch")
 	} else {
-		s.c.log.Info("connect", "kind", "player")
 		s.setKind("joining")
 		s.phase.Store(int32(phaseJoin))
 		s.mu.Lock()
