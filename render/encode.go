@@ -100,41 +100,50 @@ func (r *Renderer) pen(f, b uint8) {
 	r.pfg, r.pbg = nf, nb
 }
 
-// putCell draws c at the cursor with the cheapest glyph for the pen.
-func (r *Renderer) putCell(c cell) {
+// ascii holds the bytes 0..127, so a text glyph is a substring (no allocation).
+var ascii = func() string {
+	b := make([]byte, 128)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return string(b)
+}()
+
+// glyph picks the cheapest way to draw c from the current pen: the pen it
+// needs (keep: either) and the glyph, with the cost of both.
+func (r *Renderer) glyph(c cell) (f, b uint8, g string, cost int) {
 	switch {
 	case c.ch != 0:
-		r.pen(c.fg, c.bg)
-		r.out = append(r.out, byte(c.ch))
+		k, _ := r.sgrPlan(c.fg, c.bg)
+		return c.fg, c.bg, ascii[c.ch&127 : c.ch&127+1], k + 1
 	case c.fg == c.bg:
+		cs, _ := r.sgrPlan(keep, c.bg)
 		if c.fg != def {
-			cs, _ := r.sgrPlan(keep, c.bg)
-			cf, _ := r.sgrPlan(c.fg, keep)
-			if cf+3 < cs+1 {
-				r.pen(c.fg, keep)
-				r.out = append(r.out, full...)
-				break
+			if cf, _ := r.sgrPlan(c.fg, keep); cf+3 < cs+1 {
+				return c.fg, keep, full, cf + 3
 			}
 		}
-		r.pen(keep, c.bg)
-		r.out = append(r.out, ' ')
+		return keep, c.bg, " ", cs + 1
 	case c.fg == def:
-		r.pen(c.bg, def)
-		r.out = append(r.out, lower...)
+		k, _ := r.sgrPlan(c.bg, def)
+		return c.bg, def, lower, k + 3
 	case c.bg == def:
-		r.pen(c.fg, def)
-		r.out = append(r.out, upper...)
-	default:
-		cu, _ := r.sgrPlan(c.fg, c.bg)
-		cl, _ := r.sgrPlan(c.bg, c.fg)
-		if cu <= cl {
-			r.pen(c.fg, c.bg)
-			r.out = append(r.out, upper...)
-		} else {
-			r.pen(c.bg, c.fg)
-			r.out = append(r.out, lower...)
-		}
+		k, _ := r.sgrPlan(c.fg, def)
+		return c.fg, def, upper, k + 3
 	}
+	cu, _ := r.sgrPlan(c.fg, c.bg)
+	cl, _ := r.sgrPlan(c.bg, c.fg)
+	if cu <= cl {
+		return c.fg, c.bg, upper, cu + 3
+	}
+	return c.bg, c.fg, lower, cl + 3
+}
+
+// putCell draws c at the cursor with the cheapest glyph for the pen.
+func (r *Renderer) putCell(c cell) {
+	f, b, g, _ := r.glyph(c)
+	r.pen(f, b)
+	r.out = append(r.out, g...)
 	if r.cx == r.cols-1 {
 		r.cx = -1 // pending wrap: only CR, CHA and CUP are safe now
 	} else {
@@ -168,8 +177,16 @@ func (r *Renderer) reprintCost(c cell) int {
 }
 
 func digits(n int) int {
-	d := 1
-	for n >= 10 {
+	switch {
+	case n < 10:
+		return 1
+	case n < 100:
+		return 2
+	case n < 1000:
+		return 3
+	}
+	d := 4
+	for n >= 10000 {
 		n /= 10
 		d++
 	}
@@ -326,57 +343,79 @@ func (r *Renderer) emitV(kind, from, to int) {
 	r.out = o
 }
 
+// Cursor motion plans.
+const (
+	pCUP  = iota
+	pH    // same row, horizontal only
+	pCRH  // CR then horizontal
+	pVH   // vertical then horizontal
+	pCRVH // CR, vertical, horizontal
+)
+
+// motion is a planned cursor move and its cost in bytes.
+type motion struct {
+	cost       int
+	plan, h, v uint8
+}
+
+func (m *motion) try(c, p, h, v int) {
+	if c < m.cost {
+		*m = motion{c, uint8(p), uint8(h), uint8(v)}
+	}
+}
+
+// plan finds the cheapest way it knows to move the cursor to (x, y).
+func (r *Renderer) plan(x, y int) motion {
+	if r.cx == x && r.cy == y {
+		return motion{plan: pH, h: hNone}
+	}
+	m := motion{cost: cupCost(x, y), plan: pCUP}
+	if r.cy == y {
+		if r.cx >= 0 {
+			c, k := hplan(r.cx, x)
+			m.try(c, pH, k, 0)
+			if n := x - r.cx; n > 0 && n <= 8 {
+				row := r.prev[y*r.cols:]
+				c := 0
+				for i := r.cx; i < x && c < m.cost; i++ {
+					rc := r.reprintCost(row[i])
+					if rc < 0 {
+						c = m.cost
+						break
+					}
+					c += rc
+				}
+				m.try(c, pH, hReprint, 0)
+			}
+		} else {
+			m.try(chaCost(x), pH, hCHA, 0)
+		}
+		c, k := hplan(0, x)
+		m.try(1+c, pCRH, k, 0)
+	} else if r.cy >= 0 && r.vok(r.cy, y) {
+		vc, v := vplan(r.cy, y)
+		if r.cx >= 0 {
+			c, k := hplan(r.cx, x)
+			m.try(vc+c, pVH, k, v)
+		}
+		c, k := hplan(0, x)
+		m.try(1+vc+c, pCRVH, k, v)
+	}
+	return m
+}
+
 // moveTo moves the cursor to (x, y) the cheapest way it knows.
 func (r *Renderer) moveTo(x, y int) {
 	if r.cx == x && r.cy == y {
 		return
 	}
-	best := cupCost(x, y)
-	const (
-		pCUP  = iota
-		pH    // same row, horizontal only
-		pCRH  // CR then horizontal
-		pVH   // vertical then horizontal
-		pCRVH // CR, vertical, horizontal
-	)
-	plan, hk, vk := pCUP, 0, 0
-	try := func(c, p, h, v int) {
-		if c < best {
-			best, plan, hk, vk = c, p, h, v
-		}
-	}
-	if r.cy == y {
-		if r.cx >= 0 {
-			c, k := hplan(r.cx, x)
-			try(c, pH, k, 0)
-			if n := x - r.cx; n > 0 && n <= 8 {
-				row := r.prev[y*r.cols:]
-				c := 0
-				for i := r.cx; i < x && c < best; i++ {
-					rc := r.reprintCost(row[i])
-					if rc < 0 {
-						c = best
-						break
-					}
-					c += rc
-				}
-				try(c, pH, hReprint, 0)
-			}
-		} else {
-			try(chaCost(x), pH, hCHA, 0)
-		}
-		c, k := hplan(0, x)
-		try(1+c, pCRH, k, 0)
-	} else if r.cy >= 0 && r.vok(r.cy, y) {
-		vc, v := vplan(r.cy, y)
-		if r.cx >= 0 {
-			c, k := hplan(r.cx, x)
-			try(vc+c, pVH, k, v)
-		}
-		c, k := hplan(0, x)
-		try(1+vc+c, pCRVH, k, v)
-	}
-	switch plan {
+	r.move(r.plan(x, y), x, y)
+}
+
+// move carries out m, a plan to reach (x, y).
+func (r *Renderer) move(m motion, x, y int) {
+	hk, vk := int(m.h), int(m.v)
+	switch m.plan {
 	case pCUP:
 		o := append(r.out, 0x1b, '[')
 		if y > 0 || x > 0 {
@@ -634,7 +673,72 @@ func (r *Renderer) encode(full bool, dx, dy int) {
 	} else if r.pfRows > 0 && (dx != 0 || dy != 0) {
 		r.moveCamera(dx, dy)
 	}
+	if !full && r.greedy() {
+		return
+	}
 	for y := 0; y < r.rows; y++ {
 		r.diffRow(y)
 	}
+}
+
+// greedyMax is the most changed cells greedy orders; larger frames go row
+// by row.
+var greedyMax = 16
+
+// greedy sends a small frame's changed cells cheapest-next-first (cursor
+// motion plus pen change plus glyph); it reports false, having sent
+// nothing, when more than greedyMax cells changed.
+func (r *Renderer) greedy() bool {
+	todo := r.todo[:0]
+	w := r.cols
+	for y := 0; y < r.rows; y++ {
+		prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
+		if bytes.Equal(raw(prev), raw(next)) {
+			continue
+		}
+		for x := 0; x < w; x++ {
+			if x%span == 0 && x+span <= w && bytes.Equal(raw(prev[x:x+span]), raw(next[x:x+span])) {
+				x += span - 1
+				continue
+			}
+			if prev[x] != next[x] {
+				if len(todo) == greedyMax {
+					r.todo = todo
+					return false
+				}
+				todo = append(todo, int32(y<<16|x))
+			}
+		}
+	}
+	gc := r.gcost[:0]
+	for _, p := range todo {
+		_, _, _, g := r.glyph(r.next[int(p>>16)*w+int(p&0xffff)])
+		gc = append(gc, int32(g))
+	}
+	r.todo, r.gcost = todo, gc
+	for len(todo) > 0 {
+		bi, bc := 0, 1<<30
+		var bm motion
+		for i, p := range todo {
+			m := r.plan(int(p&0xffff), int(p>>16))
+			if c := m.cost + int(gc[i]); c < bc {
+				bi, bc, bm = i, c, m
+			}
+		}
+		x, y := int(todo[bi]&0xffff), int(todo[bi]>>16)
+		pf, pb := r.pfg, r.pbg
+		r.move(bm, x, y)
+		r.putCell(r.next[y*w+x])
+		r.prev[y*w+x] = r.next[y*w+x]
+		last := len(todo) - 1
+		todo[bi], gc[bi] = todo[last], gc[last]
+		todo, gc = todo[:last], gc[:last]
+		if r.pfg != pf || r.pbg != pb {
+			for i, p := range todo {
+				_, _, _, g := r.glyph(r.next[int(p>>16)*w+int(p&0xffff)])
+				gc[i] = int32(g)
+			}
+		}
+	}
+	return true
 }

@@ -42,6 +42,8 @@ type Renderer struct {
 	out        []byte // the frame being built (aliases buf)
 	num        []byte // scratch for numbers and lines of text
 	lines      [8][]byte
+	todo       []int32 // greedy: changed cells, y<<16 | x
+	gcost      []int32 // greedy: glyph cost of each, for the current pen
 
 	// Encoder state: cursor (cx -1 after writing the last column, when a
 	// wrap is pending), pen and scroll region.
