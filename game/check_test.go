@@ -54,9 +54,12 @@ func (w *World) check() error {
 				kind = Head
 			}
 			want[j] = MakePixel(kind, i, s.colour)
-			if k > 0 && w.dist(s.at(k-1), j) != 1 {
+			if a := s.at(k - 1); k > 0 && w.dist(a%int32(w.w), a/int32(w.w), j%int32(w.w), j/int32(w.w)) != 1 {
 				return fmt.Errorf("snake %d: body not contiguous at %d", i, k)
 			}
+		}
+		if h := s.head(); h != s.hy*int32(w.w)+s.hx || h != s.at(s.n-1) {
+			return fmt.Errorf("snake %d: head %d at (%d,%d)", i, h, s.hx, s.hy)
 		}
 	}
 	if players != w.players || bots != w.bots {

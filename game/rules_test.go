@@ -35,7 +35,7 @@ func place(t *testing.T, w *World, name string, d Dir, body ...Point) ID {
 	s.colour = Colour(1 + id.Slot())
 	for k, p := range body {
 		i := w.idx(p.X, p.Y)
-		s.push(i)
+		s.push(i, int32(int(i)%w.w), int32(int(i)/w.w))
 		kind := Body
 		if k == len(body)-1 {
 			kind = Head

@@ -98,7 +98,7 @@ func (w *World) drain() {
 func (w *World) initSnake(slot int32, b *inbox) {
 	s := &w.snakes[slot]
 	body := s.body
-	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, target: -1, wantLife: true}
+	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, tx: -1, ty: -1, wantLife: true}
 	w.spawnq = append(w.spawnq, slot)
 	if b.bot {
 		w.bots++
@@ -132,7 +132,7 @@ func (w *World) remove(slot int32) {
 		}
 	}
 	body := s.body
-	*s = snake{body: body, killer: -1, target: -1}
+	*s = snake{body: body, killer: -1, tx: -1, ty: -1}
 }
 
 // spawnAll tries to place every snake waiting for a life.
@@ -164,7 +164,7 @@ func (w *World) spawn(slot int32) bool {
 		s.tail, s.n, s.grow = 0, 0, 0
 		for k := w.cfg.StartLen - 1; k >= 0; k-- {
 			i := w.idx(hx-dx*k, hy-dy*k)
-			s.push(i)
+			s.push(i, int32(int(i)%w.w), int32(int(i)/w.w))
 			kind := Body
 			if k == 0 {
 				kind = Head
@@ -176,7 +176,7 @@ func (w *World) spawn(slot int32) bool {
 		s.spawnTick = w.tick
 		s.protUntil = w.tick + uint64(w.cfg.Protect)
 		s.killedBy, s.killer = "", -1
-		s.target = -1
+		s.tx, s.ty = -1, -1
 		if s.n > s.best {
 			s.best = s.n
 		}
@@ -283,6 +283,33 @@ func (w *World) survey(x, y int) (Dir, Colour) {
 	return d, best
 }
 
+// move returns the pixel one step from (i at x, y) in direction d, wrapping,
+// without dividing.
+func (w *World) move(i, x, y int32, d Dir) (int32, int32, int32) {
+	W, H := int32(w.w), int32(w.h)
+	switch d {
+	case Up:
+		if y == 0 {
+			return i + (H-1)*W, x, H - 1
+		}
+		return i - W, x, y - 1
+	case Down:
+		if y == H-1 {
+			return i - (H-1)*W, x, 0
+		}
+		return i + W, x, y + 1
+	case Left:
+		if x == 0 {
+			return i + W - 1, W - 1, y
+		}
+		return i - 1, x - 1, y
+	}
+	if x == W-1 {
+		return i - (W - 1), 0, y
+	}
+	return i + 1, x + 1, y
+}
+
 // botsThink picks a direction for every live bot and respawns dead ones.
 // A first tight pass loads the three pixels around every bot's head so the
 // cache misses overlap; the second pass decides.
@@ -290,8 +317,10 @@ func (w *World) botsThink() {
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
 		if s.bot && s.alive {
-			h := s.hd
-			s.look = [3]Pixel{w.grid[w.step(h, s.dir)].p, w.grid[w.step(h, left(s.dir))].p, w.grid[w.step(h, right(s.dir))].p}
+			a, _, _ := w.move(s.hd, s.hx, s.hy, s.dir)
+			b, _, _ := w.move(s.hd, s.hx, s.hy, left(s.dir))
+			c, _, _ := w.move(s.hd, s.hx, s.hy, right(s.dir))
+			s.look = [3]Pixel{w.grid[a].p, w.grid[b].p, w.grid[c].p}
 		}
 	}
 	for i := 0; i < w.nslots; i++ {
@@ -306,9 +335,8 @@ func (w *World) botsThink() {
 			}
 			continue
 		}
-		h := s.hd
-		if s.target == h || (s.target < 0 && (w.seq+uint64(i))%16 == 0) {
-			s.target = w.seekFruit(h, 5)
+		if (s.hx == s.tx && s.hy == s.ty) || (s.tx < 0 && (w.seq+uint64(i))%16 == 0) {
+			s.tx, s.ty = w.seekFruit(s.hx, s.hy, 5)
 		}
 		best, bestScore := None, -1<<30
 		for k, d := range [3]Dir{s.dir, left(s.dir), right(s.dir)} {
@@ -319,8 +347,9 @@ func (w *World) botsThink() {
 			if k == 0 {
 				score = 1
 			}
-			if s.target >= 0 {
-				score -= 4 * w.dist(w.step(h, d), s.target)
+			if s.tx >= 0 {
+				_, x, y := w.move(s.hd, s.hx, s.hy, d)
+				score -= 4 * w.dist(x, y, s.tx, s.ty)
 			} else if w.rng.IntN(16) == 0 {
 				score += w.rng.IntN(3)
 			}
@@ -334,21 +363,19 @@ func (w *World) botsThink() {
 	}
 }
 
-// dist is the wrapped Manhattan distance between two pixels.
-func (w *World) dist(a, b int32) int {
-	ax, ay := int(a)%w.w, int(a)/w.w
-	bx, by := int(b)%w.w, int(b)/w.w
-	dx, dy := abs(ax-bx), abs(ay-by)
+// dist is the wrapped Manhattan distance between two points.
+func (w *World) dist(ax, ay, bx, by int32) int {
+	dx, dy := abs(int(ax-bx)), abs(int(ay-by))
 	dx = min(dx, w.w-dx)
 	dy = min(dy, w.h-dy)
 	return dx + dy
 }
 
-// seekFruit returns the nearest fruit within Manhattan radius r of pixel h
-// (scanned row by row, nearest rows first), or -1.
-func (w *World) seekFruit(h int32, r int) int32 {
-	x, y := int(h)%w.w, int(h)/w.w
-	best, bd := int32(-1), r+1
+// seekFruit returns the nearest fruit within Manhattan radius r of (x, y)
+// (scanned row by row, nearest rows first), or (-1, -1).
+func (w *World) seekFruit(hx, hy int32, r int) (int32, int32) {
+	x, y := int(hx), int(hy)
+	bx, by, bd := -1, -1, r+1
 	for dy := 0; dy <= r && dy < bd; dy++ {
 		for _, sy := range [2]int{y - dy, y + dy} {
 			row := int(w.idx(0, sy))
@@ -361,7 +388,7 @@ func (w *World) seekFruit(h int32, r int) int32 {
 					px -= w.w
 				}
 				if w.grid[row+px].p.Kind() == Fruit && dy+abs(dx) < bd {
-					best, bd = int32(row+px), dy+abs(dx)
+					bx, by, bd = px, row/w.w, dy+abs(dx)
 				}
 			}
 			if dy == 0 {
@@ -369,7 +396,7 @@ func (w *World) seekFruit(h int32, r int) int32 {
 			}
 		}
 	}
-	return best
+	return int32(bx), int32(by)
 }
 
 // phase moves every snake with more than ph steps this tick by one pixel,
@@ -377,6 +404,7 @@ func (w *World) seekFruit(h int32, r int) int32 {
 func (w *World) phase(ph int) {
 	w.nextStamp()
 	st := w.stamp << 16
+	prot := func(s *snake) bool { return w.tick < s.protUntil }
 	// 1. targets; protected snakes steer around obstacles or wait.
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
@@ -385,18 +413,15 @@ func (w *World) phase(ph int) {
 			continue
 		}
 		s.wait, s.die, s.headOn, s.contested, s.killer = false, false, false, false, -1
-		h := s.head()
-		s.next = w.step(h, s.dir)
-		if w.tick < s.protUntil {
-			if !w.open(s.next) {
-				if n := w.step(h, left(s.dir)); w.open(n) {
-					s.dir, s.next = left(s.dir), n
-				} else if n := w.step(h, right(s.dir)); w.open(n) {
-					s.dir, s.next = right(s.dir), n
-				} else {
-					s.wait = true
-					continue
-				}
+		s.next, s.nx, s.ny = w.move(s.hd, s.hx, s.hy, s.dir)
+		if prot(s) && !w.open(s.next) {
+			if n, x, y := w.move(s.hd, s.hx, s.hy, left(s.dir)); w.open(n) {
+				s.dir, s.next, s.nx, s.ny = left(s.dir), n, x, y
+			} else if n, x, y := w.move(s.hd, s.hx, s.hy, right(s.dir)); w.open(n) {
+				s.dir, s.next, s.nx, s.ny = right(s.dir), n, x, y
+			} else {
+				s.wait = true
+				continue
 			}
 		}
 		if c := w.grid[s.next].claim; c>>16 == w.stamp {
@@ -406,7 +431,8 @@ func (w *World) phase(ph int) {
 			w.grid[s.next].claim = st | uint32(i)
 		}
 	}
-	// 2. contested protected snakes wait; count contested normal heads.
+	// 2. contested protected snakes wait; contested normal heads that still
+	// share a pixel meet head-on; growth decides whether tails leave.
 	w.nextStamp()
 	st = w.stamp << 16
 	for i := 0; i < w.nslots; i++ {
@@ -414,118 +440,106 @@ func (w *World) phase(ph int) {
 		if !s.moved || s.wait {
 			continue
 		}
-		if w.tick < s.protUntil {
-			if s.contested {
+		if s.contested {
+			if prot(s) {
 				s.wait = true
+				continue
 			}
-			continue
-		}
-		if !s.contested {
-			continue
-		}
-		if c := w.grid[s.next].claim; c>>16 == w.stamp {
-			o := int32(c & 0xffff)
-			s.headOn, s.killer = true, o
-			if f := &w.snakes[o]; !f.headOn {
-				f.headOn, f.killer = true, int32(i)
+			if c := w.grid[s.next].claim; c>>16 == w.stamp {
+				o := int32(c & 0xffff)
+				s.headOn, s.killer = true, o
+				if f := &w.snakes[o]; !f.headOn {
+					f.headOn, f.killer = true, int32(i)
+				}
+			} else {
+				w.grid[s.next].claim = st | uint32(i)
 			}
-		} else {
-			w.grid[s.next].claim = st | uint32(i)
-		}
-	}
-	// 3. growth decides whether tails leave.
-	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
-		if !s.moved || s.wait {
-			continue
 		}
 		s.pop = s.grow == 0
 		if !s.pop {
 			s.grow--
 		}
+		s.tl = s.at(0)
 	}
-	// 4. collisions.
+	// 3. collisions against the start of the phase (a leaving tail is
+	// free); each mover's own tail leaves after its check.
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
-		if !s.moved || s.wait || w.tick < s.protUntil {
+		if !s.moved || s.wait {
 			continue
+		}
+		if !prot(s) && !s.headOn {
+			if p := w.grid[s.next].p; p.Kind() >= Body {
+				o := int32(p.Slot())
+				f := &w.snakes[o]
+				fm := f.moved && !f.wait
+				switch {
+				case fm && f.pop && f.tl == s.next:
+					// the tail leaves this phase
+				case p.Kind() == Head && o != int32(i) && fm && f.next == s.hd:
+					s.die, s.headOn, s.killer = true, true, o // swap
+				default:
+					s.die, s.killer = true, o
+				}
+			}
 		}
 		if s.headOn {
 			s.die = true
-			continue
 		}
-		p := w.grid[s.next].p
-		if p.Kind() < Body {
-			continue
-		}
-		o := int32(p.Slot())
-		f := &w.snakes[o]
-		fm := f.moved && !f.wait
-		if fm && f.pop && f.at(0) == s.next {
-			continue // the tail leaves this phase
-		}
-		if p.Kind() == Head && o != int32(i) && fm && f.next == s.head() {
-			s.die, s.headOn, s.killer = true, true, o // swap
-			continue
-		}
-		s.die, s.killer = true, o
-	}
-	// 5. apply: tails leave, the dead turn to fruit, heads advance.
-	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
-		if s.moved && !s.wait && s.pop {
-			w.set(s.at(0), 0)
+		if s.pop {
+			w.set(s.tl, 0)
 			s.tail = (s.tail + 1) & (len(s.body) - 1)
 			s.n--
 		}
 	}
+	// 4. the dead turn into fruit, the others advance.
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
-		if !s.moved || !s.die {
+		if !s.moved || s.wait {
 			continue
 		}
-		if s.pop {
-			s.n++ // report the length the snake had
-			s.tail = (s.tail - 1) & (len(s.body) - 1)
-		}
-		start := 0
-		if s.pop {
-			start = 1
-		}
-		for k := start; k < s.n; k++ {
-			if (k-start)%2 == 0 {
-				w.set(s.at(k), MakePixel(Fruit, 0, 0))
-				w.fruit++
-			} else {
-				w.set(s.at(k), 0)
-			}
-		}
-		s.alive = false
-		s.deathTick = w.tick
-		s.killedBy = ""
-		if s.killer >= 0 && s.killer != int32(i) {
-			k := &w.snakes[s.killer]
-			s.killedBy = k.name
-			if !s.headOn {
-				k.kills++
-			}
-		}
-	}
-	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
-		if !s.moved || s.wait || s.die {
+		if s.die {
+			w.kill(s, i)
 			continue
 		}
-		h := s.head()
-		w.set(h, MakePixel(Body, i, s.colour))
+		w.set(s.hd, MakePixel(Body, i, s.colour))
 		if w.grid[s.next].p.Kind() == Fruit {
 			w.fruit--
 			s.grow += FruitGrow
 		}
 		w.set(s.next, MakePixel(Head, i, s.colour))
-		s.push(s.next)
+		s.push(s.next, s.nx, s.ny)
 		if s.n > s.best {
 			s.best = s.n
+		}
+	}
+}
+
+// kill ends snake s (slot i) in this phase: its body after the tail turns
+// partly into fruit, and the killer is credited.
+func (w *World) kill(s *snake, i int) {
+	start := 0
+	if s.pop {
+		s.n++ // report the length the snake had
+		s.tail = (s.tail - 1) & (len(s.body) - 1)
+		start = 1
+	}
+	for k := start; k < s.n; k++ {
+		if (k-start)%2 == 0 {
+			w.set(s.at(k), MakePixel(Fruit, 0, 0))
+			w.fruit++
+		} else {
+			w.set(s.at(k), 0)
+		}
+	}
+	s.alive = false
+	s.deathTick = w.tick
+	s.killedBy = ""
+	if s.killer >= 0 && s.killer != int32(i) {
+		k := &w.snakes[s.killer]
+		s.killedBy = k.name
+		if !s.headOn {
+			k.kills++
 		}
 	}
 }

@@ -107,14 +107,18 @@ type snake struct {
 	tail int      // ring index of the tail
 	n    int      // length (kept at death for the view)
 	hd   int32    // pixel of the head (body[tail+n-1])
+	hx   int32    // head column
+	hy   int32    // head row
 	look [3]Pixel // pixels ahead, left and right of the head (bots)
 	grow int      // pending growth
 
 	kills, best                              int
 	spawnTick, deathTick, protUntil, dashAt  uint64
-	dash                                     bool // dash requested for this tick
-	target                                   int32
-	steps                                    int // pixels to move this tick
+	dash                                     bool  // dash requested for this tick
+	tx, ty                                   int32 // bot's fruit target; -1 none
+	tl                                       int32 // tail pixel at the start of the phase
+	nx, ny                                   int32 // column and row of next
+	steps                                    int   // pixels to move this tick
 	next                                     int32
 	wait, die, pop, headOn, contested, moved bool
 	killer                                   int32 // slot, -1 none
@@ -122,7 +126,7 @@ type snake struct {
 
 func (s *snake) head() int32 { return s.hd }
 
-func (s *snake) push(i int32) {
+func (s *snake) push(i, x, y int32) {
 	if s.n == len(s.body) {
 		nb := make([]int32, 2*len(s.body))
 		for k := 0; k < s.n; k++ {
@@ -132,7 +136,7 @@ func (s *snake) push(i int32) {
 	}
 	s.body[(s.tail+s.n)&(len(s.body)-1)] = i
 	s.n++
-	s.hd = i
+	s.hd, s.hx, s.hy = i, x, y
 }
 
 func (s *snake) at(k int) int32 { return s.body[(s.tail+k)&(len(s.body)-1)] }
@@ -208,7 +212,7 @@ func New(cfg Config) (*World, error) {
 	for i := range w.snakes {
 		w.snakes[i].body = make([]int32, 32)
 		w.snakes[i].killer = -1
-		w.snakes[i].target = -1
+		w.snakes[i].tx, w.snakes[i].ty = -1, -1
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
 	w.dirty = make([]int32, 0, cfg.MaxSnakes)
