@@ -209,8 +209,16 @@ func New(cfg Config) (*World, error) {
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 		counts: make([]int32, 64),
 	}
+	bodyCap := 64
+	for bodyCap < 2*cfg.StartLen {
+		bodyCap *= 2
+	}
+	for i := range w.logs {
+		w.logs[i] = make([]change, 0, 4*cfg.MaxSnakes+1024)
+	}
+	w.chg = w.logs[0]
 	for i := range w.snakes {
-		w.snakes[i].body = make([]int32, 32)
+		w.snakes[i].body = make([]int32, bodyCap)
 		w.snakes[i].killer = -1
 		w.snakes[i].tx, w.snakes[i].ty = -1, -1
 	}
