@@ -293,7 +293,7 @@ func TestKeepAlive(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("unanswered keepalives did not drop the connection")
 	}
-	if !strings.Contains(h.logs.String(), `reason="keepalive timeout"`) {
+	if !eventually(5*time.Second, func() bool { return strings.Contains(h.logs.String(), `reason="keepalive timeout"`) }) {
 		t.Errorf("no keepalive timeout logged:\n%s", h.logs.String())
 	}
 	before := good.bytes()
@@ -424,4 +424,30 @@ func TestMetricsEndpoint(t *testing.T) {
 	if !strings.Contains(get("/debug/pprof/"), "goroutine") {
 		t.Error("pprof index missing")
 	}
+}
+
+func TestPanicRecovered(t *testing.T) {
+	keyHook = func(k key, r byte) {
+		if k == keyRune && r == '!' {
+			panic("boom")
+		}
+	}
+	t.Cleanup(func() { keyHook = nil })
+	h := start(t, testConfig(t), testWorld(t, 0))
+	tm := play(t, h.dial("crasher"), 80, 24)
+	tm.waitScreen("playing")
+	tm.send("!")
+	if code := tm.wait(); code != 1 {
+		t.Errorf("exit status %d after a panic, want 1", code)
+	}
+	tm.mu.Lock()
+	alt, vis, raw := tm.vt.AltScreen(), tm.vt.CursorVisible(), tm.raw.String()
+	tm.mu.Unlock()
+	if alt || !vis || !strings.Contains(raw, "internal error") {
+		t.Errorf("after a panic: alt screen %v, cursor visible %v, message %v", alt, vis, strings.Contains(raw, "internal error"))
+	}
+	if !strings.Contains(h.logs.String(), "panic in session") {
+		t.Error("panic not logged")
+	}
+	play(t, h.dial("next"), 80, 24).waitScreen("playing")
 }

@@ -34,8 +34,14 @@ func (s *session) reader() {
 	}
 }
 
+// keyHook, when set (tests only), sees every key first.
+var keyHook func(k key, r byte)
+
 // onKey applies one key according to the session's phase.
 func (s *session) onKey(k key, r byte) {
+	if keyHook != nil {
+		keyHook(k, r)
+	}
 	switch phase(s.phase.Load()) {
 	case phaseJoin:
 		s.joinKey(k, r)

@@ -145,12 +145,16 @@ func (s *session) idleCounts() bool {
 	return p == phasePlay || p == phaseJoin
 }
 
-// guard recovers a panic in one of the session's goroutines and ends it.
+// guard recovers a panic in one of the session's goroutines and ends the
+// session; run then still restores the terminal and says goodbye. A panic in
+// run itself closes the connection.
 func (s *session) guard(who string) {
 	if r := recover(); r != nil {
 		s.c.log.Error("panic in session", "in", who, "panic", r)
 		s.end(reasonPanic)
-		s.c.closeWith(reasonPanic)
+		if who == "run" {
+			s.c.closeWith(reasonPanic)
+		}
 	}
 }
 
@@ -327,7 +331,9 @@ func (s *session) finish(reqDone <-chan struct{}) {
 	reason := s.why()
 	s.srv.m.disconn.WithLabelValues(reason).Inc()
 	if reason == reasonClosed {
+		s.writeStart.Store(time.Now().UnixNano())
 		s.ch.Close()
+		s.writeStart.Store(0)
 		return
 	}
 	b := s.buf[:0]
@@ -370,14 +376,20 @@ func (s *session) finish(reqDone <-chan struct{}) {
 		b = append(b, reason...)
 		b = append(b, "\r\n"...)
 	}
+	// The whole goodbye runs under the stall watchdog: any of these packets
+	// can block on a client that does not read.
+	s.writeStart.Store(time.Now().UnixNano())
+	var n int
 	if reason == reasonNoPty {
-		s.timedWrite(s.ch.Stderr(), b)
+		n, _ = s.ch.Stderr().Write(b)
 	} else {
-		s.timedWrite(s.ch, b)
+		n, _ = s.ch.Write(b)
 	}
+	s.srv.m.bytes.Add(float64(n))
 	s.ch.SendRequest("exit-status", false, binary.BigEndian.AppendUint32(nil, code))
 	s.ch.CloseWrite()
 	s.ch.Close()
+	s.writeStart.Store(0)
 	select {
 	case <-reqDone: // the client answered the close
 	case <-time.After(time.Second):
@@ -385,14 +397,10 @@ func (s *session) finish(reqDone <-chan struct{}) {
 	}
 }
 
-// write sends p to the terminal under the stall watchdog.
+// write sends p to the terminal in one Write under the stall watchdog.
 func (s *session) write(p []byte) error {
-	return s.timedWrite(s.ch, p)
-}
-
-func (s *session) timedWrite(w interface{ Write([]byte) (int, error) }, p []byte) error {
 	s.writeStart.Store(time.Now().UnixNano())
-	n, err := w.Write(p)
+	n, err := s.ch.Write(p)
 	s.writeStart.Store(0)
 	s.srv.m.bytes.Add(float64(n))
 	return err
