@@ -1,7 +1,9 @@
 package render
 
 import (
+	"bytes"
 	"strconv"
+	"unsafe"
 
 	"snaked/game"
 )
@@ -263,24 +265,42 @@ func (r *Renderer) playfield(v *game.View, h *HUD) {
 		top := v.Row(r.camY + 2*sy)
 		bot := v.Row(r.camY + 2*sy + 1)
 		row := r.next[(r.pfTop+sy)*w : (r.pfTop+sy+1)*w]
-		wx := r.camX
-		for x := range row {
-			a, b := top[wx], bot[wx]
-			if wx++; wx == v.W {
-				wx = 0
-			}
-			if a == 0 && b == 0 {
-				row[x] = blank
-				continue
-			}
-			if mono {
-				ca, cb := class(v, a, own), class(v, b, own)
-				row[x] = txt(monoGlyph[max(ca, cb)], def, def)
-				continue
-			}
+		for x, wx := 0, r.camX; x < w; {
+			// The world row from wx, up to its end or the screen's.
+			n := min(w-x, v.W-wx)
+			r.segment(v, row[x:x+n], top[wx:wx+n], bot[wx:wx+n], own, mono)
+			x += n
+			wx = 0
+		}
+	}
+}
+
+// zeros is a run of empty pixels, to skip empty spans quickly.
+var zeros [span]game.Pixel
+
+// segment draws pixel rows top and bot into row (all the same length).
+func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own int, mono bool) {
+	for x := 0; x < len(row); x++ {
+		if x%span == 0 && x+span <= len(row) && pixEq(top[x:x+span], zeros[:]) && pixEq(bot[x:x+span], zeros[:]) {
+			clear(row[x : x+span])
+			x += span - 1
+			continue
+		}
+		a, b := top[x], bot[x]
+		switch {
+		case a == 0 && b == 0:
+			row[x] = blank
+		case mono:
+			row[x] = txt(monoGlyph[max(class(v, a, own), class(v, b, own))], def, def)
+		default:
 			row[x] = px(colour(v, a, own), colour(v, b, own))
 		}
 	}
+}
+
+// pixEq compares pixel spans as bytes.
+func pixEq(a, b []game.Pixel) bool {
+	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a)), unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 4*len(b)))
 }
 
 func class(v *game.View, p game.Pixel, own int) int {
