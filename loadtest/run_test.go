@@ -177,17 +177,25 @@ func (s *scriptServer) play(user string, ch ssh.Channel) {
 		}
 	}()
 	if user == "bot0" {
+		// Like the daemon: echo the name as it is typed; refuse the first.
 		ch.Write([]byte("\x1b[?1049h\x1b[2J\x1b[5;3HPick a nickname: "))
 		var name []byte
 		for c := range in {
-			if c == '\r' {
+			if c != '\r' {
+				name = append(name, c)
+				ch.Write([]byte("\x1b[5;3HPick a nickname: " + string(name)))
+				continue
+			}
+			s.mu.Lock()
+			s.names = append(s.names, string(name))
+			n := len(s.names)
+			s.mu.Unlock()
+			if n > 1 {
 				break
 			}
-			name = append(name, c)
+			name = name[:0]
+			ch.Write([]byte("\x1b[5;3HPick a nickname: \x1b[K\x1b[6;3Htaken, try another"))
 		}
-		s.mu.Lock()
-		s.names = append(s.names, string(name))
-		s.mu.Unlock()
 	}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -243,8 +251,8 @@ func TestScriptJoinDeathRespawn(t *testing.T) {
 	names := s.names
 	keys := s.keys
 	s.mu.Unlock()
-	if rep.JoinScreens != 1 || len(names) != 1 || names[0] != "botx0" {
-		t.Errorf("join screens %d, names typed %q; want one, \"botx0\"", rep.JoinScreens, names)
+	if rep.JoinScreens != 2 || len(names) != 2 || names[0] != "botx0" || names[1] != "botx0-2" {
+		t.Errorf("join screens %d, names typed %q; want 2, botx0 then botx0-2", rep.JoinScreens, names)
 	}
 	if rep.Deaths < 3 || rep.Respawns < 3 {
 		t.Errorf("deaths %d respawns %d, want each session to die and respawn", rep.Deaths, rep.Respawns)

@@ -142,3 +142,15 @@ func joinPrompt(text string) bool {
 	}
 	return false
 }
+
+// joinEcho reports whether a join prompt in text (from stripText) only
+// echoes name, or part of it, as typed so far: the word after the last
+// "name" on screen is a non-empty prefix of name.
+func joinEcho(text, name string) bool {
+	i := strings.LastIndex(text, "name")
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(strings.TrimLeft(text[i+len("name"):], ":?> "))
+	return len(f) > 0 && strings.HasPrefix(strings.ToLower(name), f[0])
+}

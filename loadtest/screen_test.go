@@ -104,3 +104,22 @@ func TestFloorFrames(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinEcho(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"pick a nickname: botx12", true},
+		{"pick a nickname: bot", true},
+		{"pick a nickname: ", false},
+		{"pick a nickname: botx12 pick a nickname: taken, try another", false},
+		{"pick a nickname: letters, digits, _ and -. enter joins (empty: a guest name).", false},
+		{"pick a nickname: botx12zz", false},
+		{"no prompt", false},
+	} {
+		if got := joinEcho(c.text, "botX12"); got != c.want {
+			t.Errorf("joinEcho(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}

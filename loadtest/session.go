@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -308,11 +309,15 @@ func (s *session) read(ctx context.Context, start time.Time, stdout io.Reader) {
 				if len(joinText) > 1024 {
 					joinText = append(joinText[:0], joinText[len(joinText)-512:]...)
 				}
-				if joinPrompt(string(joinText)) {
-					joinTries++
+				if text := string(joinText); joinPrompt(text) {
 					joinText = joinText[:0]
-					s.alive.Store(false)
-					s.notify(evJoin)
+					// The prompt is redrawn with the name as it is typed:
+					// that echo is not a new question.
+					if joinTries == 0 || !joinEcho(text, joinName(r.o.NamePrefix, s.i, joinTries)) {
+						joinTries++
+						s.alive.Store(false)
+						s.notify(evJoin)
+					}
 				}
 			}
 			if !s.spectator && death.Scan(data) && s.alive.Load() {
@@ -347,6 +352,15 @@ func (s *session) read(ctx context.Context, start time.Time, stdout io.Reader) {
 	}
 }
 
+// joinName is the name session i types at its try-th join screen.
+func joinName(prefix string, i, try int) string {
+	name := prefix + "x" + strconv.Itoa(i)
+	if try > 1 { // the earlier answer was refused too
+		name += "-" + strconv.Itoa(try)
+	}
+	return name
+}
+
 // notify hands an event to the player without ever blocking the reader.
 func (s *session) notify(e event) {
 	select {
@@ -365,7 +379,7 @@ func (s *session) play(ctx context.Context) {
 		dead
 		joining
 	)
-	state := playing
+	state, joins := playing, 0
 	t := time.NewTimer(startWait + s.p.Jitter(time.Second))
 	defer t.Stop()
 	for {
@@ -380,7 +394,8 @@ func (s *session) play(ctx context.Context) {
 				t.Reset(s.p.RespawnDelay())
 			case evJoin:
 				r.joins.Add(1)
-				s.send([]byte(fmt.Sprintf("%sx%d\r", r.o.NamePrefix, s.i)))
+				joins++
+				s.send([]byte(joinName(r.o.NamePrefix, s.i, joins) + "\r"))
 				state = joining
 				t.Reset(time.Second)
 			}
