@@ -26,7 +26,7 @@ var _ ssh.Channel = (*nullChannel)(nil)
 
 // frameSetup builds a session playing in w without any network.
 func frameSetup(t testing.TB, w *game.World, user string, watch bool) (*session, *render.Renderer, *nullChannel) {
-	srv, err := New(testConfig(t.(*testing.T)), w)
+	srv, err := New(testConfig(t), w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,5 +71,45 @@ func TestFrameAllocs(t *testing.T) {
 		if both-stepOnly > 0.5 {
 			t.Errorf("spectator=%v: %.1f allocations per frame (Step alone %.1f)", watch, both-stepOnly, stepOnly)
 		}
+	}
+}
+
+// BenchmarkFramePath is one player's frame through the session (HUD, acquire,
+// render, write to a null channel, release) plus the world's Step.
+func BenchmarkFramePath(b *testing.B) {
+	w := testWorld(b, 8)
+	s, r, _ := frameSetup(b, w, "bench", false)
+	var hud render.HUD
+	tick, last := uint64(0), uint64(0)
+	b.ReportAllocs()
+	id := game.ID(s.id.Load())
+	for b.Loop() {
+		tick++
+		w.Respawn(id) // ignored while alive
+		w.Step(tick)
+		last = s.frame(r, &hud, last)
+	}
+}
+
+// BenchmarkRenderOnly is the same Step and render without the session, the
+// baseline for BenchmarkFramePath.
+func BenchmarkRenderOnly(b *testing.B) {
+	w := testWorld(b, 8)
+	id, err := w.Join("bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := render.New(render.ANSI16, 80, 24)
+	// The HUD the session would build (see session.frame).
+	hud := render.HUD{You: id, Follow: id, ShutdownIn: -1, Hint: true, Join: "ssh -p 2222 test"}
+	tick := uint64(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		tick++
+		w.Respawn(id) // ignored while alive
+		w.Step(tick)
+		v := w.Acquire()
+		r.Frame(v, &hud)
+		v.Release()
 	}
 }

@@ -51,7 +51,7 @@ type harness struct {
 
 // testWorld is a small world: 128x64 pixels, dense fruit, short spawn
 // protection, no bots unless asked.
-func testWorld(t *testing.T, bots int) *game.World {
+func testWorld(t testing.TB, bots int) *game.World {
 	t.Helper()
 	gc := game.DefaultConfig()
 	gc.W, gc.H = 128, 64
@@ -68,7 +68,7 @@ func testWorld(t *testing.T, bots int) *game.World {
 }
 
 // testConfig has small timeouts so the whole package runs fast.
-func testConfig(t *testing.T) Config {
+func testConfig(t testing.TB) Config {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
