@@ -30,11 +30,14 @@ func BenchmarkStep(b *testing.B) {
 			t := w.tick
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := cpuNanos()
 			for i := 0; i < b.N; i++ {
 				t++
 				w.Step(t)
 			}
+			cpu = cpuNanos() - cpu
 			b.StopTimer()
+			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 			v := w.Acquire()
 			alive, total := 0, 0
 			for _, s := range v.Snakes {

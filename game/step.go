@@ -336,7 +336,7 @@ func (w *World) botsThink() {
 			continue
 		}
 		if (s.hx == s.tx && s.hy == s.ty) || (s.tx < 0 && (w.seq+uint64(i))%16 == 0) {
-			s.tx, s.ty = w.seekFruit(s.hx, s.hy, 5)
+			s.tx, s.ty = w.seekFruit(s.hx, s.hy)
 		}
 		best, bestScore := None, -1<<30
 		for k, d := range [3]Dir{s.dir, left(s.dir), right(s.dir)} {
@@ -371,33 +371,34 @@ func (w *World) dist(ax, ay, bx, by int32) int {
 	return dx + dy
 }
 
-// seekFruit returns the nearest fruit within Manhattan radius r of (x, y)
-// (scanned row by row, nearest rows first), or (-1, -1).
-func (w *World) seekFruit(hx, hy int32, r int) (int32, int32) {
+// seekFruit returns the nearest fruit (Manhattan distance) in the box of
+// seekX columns either side and seekY rows either side of (x, y), or
+// (-1, -1). The box is flat because the rows next to the head are already in
+// the cache.
+func (w *World) seekFruit(hx, hy int32) (int32, int32) {
 	x, y := int(hx), int(hy)
-	bx, by, bd := -1, -1, r+1
-	for dy := 0; dy <= r && dy < bd; dy++ {
-		for _, sy := range [2]int{y - dy, y + dy} {
-			row := int(w.idx(0, sy))
-			span := min(r-dy, bd-1-dy)
-			for dx := -span; dx <= span; dx++ {
-				px := x + dx
-				if px < 0 {
-					px += w.w
-				} else if px >= w.w {
-					px -= w.w
-				}
-				if w.grid[row+px].p.Kind() == Fruit && dy+abs(dx) < bd {
-					bx, by, bd = px, row/w.w, dy+abs(dx)
-				}
+	bx, by, bd := -1, -1, 1<<30
+	for dy := -seekY; dy <= seekY; dy++ {
+		row := int(w.idx(0, y+dy))
+		for dx := -seekX; dx <= seekX; dx++ {
+			px := x + dx
+			if px < 0 {
+				px += w.w
+			} else if px >= w.w {
+				px -= w.w
 			}
-			if dy == 0 {
-				break
+			if w.grid[row+px].p.Kind() == Fruit {
+				if d := abs(dx) + abs(dy); d < bd && d > 0 {
+					bx, by, bd = px, row/w.w, d
+				}
 			}
 		}
 	}
 	return int32(bx), int32(by)
 }
+
+// The box a bot looks for fruit in.
+const seekX, seekY = 8, 2
 
 // phase moves every snake with more than ph steps this tick by one pixel,
 // simultaneously (see the package doc).

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package game
+
+func cpuNanos() int64 { return 0 }
