@@ -717,9 +717,28 @@ func (r *Renderer) greedy() bool {
 	}
 	r.todo, r.gcost = todo, gc
 	for len(todo) > 0 {
+		// Start with the cells just after the cursor (the likely best) and
+		// skip those whose glyph alone costs at least the best so far.
+		cur := int32(r.cy<<16 | max(r.cx, 0))
+		start := 0
+		for start < len(todo) && todo[start] < cur {
+			start++
+		}
 		bi, bc := 0, 1<<30
 		var bm motion
-		for i, p := range todo {
+		for k := range todo {
+			i := start + k
+			if i >= len(todo) {
+				i -= len(todo)
+			}
+			p := todo[i]
+			lb := int(gc[i])
+			if p != cur || r.cx < 0 {
+				lb++
+			}
+			if lb >= bc {
+				continue
+			}
 			m := r.plan(int(p&0xffff), int(p>>16))
 			if c := m.cost + int(gc[i]); c < bc {
 				bi, bc, bm = i, c, m
@@ -730,9 +749,8 @@ func (r *Renderer) greedy() bool {
 		r.move(bm, x, y)
 		r.putCell(r.next[y*w+x])
 		r.prev[y*w+x] = r.next[y*w+x]
-		last := len(todo) - 1
-		todo[bi], gc[bi] = todo[last], gc[last]
-		todo, gc = todo[:last], gc[:last]
+		todo = append(todo[:bi], todo[bi+1:]...)
+		gc = append(gc[:bi], gc[bi+1:]...)
 		if r.pfg != pf || r.pbg != pb {
 			for i, p := range todo {
 				_, _, _, g := r.glyph(r.next[int(p>>16)*w+int(p&0xffff)])

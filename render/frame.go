@@ -275,25 +275,30 @@ func (r *Renderer) playfield(v *game.View, h *HUD) {
 	}
 }
 
+// pspan is how many pixels segment checks for emptiness at once.
+const pspan = 8
+
 // zeros is a run of empty pixels, to skip empty spans quickly.
-var zeros [span]game.Pixel
+var zeros [pspan]game.Pixel
 
 // segment draws pixel rows top and bot into row (all the same length).
 func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own int, mono bool) {
-	for x := 0; x < len(row); x++ {
-		if x%span == 0 && x+span <= len(row) && pixEq(top[x:x+span], zeros[:]) && pixEq(bot[x:x+span], zeros[:]) {
-			clear(row[x : x+span])
-			x += span - 1
+	for x0 := 0; x0 < len(row); x0 += pspan {
+		x1 := min(x0+pspan, len(row))
+		if x1-x0 == pspan && pixEq(top[x0:x1], zeros[:]) && pixEq(bot[x0:x1], zeros[:]) {
+			clear(row[x0:x1])
 			continue
 		}
-		a, b := top[x], bot[x]
-		switch {
-		case a == 0 && b == 0:
-			row[x] = blank
-		case mono:
-			row[x] = txt(monoGlyph[max(class(v, a, own), class(v, b, own))], def, def)
-		default:
-			row[x] = px(colour(v, a, own), colour(v, b, own))
+		for x := x0; x < x1; x++ {
+			a, b := top[x], bot[x]
+			switch {
+			case a == 0 && b == 0:
+				row[x] = blank
+			case mono:
+				row[x] = txt(monoGlyph[max(class(v, a, own), class(v, b, own))], def, def)
+			default:
+				row[x] = px(colour(v, a, own), colour(v, b, own))
+			}
 		}
 	}
 }
