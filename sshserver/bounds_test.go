@@ -390,3 +390,19 @@ func TestSendBufferSmall(t *testing.T) {
 		}
 	}
 }
+
+func TestChannelOpenFlood(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	c := h.dial("opener")
+	play(t, c, 80, 24).waitScreen("playing")
+	closed := false
+	for range 100 {
+		if _, _, err := c.OpenChannel("direct-tcpip", nil); err != nil && !strings.Contains(err.Error(), "snaked serves a game only") {
+			closed = true
+			break
+		}
+	}
+	if !closed {
+		t.Error("100 refused channel opens did not close the connection")
+	}
+}

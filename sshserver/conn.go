@@ -143,6 +143,7 @@ func reasonLabel(r string) string {
 // It returns when the connection has closed, with the reason.
 func (s *Server) channels(c *conn, chans <-chan ssh.NewChannel) string {
 	var sess *session
+	refused := 0
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	t := time.NewTimer(s.cfg.HandshakeTimeout)
@@ -158,15 +159,7 @@ func (s *Server) channels(c *conn, chans <-chan ssh.NewChannel) string {
 				}
 				return c.why("closed without a session")
 			}
-			switch {
-			case nc.ChannelType() != "session":
-				s.m.rejections.WithLabelValues("channel_type").Inc()
-				c.log.Info("refused channel", "type", quote(nc.ChannelType()))
-				nc.Reject(ssh.Prohibited, "snaked serves a game only")
-			case sess != nil:
-				s.m.rejections.WithLabelValues("extra_session").Inc()
-				nc.Reject(ssh.Prohibited, "one session per connection")
-			default:
+			if nc.ChannelType() == "session" && sess == nil {
 				ch, reqs, err := nc.Accept()
 				if err != nil {
 					c.closeWith("channel accept failed")
@@ -174,6 +167,18 @@ func (s *Server) channels(c *conn, chans <-chan ssh.NewChannel) string {
 				}
 				sess = newSession(s, c, ch)
 				wg.Go(func() { sess.run(reqs) })
+				continue
+			}
+			if nc.ChannelType() != "session" {
+				s.m.rejections.WithLabelValues("channel_type").Inc()
+				c.log.Debug("refused channel", "type", quote(nc.ChannelType()))
+				nc.Reject(ssh.Prohibited, "snaked serves a game only")
+			} else {
+				s.m.rejections.WithLabelValues("extra_session").Inc()
+				nc.Reject(ssh.Prohibited, "one session per connection")
+			}
+			if refused++; refused > maxRefusedChannels {
+				c.closeWith("too many refused channels")
 			}
 		case <-t.C:
 			if sess == nil {

@@ -54,6 +54,8 @@ const (
 	maxEnvKept  = 8   // env variables kept for profile detection
 	maxEnvValue = 256 // longer values are refused
 	maxCatchUp  = 3   // ticks the loop runs back to back when late
+
+	maxRefusedChannels = 16 // channel opens refused before the connection is closed
 )
 
 func (c *Config) defaults() {
@@ -298,7 +300,7 @@ func (s *Server) accept(ln net.Listener) error {
 		}
 		if e == nil {
 			s.m.rejections.WithLabelValues("unauth_per_ip").Inc()
-			s.log.Info("reject", "remote", c.RemoteAddr().String(), "reason", "too many handshakes from this address")
+			s.log.Debug("reject", "remote", c.RemoteAddr().String(), "reason", "too many handshakes from this address")
 			c.Close()
 			continue
 		}
