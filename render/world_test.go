@@ -15,7 +15,7 @@ import (
 // puts ~40 in an 80x24 view, 3,000 ticks; dead snakes respawn at once. It
 // returns frame sizes after the first, the mean length of live snakes and
 // the mean fruit in view.
-func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, length, fruit float64) {
+func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, length, fruit, inView float64) {
 	w, err := game.New(game.Config{W: 400, H: 220, MaxSnakes: 16, Seed: scenSeed, Fruit: 1000, StartLen: 25})
 	if err != nil {
 		tb.Fatal(err)
@@ -31,7 +31,7 @@ func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, leng
 	h := &HUD{You: ids[0], Follow: ids[0], ShutdownIn: -1, Players: 5, Spectators: 2, Join: "ssh -p 2222 snaked.example"}
 	r := New(ANSI16, 80, 24)
 	next := [5]int{}
-	var lsum, lnum, fsum int
+	var lsum, lnum, fsum, vsum int
 	for t := 0; t < scenTicks; t++ {
 		v := w.Acquire()
 		var out []byte
@@ -71,6 +71,9 @@ func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, leng
 			}
 			lsum += s.Length
 			lnum++
+			if mod(s.Head.X-r.camX, v.W) < r.cols && mod(s.Head.Y-r.camY, v.H) < 2*r.pfRows {
+				vsum++
+			}
 			if next[i]--; next[i] > 0 {
 				continue
 			}
@@ -94,7 +97,7 @@ func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, leng
 		v.Release()
 		w.Step(uint64(t + 2))
 	}
-	return sizes, float64(lsum) / float64(lnum), float64(fsum) / scenTicks
+	return sizes, float64(lsum) / float64(lnum), float64(fsum) / scenTicks, float64(vsum) / scenTicks
 }
 
 // BenchmarkWorld is BenchmarkScenario on a real game.World.
@@ -105,9 +108,9 @@ func BenchmarkWorld(b *testing.B) {
 	}{{"full", fullEnc}, {"linediff", lineEnc}, {"snaked", nil}} {
 		b.Run(c.name, func(b *testing.B) {
 			var sizes []int
-			var l, f float64
+			var l, f, n float64
 			for b.Loop() {
-				sizes, l, f = worldRun(b, c.enc, nil)
+				sizes, l, f, n = worldRun(b, c.enc, nil)
 			}
 			mean, p50, p95 := stats(sizes)
 			b.ReportMetric(mean, "B/frame")
@@ -115,12 +118,13 @@ func BenchmarkWorld(b *testing.B) {
 			b.ReportMetric(float64(p95), "p95-B/frame")
 			b.ReportMetric(l, "snake-len")
 			b.ReportMetric(f, "fruit-in-view")
+			b.ReportMetric(n, "heads-in-view")
 		})
 	}
 }
 
 func TestWorldOracle(t *testing.T) {
-	sizes, l, f := worldRun(t, nil, vtmodel.New(80, 24))
+	sizes, l, f, n := worldRun(t, nil, vtmodel.New(80, 24))
 	mean, p50, p95 := stats(sizes)
-	t.Logf("real world: snaked %.1f B/frame (p50 %d, p95 %d), mean length %.1f, fruit in view %.1f", mean, p50, p95, l, f)
+	t.Logf("real world: snaked %.1f B/frame (p50 %d, p95 %d), mean length %.1f, fruit in view %.1f, heads in view %.1f", mean, p50, p95, l, f, n)
 }
