@@ -133,28 +133,35 @@ func (s *scriptServer) conn(c net.Conn) {
 		return
 	}
 	go ssh.DiscardRequests(reqs)
-	for nc := range chans {
-		ch, creqs, err := nc.Accept()
-		if err != nil {
-			return
-		}
-		shell := make(chan struct{})
-		go func() {
-			for r := range creqs {
-				if r.Type == "shell" {
-					close(shell)
-				}
-				r.Reply(true, nil)
-			}
-		}()
-		select {
-		case <-shell:
-		case <-time.After(5 * time.Second):
-			return
-		}
-		s.play(sc.User(), ch)
+	nc, ok := <-chans
+	if !ok {
 		return
 	}
+	go func() {
+		for nc := range chans {
+			nc.Reject(ssh.Prohibited, "one session only")
+		}
+	}()
+	ch, creqs, err := nc.Accept()
+	if err != nil {
+		return
+	}
+	shell := make(chan struct{})
+	go func() {
+		var once sync.Once
+		for r := range creqs {
+			if r.Type == "shell" {
+				once.Do(func() { close(shell) })
+			}
+			r.Reply(true, nil)
+		}
+	}()
+	select {
+	case <-shell:
+	case <-time.After(5 * time.Second):
+		return
+	}
+	s.play(sc.User(), ch)
 }
 
 func (s *scriptServer) play(user string, ch ssh.Channel) {
