@@ -10,16 +10,17 @@ import (
 	"snaked/internal/vtmodel"
 )
 
-// The standard scenario: a seeded world, the followed snake plus 4 others
-// of length 25 around it (player + 4 others, as in DESIGN.md), fruit at a density that puts ~40 in view, 80x24,
-// 16 colours, 3,000 ticks, the followed snake turning every 2-7 ticks.
+// The standard scenario: a seeded stand-in world (sim), the followed snake
+// plus 4 others of length 25 that stay near it (as in DESIGN.md), fruit at
+// a density that puts ~40 in view, 80x24, 16 colours, 3,000 ticks, the
+// followed snake turning every 2-7 ticks.
 const (
 	scenTicks = 3000
 	scenSeed  = 42
 )
 
 func scenario() (*sim, *HUD) {
-	s := newSim(scenSeed, 400, 220, 5, 25, 1000)
+	s := newSim(scenSeed, 400, 220, 5, 25, 1400)
 	for i := range s.v.Snakes {
 		s.v.Top = append(s.v.Top, game.Entry{Slot: i, Name: s.v.Snakes[i].Name, Length: 25})
 	}
@@ -80,13 +81,14 @@ func lineEnc(r *Renderer, first bool) []byte {
 }
 
 // run plays the standard scenario with enc (nil: the real encoder) and
-// returns the size of every frame after the first. With term set, every
-// frame is checked against it.
-func run(tb testing.TB, enc encoder, zone int, term *vtmodel.Term) []int {
+// returns the size of every frame after the first, and the mean fruit and
+// snake heads in view. With term set, every frame is checked against it.
+func run(tb testing.TB, enc encoder, zone int, term *vtmodel.Term) (sizes []int, fruit, heads float64) {
 	s, h := scenario()
 	r := New(ANSI16, 80, 24)
 	r.SetZone(zone)
-	sizes := make([]int, 0, scenTicks)
+	sizes = make([]int, 0, scenTicks)
+	nf, nh := 0, 0
 	for i := 0; i < scenTicks; i++ {
 		s.step()
 		var out []byte
@@ -106,8 +108,28 @@ func run(tb testing.TB, enc encoder, zone int, term *vtmodel.Term) []int {
 		if i > 0 {
 			sizes = append(sizes, len(out))
 		}
+		nf += fruitInView(r)
+		for _, sn := range s.v.Snakes {
+			if mod(sn.Head.X-r.camX, s.v.W) < r.cols && mod(sn.Head.Y-r.camY, s.v.H) < 2*r.pfRows {
+				nh++
+			}
+		}
 	}
-	return sizes
+	return sizes, float64(nf) / scenTicks, float64(nh) / scenTicks
+}
+
+// fruitInView counts the fruit pixels on the playfield.
+func fruitInView(r *Renderer) int {
+	n := 0
+	for _, c := range r.next[r.cols*r.pfTop : r.cols*(r.pfTop+r.pfRows)] {
+		if c.ch == 0 && c.fg == fruitCol {
+			n++
+		}
+		if c.ch == 0 && c.bg == fruitCol {
+			n++
+		}
+	}
+	return n
 }
 
 func stats(sizes []int) (mean float64, p50, p95 int) {
@@ -129,13 +151,16 @@ func BenchmarkScenario(b *testing.B) {
 	}{{"full", fullEnc}, {"linediff", lineEnc}, {"snaked", nil}} {
 		b.Run(c.name, func(b *testing.B) {
 			var sizes []int
+			var f, n float64
 			for b.Loop() {
-				sizes = run(b, c.enc, DefaultZone, nil)
+				sizes, f, n = run(b, c.enc, DefaultZone, nil)
 			}
 			mean, p50, p95 := stats(sizes)
 			b.ReportMetric(mean, "B/frame")
 			b.ReportMetric(float64(p50), "p50-B/frame")
 			b.ReportMetric(float64(p95), "p95-B/frame")
+			b.ReportMetric(f, "fruit-in-view")
+			b.ReportMetric(n, "heads-in-view")
 		})
 	}
 }
@@ -146,7 +171,7 @@ func BenchmarkZone(b *testing.B) {
 		b.Run("zone="+strconv.Itoa(z), func(b *testing.B) {
 			var sizes []int
 			for b.Loop() {
-				sizes = run(b, nil, z, nil)
+				sizes, _, _ = run(b, nil, z, nil)
 			}
 			mean, p50, p95 := stats(sizes)
 			b.ReportMetric(mean, "B/frame")
@@ -187,9 +212,12 @@ func BenchmarkSimStep(b *testing.B) {
 }
 
 func TestScenarioTargets(t *testing.T) {
-	full, _, _ := stats(run(t, fullEnc, DefaultZone, vtmodel.New(80, 24)))
-	line, _, _ := stats(run(t, lineEnc, DefaultZone, vtmodel.New(80, 24)))
-	mean, p50, p95 := stats(run(t, nil, DefaultZone, vtmodel.New(80, 24)))
+	fs, _, _ := run(t, fullEnc, DefaultZone, vtmodel.New(80, 24))
+	ls, _, _ := run(t, lineEnc, DefaultZone, vtmodel.New(80, 24))
+	ss, _, _ := run(t, nil, DefaultZone, vtmodel.New(80, 24))
+	full, _, _ := stats(fs)
+	line, _, _ := stats(ls)
+	mean, p50, p95 := stats(ss)
 	t.Logf("full %.0f, linediff %.0f, snaked %.1f (p50 %d, p95 %d) B/frame: %.1fx smaller than full", full, line, mean, p50, p95, full/mean)
 	if mean > 150 || full/mean < 20 {
 		t.Errorf("snaked %.1f B/frame, %.1fx smaller than full; want <= 150 and >= 20x", mean, full/mean)

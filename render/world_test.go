@@ -51,14 +51,7 @@ func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, leng
 		if t > 0 {
 			sizes = append(sizes, len(out))
 		}
-		for _, c := range r.next[r.cols*r.pfTop : r.cols*(r.pfTop+r.pfRows)] {
-			if c.fg == fruitCol {
-				fsum++
-			}
-			if c.bg == fruitCol && c.ch == 0 && c.fg != c.bg {
-				fsum++
-			}
-		}
+		fsum += fruitInView(r)
 		lead, _ := v.Snake(ids[0])
 		for i, id := range ids {
 			s, ok := v.Snake(id)
