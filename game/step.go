@@ -312,7 +312,9 @@ func (w *World) move(i, x, y int32, d Dir) (int32, int32, int32) {
 
 // botsThink picks a direction for every live bot and respawns dead ones.
 // A first tight pass loads the three pixels around every bot's head so the
-// cache misses overlap; the second pass decides.
+// cache misses overlap; the second pass decides: never into a body or head,
+// nor a pixel another bot chose this tick; towards its fruit target if any,
+// else mostly straight on.
 func (w *World) botsThink() {
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
@@ -323,6 +325,9 @@ func (w *World) botsThink() {
 			s.look = [3]Pixel{w.grid[a].p, w.grid[b].p, w.grid[c].p}
 		}
 	}
+	// Bots reserve the pixel they head for, so later bots avoid it.
+	w.nextStamp()
+	st := w.stamp << 16
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
 		if !s.bot || !s.used {
@@ -338,27 +343,31 @@ func (w *World) botsThink() {
 		if (s.hx == s.tx && s.hy == s.ty) || (s.tx < 0 && (w.seq+uint64(i))%16 == 0) {
 			s.tx, s.ty = w.seekFruit(s.hx, s.hy)
 		}
-		best, bestScore := None, -1<<30
+		best, bestScore, bestI := None, -1<<30, int32(-1)
 		for k, d := range [3]Dir{s.dir, left(s.dir), right(s.dir)} {
 			if kd := s.look[k].Kind(); kd == Body || kd == Head {
 				continue
+			}
+			n, x, y := w.move(s.hd, s.hx, s.hy, d)
+			if w.grid[n].claim>>16 == w.stamp {
+				continue // another bot already heads there
 			}
 			score := 0
 			if k == 0 {
 				score = 1
 			}
 			if s.tx >= 0 {
-				_, x, y := w.move(s.hd, s.hx, s.hy, d)
 				score -= 4 * w.dist(x, y, s.tx, s.ty)
 			} else if w.rng.IntN(16) == 0 {
 				score += w.rng.IntN(3)
 			}
 			if score > bestScore {
-				best, bestScore = d, score
+				best, bestScore, bestI = d, score, n
 			}
 		}
 		if best != None {
 			s.dir = best
+			w.grid[bestI].claim = st | uint32(i)
 		}
 	}
 }
@@ -398,7 +407,7 @@ func (w *World) seekFruit(hx, hy int32) (int32, int32) {
 }
 
 // The box a bot looks for fruit in.
-const seekX, seekY = 8, 2
+const seekX, seekY = 10, 1
 
 // phase moves every snake with more than ph steps this tick by one pixel,
 // simultaneously (see the package doc).
