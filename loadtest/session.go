@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -266,8 +267,9 @@ func (s *session) read(ctx context.Context, start time.Time, stdout io.Reader) {
 						}
 						r.screenFailures.Add(1)
 						for _, b := range bad {
-							if !problems[b] {
-								problems[b] = true
+							// Once per kind of problem and session.
+							if k := strings.TrimLeft(b, "0123456789 "); !problems[k] {
+								problems[k] = true
 								r.screenProblem(fmt.Sprintf("session %d (%s, %dx%d) at +%.1fs: %s",
 									s.i, s.user, s.cols, s.rows, now.Sub(start).Seconds(), b))
 							}
