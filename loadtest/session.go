@@ -268,7 +268,8 @@ func (s *session) read(ctx context.Context, start time.Time, stdout io.Reader) {
 						r.screenFailures.Add(1)
 						for _, b := range bad {
 							// Once per kind of problem and session.
-							if k := strings.TrimLeft(b, "0123456789 "); !problems[k] {
+							f := strings.Fields(strings.TrimLeft(b, "0123456789 "))
+							if k := strings.Join(f[:min(2, len(f))], " "); !problems[k] {
 								problems[k] = true
 								r.screenProblem(fmt.Sprintf("session %d (%s, %dx%d) at +%.1fs: %s",
 									s.i, s.user, s.cols, s.rows, now.Sub(start).Seconds(), b))
