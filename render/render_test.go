@@ -214,3 +214,62 @@ func TestNilAndOddViews(t *testing.T) {
 		}
 	}
 }
+
+func TestCameraDeadZone(t *testing.T) {
+	v := &game.View{W: 1000, H: 500, Pix: make([]game.Pixel, 1000*500), Snakes: make([]game.SnakeInfo, 1)}
+	id := game.ID(1 << 16)
+	v.Snakes[0] = game.SnakeInfo{ID: id, Used: true, Alive: true, Head: game.Point{X: 500, Y: 250}}
+	h := &HUD{You: id, Follow: id, ShutdownIn: -1}
+	r := New(ANSI16, 80, 24) // playfield 80 x 44 pixels
+	r.Frame(v, h)
+	x0, y0 := r.camX, r.camY
+	if x0 != 460 || y0 != 228 {
+		t.Fatalf("camera starts at %d,%d, want the head centred (460,228)", x0, y0)
+	}
+	// Inside the central half: the camera stays.
+	for _, p := range []game.Point{{X: 481, Y: 240}, {X: 519, Y: 260}, {X: 500, Y: 239}} {
+		v.Snakes[0].Head = p
+		v.Tick++
+		r.Frame(v, h)
+		if r.camX != x0 || r.camY != y0 {
+			t.Fatalf("head at %v moved the camera to %d,%d", p, r.camX, r.camY)
+		}
+	}
+	// Leaving it re-centres, y in whole rows.
+	v.Snakes[0].Head = game.Point{X: 521, Y: 250}
+	r.Frame(v, h)
+	if r.camX != 481 || r.camY != y0 {
+		t.Fatalf("head right of the box: camera %d,%d, want 481,%d", r.camX, r.camY, y0)
+	}
+	v.Snakes[0].Head = game.Point{X: 521, Y: 272}
+	r.Frame(v, h)
+	if r.camY != 250 || (r.camY-y0)%2 != 0 {
+		t.Fatalf("head below the box: camera y %d, want 250", r.camY)
+	}
+	// Follow every tick with zone 0; wraps across the world's edge.
+	r.SetZone(0)
+	v.Snakes[0].Head = game.Point{X: 5, Y: 3}
+	r.Frame(v, h)
+	if r.camX != 965 || r.camY != 480 {
+		t.Fatalf("zone 0 across the edge: camera %d,%d, want 965,480 (481 snapped to whole rows)", r.camX, r.camY)
+	}
+}
+
+func TestResizeClamps(t *testing.T) {
+	s, h := scenario()
+	r := New(ANSI16, 0, -5)
+	if r.cols != 1 || r.rows != 1 {
+		t.Fatalf("size %dx%d, want 1x1", r.cols, r.rows)
+	}
+	term := vtmodel.New(1, 1)
+	term.Write(r.Frame(&s.v, h))
+	r.Resize(100000, 100000)
+	if r.cols != MaxCols || r.rows != MaxRows {
+		t.Fatalf("size %dx%d, want %dx%d", r.cols, r.rows, MaxCols, MaxRows)
+	}
+	term.Resize(MaxCols, MaxRows)
+	term.Write(r.Frame(&s.v, h))
+	if err := check(term, r); err != nil {
+		t.Fatal(err)
+	}
+}
