@@ -68,13 +68,6 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer sc.Close()
-	wg.Go(func() {
-		for r := range reqs { // global requests: tcpip-forward and friends are refused
-			if r.WantReply {
-				r.Reply(false, nil)
-			}
-		}
-	})
 
 	key := ipKey(raw.RemoteAddr())
 	reason := s.conns.admit(key)
@@ -87,6 +80,7 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	default:
 	}
 	if reason != "" {
+		wg.Go(func() { ssh.DiscardRequests(reqs) }) // ends when the connection closes
 		s.refuse(c, chans, reason)
 		return
 	}
@@ -102,7 +96,7 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	}
 	defer close(done)
 
-	why := s.channels(c, chans)
+	why := s.channels(c, chans, reqs)
 	c.log.Info("disconnect", "reason", why)
 }
 
@@ -139,9 +133,10 @@ func reasonLabel(r string) string {
 	return "other"
 }
 
-// channels serves the connection's channel opens: one session, nothing else.
-// It returns when the connection has closed, with the reason.
-func (s *Server) channels(c *conn, chans <-chan ssh.NewChannel) string {
+// channels serves the connection's channel opens (one session, nothing else)
+// and its global requests (all refused: tcpip-forward and friends). It
+// returns when the connection has closed, with the reason.
+func (s *Server) channels(c *conn, chans <-chan ssh.NewChannel, reqs <-chan *ssh.Request) string {
 	var sess *session
 	refused := 0
 	var wg sync.WaitGroup
@@ -179,6 +174,12 @@ func (s *Server) channels(c *conn, chans <-chan ssh.NewChannel) string {
 			}
 			if refused++; refused > maxRefusedChannels {
 				c.closeWith("too many refused channels")
+			}
+		case r, ok := <-reqs:
+			if !ok {
+				reqs = nil
+			} else if r.WantReply {
+				r.Reply(false, nil)
 			}
 		case <-t.C:
 			if sess == nil {

@@ -42,7 +42,7 @@ func (f *freezable) Close() error {
 
 func TestStalledReaderDropped(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.StallTimeout = 700 * time.Millisecond
+	cfg.StallTimeout = time.Second
 	cfg.SendBuffer = 4096
 	h := start(t, cfg, testWorld(t, 4))
 
