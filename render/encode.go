@@ -11,8 +11,8 @@ import (
 //
 // Erasing: EL, ECH and ED are only ever sent with the default background
 // pen, so the cells they clear are plain default-background blanks on every
-// terminal. Cells exposed by DCH, ICH, SU and SD are treated as unknown and
-// always repainted.
+// terminal. Cells exposed by DCH, ICH and scrolling (LF/RI at a margin) are
+// treated as unknown and always repainted.
 
 const keep = 255 // sgr: leave this half of the pen as it is
 
@@ -592,18 +592,26 @@ func (r *Renderer) shiftRow(y, dx int) {
 	}
 }
 
-// scroll moves the playfield rows up by dy (down when negative) with SU/SD
-// inside the scroll region; rows scrolled in become unknown.
+// scroll moves the playfield rows up by dy (down when negative) inside the
+// scroll region, with LF at its bottom margin (RI at its top). Every
+// terminal has those; SU/SD would save a few bytes on a rare event. Rows
+// scrolled in become unknown.
 func (r *Renderer) scroll(dy int) {
 	w, t, b := r.cols, r.top, r.bot
 	if dy > 0 {
-		r.csi(dy, 'S')
+		r.moveTo(0, b)
+		for i := 0; i < dy; i++ {
+			r.out = append(r.out, '\n')
+		}
 		copy(r.prev[t*w:(b+1)*w], r.prev[(t+dy)*w:(b+1)*w])
 		for i := (b + 1 - dy) * w; i < (b+1)*w; i++ {
 			r.prev[i] = unknown
 		}
 	} else {
-		r.csi(-dy, 'T')
+		r.moveTo(0, t)
+		for i := 0; i < -dy; i++ {
+			r.out = append(r.out, 0x1b, 'M')
+		}
 		copy(r.prev[(t-dy)*w:(b+1)*w], r.prev[t*w:(b+1+dy)*w])
 		for i := t * w; i < (t-dy)*w; i++ {
 			r.prev[i] = unknown
@@ -620,7 +628,7 @@ func (r *Renderer) moveCamera(dx, dy int) {
 		dy = 0
 	}
 	if dy != 0 {
-		stay, moved := 0, 6
+		stay, moved := 0, 8+2*max(dy, -dy)
 		for y := t; y <= b; y++ {
 			nrow := r.next[y*w : (y+1)*w]
 			c, _ := r.rowPlan(r.prev[y*w:(y+1)*w], nrow, dx)
