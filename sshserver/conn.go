@@ -1,6 +1,7 @@
 package sshserver
 
 import (
+	"errors"
 	"log/slog"
 	"net"
 	"sync"
@@ -52,7 +53,8 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	sc, chans, reqs, err := ssh.NewServerConn(raw, s.ssh)
 	if err != nil {
 		cause := "error"
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
 			cause = "timeout"
 		} else if !s.unauth.done(pending) {
 			cause = "evicted"

@@ -451,3 +451,14 @@ func TestPanicRecovered(t *testing.T) {
 	}
 	play(t, h.dial("next"), 80, 24).waitScreen("playing")
 }
+
+func TestShutdownWithoutSessionsIsQuick(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.ShutdownGrace = time.Minute
+	h := start(t, cfg, testWorld(t, 0))
+	took, err := h.stop(10 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Serve returned %v after cancel with no sessions (grace %v)", took, cfg.ShutdownGrace)
+}

@@ -231,13 +231,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // force-closes whatever is left a bounded time later.
 func (s *Server) shutdown() {
 	grace := s.cfg.ShutdownGrace
-	s.log.Info("shutting down", "grace", grace.String(), "sessions", s.players.Load()+s.spectators.Load())
+	s.log.Info("shutdown countdown", "grace", grace.String(), "sessions", s.liveCount())
 	close(s.stopping)
 	s.unauth.closeAll()
 	deadline := time.Now().Add(grace)
 	for {
 		left := time.Until(deadline)
-		if left <= 0 {
+		if left <= 0 || s.liveCount() == 0 { // nobody to warn: skip the wait
 			break
 		}
 		secs := int32((left + time.Second - 1) / time.Second)
@@ -399,6 +399,13 @@ func (s *Server) watchdog(stop <-chan struct{}) {
 		}
 		clear(batch)
 	}
+}
+
+// liveCount is the number of sessions (any phase).
+func (s *Server) liveCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live)
 }
 
 // count adjusts the banner's player and spectator numbers.
