@@ -5,6 +5,7 @@ package render
 
 import (
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/muesli/termenv"
@@ -23,6 +24,21 @@ const (
 	ANSI256
 	TrueColor
 )
+
+// String names the profile.
+func (p Profile) String() string {
+	switch p {
+	case Mono:
+		return "mono"
+	case ANSI16:
+		return "ansi16"
+	case ANSI256:
+		return "ansi256"
+	case TrueColor:
+		return "truecolor"
+	}
+	return "profile(" + strconv.Itoa(int(p)) + ")"
+}
 
 // DetectProfile decides the profile from the session's TERM and environment
 // (KEY=VALUE strings) with termenv.
