@@ -5,5 +5,11 @@
 // swarm and of the daemon under test, and a bare SSH "transport floor"
 // server that the daemon's cost is compared against in the same run.
 //
-// It talks to the daemon only over SSH, like any player.
+// It talks to the daemon only over SSH, like any player. From a test:
+//
+//	o := loadtest.DefaultOptions()
+//	o.Addr, o.N, o.Ramp, o.Duration = addr, 50, time.Second, 5*time.Second
+//	rep, err := loadtest.Run(ctx, o) // rep.Failed, rep.Unexpected, rep.Gap.P50, ...
+//
+// The method is written down in docs/BENCHMARKS-loadtest.md.
 package loadtest
