@@ -27,6 +27,9 @@ type metrics struct {
 	frames     prometheus.Counter
 	skipped    prometheus.Counter
 	stalls     prometheus.Counter
+	turns      prometheus.Counter // steering keys handed to the world
+	dashes     prometheus.Counter
+	respawns   prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -71,7 +74,13 @@ func newMetrics() *metrics {
 	m.stalls = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "snaked_stall_disconnects_total", Help: "Sessions dropped because a write stalled past the bound.",
 	})
-	m.reg.MustRegister(m.sessions, m.joins, m.rejections, m.disconn, m.handshake, m.tick, m.ticksLate,
+	inputs := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "snaked_inputs_total", Help: "Player intents handed to the world, by kind (turn, dash, respawn).",
+	}, []string{"kind"})
+	m.turns = inputs.WithLabelValues("turn")
+	m.dashes = inputs.WithLabelValues("dash")
+	m.respawns = inputs.WithLabelValues("respawn")
+	m.reg.MustRegister(inputs, m.sessions, m.joins, m.rejections, m.disconn, m.handshake, m.tick, m.ticksLate,
 		m.render, m.write, m.bytes, m.frames, m.skipped, m.stalls,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -105,6 +105,7 @@ func (s *session) playKey(k key, r byte) {
 	id := game.ID(s.id.Load())
 	if d := dirOf(k, r); d != game.None {
 		s.srv.w.Turn(id, d)
+		s.srv.m.turns.Inc()
 		s.steered.Store(true)
 		return
 	}
@@ -112,12 +113,15 @@ func (s *session) playKey(k key, r byte) {
 	case k == keyRune && r == ' ':
 		if s.alive.Load() {
 			s.srv.w.Dash(id)
+			s.srv.m.dashes.Inc()
 		} else {
 			s.srv.w.Respawn(id)
+			s.srv.m.respawns.Inc()
 		}
 	case k == keyEnter:
 		if !s.alive.Load() {
 			s.srv.w.Respawn(id)
+			s.srv.m.respawns.Inc()
 		}
 	}
 }

@@ -220,17 +220,17 @@ func TestOpenSSHPlayInTmux(t *testing.T) {
 		t.Errorf("alternate screen not entered during play (alternate_on=%s)", on)
 	}
 
-	before := metric(t, d.metrics, "snaked_turns_total")
+	before := metric(t, d.metrics, `snaked_inputs_total{kind="turn"}`)
 	for _, k := range []string{"Up", "Left", "Down", "Right", "w", "a", "s", "d"} {
 		x.keys(k)
 		time.Sleep(150 * time.Millisecond)
 	}
 	end := time.Now().Add(5 * time.Second)
-	for metric(t, d.metrics, "snaked_turns_total") <= before && time.Now().Before(end) {
+	for metric(t, d.metrics, `snaked_inputs_total{kind="turn"}`) <= before && time.Now().Before(end) {
 		time.Sleep(100 * time.Millisecond)
 	}
-	if after := metric(t, d.metrics, "snaked_turns_total"); after <= before {
-		t.Errorf("keys did not steer: snaked_turns_total %v -> %v", before, after)
+	if after := metric(t, d.metrics, `snaked_inputs_total{kind="turn"}`); after <= before {
+		t.Errorf("keys did not steer: snaked_inputs_total %v -> %v", before, after)
 	}
 
 	x.keys("q")
