@@ -8,8 +8,7 @@ import "fmt"
 func (w *World) check() error {
 	want := make([]Pixel, len(w.grid))
 	fruit := 0
-	for i, c := range w.grid {
-		p := c.p
+	for i, p := range w.grid {
 		switch p.Kind() {
 		case Fruit:
 			if p != MakePixel(Fruit, 0, 0) {
@@ -66,14 +65,14 @@ func (w *World) check() error {
 		return fmt.Errorf("counts players %d/%d bots %d/%d", players, w.players, bots, w.bots)
 	}
 	for i := range want {
-		if want[i] != w.grid[i].p {
-			return fmt.Errorf("pixel %v: grid %x, bodies+fruit %x", w.point(int32(i)), w.grid[i].p, want[i])
+		if want[i] != w.grid[i] {
+			return fmt.Errorf("pixel %v: grid %x, bodies+fruit %x", w.point(int32(i)), w.grid[i], want[i])
 		}
 	}
 	if v := w.newest.Load(); v.st.seq == w.seq || w.seq == 0 {
 		for i := range v.Pix {
-			if v.Pix[i] != w.grid[i].p {
-				return fmt.Errorf("view pixel %d: %x, grid %x", i, v.Pix[i], w.grid[i].p)
+			if v.Pix[i] != w.grid[i] {
+				return fmt.Errorf("view pixel %d: %x, grid %x", i, v.Pix[i], w.grid[i])
 			}
 		}
 	}

@@ -54,9 +54,7 @@ func (w *World) publish() {
 		w.pool = append(w.pool, v)
 	}
 	if v.st.seq == 0 || w.seq-v.st.seq > logN-1 {
-		for i := range w.grid {
-			v.Pix[i] = w.grid[i].p
-		}
+		copy(v.Pix, w.grid)
 	} else {
 		for s := v.st.seq + 1; s <= w.seq; s++ {
 			for _, c := range w.logs[s%logN] {

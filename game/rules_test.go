@@ -14,7 +14,7 @@ func bare(t *testing.T) *World {
 		t.Fatal(err)
 	}
 	for i := range w.grid {
-		w.grid[i].p = 0
+		w.grid[i] = 0
 	}
 	w.fruit, w.cfg.Fruit = 0, 0
 	return w
@@ -98,7 +98,7 @@ func TestMoveAndWrap(t *testing.T) {
 			if !s.Alive || s.Head != c.head || s.Length != 3 {
 				t.Fatalf("got alive=%v head=%v len=%d, want head %v len 3", s.Alive, s.Head, s.Length, c.head)
 			}
-			if p := w.grid[w.idx(c.body[0].X, c.body[0].Y)].p; p != 0 {
+			if p := w.grid[w.idx(c.body[0].X, c.body[0].Y)]; p != 0 {
 				t.Fatalf("old tail pixel still %x", p)
 			}
 		})
@@ -175,7 +175,7 @@ func TestCollisions(t *testing.T) {
 			aCheck: func(t *testing.T, w *World, a SnakeInfo) {
 				// tail (0,9) left; (1,9),(3,9),(5,9) fruit; (2,9),(4,9) empty.
 				for x, k := range []Kind{Empty, Fruit, Empty, Fruit, Empty, Fruit, Body} {
-					if got := w.grid[w.idx(x, 9)].p.Kind(); got != k {
+					if got := w.grid[w.idx(x, 9)].Kind(); got != k {
 						t.Errorf("pixel (%d,9) kind %d, want %d", x, got, k)
 					}
 				}

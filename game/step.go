@@ -194,7 +194,7 @@ func (w *World) clear(x, y int, d Dir) bool {
 	for _, o := range [5]int{0, -1, 1, -2, 2} {
 		for k := -4; k < w.cfg.StartLen+2; k++ {
 			cx, cy := x-dx*k, y-dy*k
-			if w.grid[w.idx(cx+dy*o, cy+dx*o)].p != 0 {
+			if w.grid[w.idx(cx+dy*o, cy+dx*o)] != 0 {
 				return false
 			}
 		}
@@ -252,7 +252,7 @@ func (w *World) survey(x, y int) (Dir, Colour) {
 			} else if px >= w.w {
 				px -= w.w
 			}
-			if p := w.grid[row+px].p; p.Kind() >= Body {
+			if p := w.grid[row+px]; p.Kind() >= Body {
 				n[p.Colour()]++
 				if d := abs(dx) + abs(dy); d < near {
 					near, nx, ny = d, dx, dy
@@ -322,12 +322,10 @@ func (w *World) botsThink() {
 			a, _, _ := w.move(s.hd, s.hx, s.hy, s.dir)
 			b, _, _ := w.move(s.hd, s.hx, s.hy, left(s.dir))
 			c, _, _ := w.move(s.hd, s.hx, s.hy, right(s.dir))
-			s.look = [3]Pixel{w.grid[a].p, w.grid[b].p, w.grid[c].p}
+			s.look = [3]Pixel{w.grid[a], w.grid[b], w.grid[c]}
 		}
 	}
 	// Bots reserve the pixel they head for, so later bots avoid it.
-	w.nextStamp()
-	st := w.stamp << 16
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
 		if !s.bot || !s.used {
@@ -349,7 +347,7 @@ func (w *World) botsThink() {
 				continue
 			}
 			n, x, y := w.move(s.hd, s.hx, s.hy, d)
-			if w.grid[n].claim>>16 == w.stamp {
+			if w.grid[n]&botClaim != 0 {
 				continue // another bot already heads there
 			}
 			score := 0
@@ -367,7 +365,7 @@ func (w *World) botsThink() {
 		}
 		if best != None {
 			s.dir = best
-			w.grid[bestI].claim = st | uint32(i)
+			w.grid[bestI] |= botClaim // cleared by phase 0
 		}
 	}
 }
@@ -396,7 +394,7 @@ func (w *World) seekFruit(hx, hy int32) (int32, int32) {
 			} else if px >= w.w {
 				px -= w.w
 			}
-			if w.grid[row+px].p.Kind() == Fruit {
+			if w.grid[row+px].Kind() == Fruit {
 				if d := abs(dx) + abs(dy); d < bd && d > 0 {
 					bx, by, bd = px, row/w.w, d
 				}
@@ -412,8 +410,6 @@ const seekX, seekY = 10, 1
 // phase moves every snake with more than ph steps this tick by one pixel,
 // simultaneously (see the package doc).
 func (w *World) phase(ph int) {
-	w.nextStamp()
-	st := w.stamp << 16
 	prot := func(s *snake) bool { return w.tick < s.protUntil }
 	// 1. targets; protected snakes steer around obstacles or wait.
 	for i := 0; i < w.nslots; i++ {
@@ -422,9 +418,10 @@ func (w *World) phase(ph int) {
 		if !s.moved {
 			continue
 		}
-		s.wait, s.die, s.headOn, s.contested, s.killer = false, false, false, false, -1
+		s.wait, s.die, s.headOn, s.killer = false, false, false, -1
 		s.next, s.nx, s.ny = w.move(s.hd, s.hx, s.hy, s.dir)
 		if prot(s) && !w.open(s.next) {
+			w.grid[s.next] &^= botClaim
 			if n, x, y := w.move(s.hd, s.hx, s.hy, left(s.dir)); w.open(n) {
 				s.dir, s.next, s.nx, s.ny = left(s.dir), n, x, y
 			} else if n, x, y := w.move(s.hd, s.hx, s.hy, right(s.dir)); w.open(n) {
@@ -434,36 +431,31 @@ func (w *World) phase(ph int) {
 				continue
 			}
 		}
-		if c := w.grid[s.next].claim; c>>16 == w.stamp {
-			s.contested = true
-			w.snakes[c&0xffff].contested = true
-		} else {
-			w.grid[s.next].claim = st | uint32(i)
+		c := w.grid[s.next]
+		if prot(s) {
+			if c&pMask != pMask {
+				w.grid[s.next] = c + pUnit
+			}
+		} else if c&nMask != nMask {
+			w.grid[s.next] = c + nUnit
 		}
 	}
 	// 2. contested protected snakes wait; contested normal heads that still
 	// share a pixel meet head-on; growth decides whether tails leave.
-	w.nextStamp()
-	st = w.stamp << 16
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
 		if !s.moved || s.wait {
 			continue
 		}
-		if s.contested {
-			if prot(s) {
+		c := w.grid[s.next]
+		np, pp := c&nMask/nUnit, c&pMask/pUnit
+		if prot(s) {
+			if np > 0 || pp > 1 {
 				s.wait = true
 				continue
 			}
-			if c := w.grid[s.next].claim; c>>16 == w.stamp {
-				o := int32(c & 0xffff)
-				s.headOn, s.killer = true, o
-				if f := &w.snakes[o]; !f.headOn {
-					f.headOn, f.killer = true, int32(i)
-				}
-			} else {
-				w.grid[s.next].claim = st | uint32(i)
-			}
+		} else if np > 1 {
+			s.headOn, s.killer = true, w.partner(i)
 		}
 		s.pop = s.grow == 0
 		if !s.pop {
@@ -475,11 +467,17 @@ func (w *World) phase(ph int) {
 	// free); each mover's own tail leaves after its check.
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
-		if !s.moved || s.wait {
+		if !s.moved {
+			continue
+		}
+		if w.grid[s.next] > pixBits {
+			w.grid[s.next] &= pixBits // claims are no longer needed
+		}
+		if s.wait {
 			continue
 		}
 		if !prot(s) && !s.headOn {
-			if p := w.grid[s.next].p; p.Kind() >= Body {
+			if p := w.grid[s.next]; p.Kind() >= Body {
 				o := int32(p.Slot())
 				f := &w.snakes[o]
 				fm := f.moved && !f.wait
@@ -513,7 +511,7 @@ func (w *World) phase(ph int) {
 			continue
 		}
 		w.set(s.hd, MakePixel(Body, i, s.colour))
-		if w.grid[s.next].p.Kind() == Fruit {
+		if w.grid[s.next].Kind() == Fruit {
 			w.fruit--
 			s.grow += FruitGrow
 		}
@@ -555,16 +553,23 @@ func (w *World) kill(s *snake, i int) {
 }
 
 // open reports whether a protected head may enter pixel i.
-func (w *World) open(i int32) bool { return w.grid[i].p.Kind() < Body }
+func (w *World) open(i int32) bool { return w.grid[i].Kind() < Body }
 
-func (w *World) nextStamp() {
-	w.stamp = (w.stamp + 1) & 0xffff
-	if w.stamp == 0 {
-		for i := range w.grid {
-			w.grid[i].claim = 0
+// partner returns the slot of another unprotected head entering the same
+// pixel as snake i this phase (head-on), or -1.
+func (w *World) partner(i int) int32 {
+	s := &w.snakes[i]
+	for d := Up; d <= Left; d++ {
+		n, _, _ := w.move(s.next, s.nx, s.ny, d)
+		p := w.grid[n]
+		if p.Kind() != Head || p.Slot() == i {
+			continue
 		}
-		w.stamp = 1
+		if f := &w.snakes[p.Slot()]; f.moved && !f.wait && f.next == s.next && w.tick >= f.protUntil {
+			return int32(p.Slot())
+		}
 	}
+	return -1
 }
 
 // topUpFruit adds up to max fruit at random empty pixels towards the target.
@@ -573,7 +578,7 @@ func (w *World) topUpFruit(max int) {
 	for k := 0; k < need; k++ {
 		for try := 0; try < 4; try++ {
 			i := int32(w.rng.IntN(len(w.grid)))
-			if w.grid[i].p == 0 {
+			if w.grid[i] == 0 {
 				w.set(i, MakePixel(Fruit, 0, 0))
 				w.fruit++
 				break

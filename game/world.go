@@ -83,13 +83,17 @@ func (c *Config) fill() error {
 	return nil
 }
 
-// cell is one pixel of the master grid: what occupies it, and the head
-// claim of the current movement phase (stamp<<16 | slot), kept side by side so
-// a move touches one cache line.
-type cell struct {
-	p     Pixel
-	claim uint32
-}
+// Claim bits: while a movement phase (or the bots' decisions) runs, the top
+// bits of a grid pixel count the heads heading into it. They are cleared
+// before the phase ends, so between steps the grid holds plain Pixels.
+const (
+	pixBits  = 1<<22 - 1 // the Pixel proper
+	botClaim = 1 << 31   // a bot chose this pixel this tick
+	nUnit    = 1 << 28   // one unprotected head heads here (2 bits, saturating)
+	nMask    = 3 << 28
+	pUnit    = 1 << 26 // one protected head heads here (2 bits, saturating)
+	pMask    = 3 << 26
+)
 
 // snake is the world's own record of one slot. Only Step touches it.
 type snake struct {
@@ -112,16 +116,16 @@ type snake struct {
 	look [3]Pixel // pixels ahead, left and right of the head (bots)
 	grow int      // pending growth
 
-	kills, best                              int
-	spawnTick, deathTick, protUntil, dashAt  uint64
-	dash                                     bool  // dash requested for this tick
-	tx, ty                                   int32 // bot's fruit target; -1 none
-	tl                                       int32 // tail pixel at the start of the phase
-	nx, ny                                   int32 // column and row of next
-	steps                                    int   // pixels to move this tick
-	next                                     int32
-	wait, die, pop, headOn, contested, moved bool
-	killer                                   int32 // slot, -1 none
+	kills, best                             int
+	spawnTick, deathTick, protUntil, dashAt uint64
+	dash                                    bool  // dash requested for this tick
+	tx, ty                                  int32 // bot's fruit target; -1 none
+	tl                                      int32 // tail pixel at the start of the phase
+	nx, ny                                  int32 // column and row of next
+	steps                                   int   // pixels to move this tick
+	next                                    int32
+	wait, die, pop, headOn, moved           bool
+	killer                                  int32 // slot, -1 none
 }
 
 func (s *snake) head() int32 { return s.hd }
@@ -162,7 +166,7 @@ type inbox struct {
 type World struct {
 	cfg    Config
 	w, h   int
-	grid   []cell // the master occupancy grid, row-major
+	grid   []Pixel // the master occupancy grid, row-major (claim bits in phases)
 	snakes []snake
 	rng    *rand.Rand
 	seq    uint64 // Steps taken
@@ -170,7 +174,6 @@ type World struct {
 	fruit  int
 	chg    []change // grid changes since the last publish (step seq's log)
 	logs   [logN][]change
-	stamp  uint32
 	spawnq []int32
 	counts []int32
 	top    [TopN]Entry
@@ -202,7 +205,7 @@ func New(cfg Config) (*World, error) {
 		cfg:    cfg,
 		w:      cfg.W,
 		h:      cfg.H,
-		grid:   make([]cell, cfg.W*cfg.H),
+		grid:   make([]Pixel, cfg.W*cfg.H),
 		snakes: make([]snake, cfg.MaxSnakes),
 		box:    make([]inbox, cfg.MaxSnakes),
 		names:  make(map[string]int32),
@@ -422,7 +425,7 @@ func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} 
 
 // set writes one grid pixel and logs the change for view updates.
 func (w *World) set(i int32, p Pixel) {
-	w.grid[i].p = p
+	w.grid[i] = p
 	w.chg = append(w.chg, change{i, p})
 }
 
