@@ -10,8 +10,17 @@
 // (DefaultConfig) is 2048 x 512 pixels for MaxSnakes 4096: about 256 pixels
 // per snake when the server is full, i.e. a snake of length ~20 covers under
 // a tenth of its share, while an 80x24 terminal (80 x 44 pixels) still shows
-// a dozen or so neighbours. Area costs memory (4 bytes per pixel per view
-// buffer) but no time per tick: Step is O(snakes + pixels changed).
+// a dozen or so neighbours. Area costs memory (4 bytes per pixel for the
+// master grid and for each view buffer, i.e. 4 MiB each by default) but no
+// time per tick: Step is O(snakes + pixels changed), never O(area) (see
+// docs/BENCHMARKS-game.md).
+//
+// The master grid is a []Pixel updated in place; snake bodies are ring
+// buffers of pixel indices that are reused across lives, and every grid
+// write is logged (index, value) for the views. During a movement phase the
+// spare top bits of a grid Pixel count the heads entering it; they are
+// cleared before the phase ends. Step allocates nothing in steady state
+// (a body ring doubles the first time its slot grows past its size).
 //
 // # Rules of one tick
 //
@@ -25,12 +34,17 @@
 //     moves DashLen=3 pixels this tick and DashReadyAt = tick+DashCooldown).
 //  2. Spawns: a snake waiting for a spawn is placed as a straight line on
 //     empty pixels (no body, no fruit) with 2 pixels of clearance around it
-//     (and behind) and 4 ahead, heading away from the nearest body found within 10 pixels
-//     (if that direction does not fit, the randomly tried one).
-//     Its colour is the palette colour least used by bodies within 10 pixels.
+//     (and behind) and 4 ahead, heading away from the nearest body found
+//     within 10 pixels (if that direction does not fit, the randomly tried
+//     one). Its colour is the palette colour least used by the bodies within
+//     10 pixels (palette: the 16 colours without black, white and greys).
 //     It is protected until Tick >= ProtectedUntil (Protect ticks). If no
 //     place is found (bounded tries) it stays dead and is retried next tick.
-//  3. Bots decide their turn; dead bots respawn after BotRespawn ticks.
+//  3. Bots decide their turn: never into a body or head pixel, nor into a
+//     pixel another bot chose this tick (in slot order); towards the nearest
+//     fruit in a small box around the head if any, else mostly straight on,
+//     with a seeded random turn now and then. Dead bots respawn after
+//     BotRespawn ticks. A bot is only input generated inside Step.
 //  4. Movement in phases. Every live snake moves 1 pixel in phase 0; a
 //     dashing snake also moves in phases 1 and 2. Within a phase all moves
 //     are simultaneous and judged against the grid at the start of the phase:
@@ -64,18 +78,21 @@
 // Join/Leave/Turn/Dash/Respawn take a short mutex and only queue input; Step
 // drains the queue once per tick under that mutex, so the tick waits on no
 // reader. Join checks capacity and names at once; the snake appears in the
-// view published by the next Step.
+// view published by the next Step. A slot (and its capacity) freed by Leave
+// is reusable after the next Step; its name is free at once.
 //
 // Views are published through a small pool of View buffers (at most
-// maxViews), each with an atomic reference count, and an atomic pointer to the
+// maxViews = 8), each with an atomic reference count, and an atomic pointer to the
 // newest. Acquire loads the newest, increments its count and re-checks that it
 // is still the newest (else undoes and retries). Step only writes a buffer that
 // is not the newest and has no references, so readers never see a change. The
 // buffer's pixels are brought up to date by replaying the indices changed in
-// the steps since it was last written (a ring of the last logN steps' change
-// logs), so publishing is O(pixels changed + snakes), not O(area); a buffer
+// the steps since it was last written (a ring of the last logN = 16 steps'
+// change logs), so publishing is O(pixels changed + snakes), not O(area); a buffer
 // older than the ring is copied whole (rare). If every buffer is held, Step
-// skips publishing for that tick rather than wait.
+// skips publishing for that tick rather than wait (Skipped counts it).
+// Readers must Release each view exactly once and should not hold one for
+// longer than a frame: a held view pins a buffer.
 //
 // Randomness comes only from a PCG seeded by Config.Seed, and Step iterates
 // in slot order, so the same seed and the same inputs in the same order give
