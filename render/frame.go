@@ -1,9 +1,7 @@
 package render
 
 import (
-	"bytes"
 	"strconv"
-	"unsafe"
 
 	"snaked/game"
 )
@@ -278,16 +276,16 @@ func (r *Renderer) playfield(v *game.View, h *HUD) {
 // pspan is how many pixels segment checks for emptiness at once.
 const pspan = 8
 
-// zeros is a run of empty pixels, to skip empty spans quickly.
-var zeros [pspan]game.Pixel
-
 // segment draws pixel rows top and bot into row (all the same length).
 func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own int, mono bool) {
 	for x0 := 0; x0 < len(row); x0 += pspan {
 		x1 := min(x0+pspan, len(row))
-		if x1-x0 == pspan && pixEq(top[x0:x1], zeros[:]) && pixEq(bot[x0:x1], zeros[:]) {
-			clear(row[x0:x1])
-			continue
+		if x1-x0 == pspan {
+			t, b := top[x0:x1:x1], bot[x0:x1:x1]
+			if t[0]|t[1]|t[2]|t[3]|t[4]|t[5]|t[6]|t[7]|b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7] == 0 {
+				clear(row[x0:x1])
+				continue
+			}
 		}
 		for x := x0; x < x1; x++ {
 			a, b := top[x], bot[x]
@@ -301,11 +299,6 @@ func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own 
 			}
 		}
 	}
-}
-
-// pixEq compares pixel spans as bytes.
-func pixEq(a, b []game.Pixel) bool {
-	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a)), unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 4*len(b)))
 }
 
 func class(v *game.View, p game.Pixel, own int) int {
