@@ -241,3 +241,43 @@ func TestZeroAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCompose times composing one steady-state 80x24 frame (view + HUD
+// -> cells) alone.
+func BenchmarkCompose(b *testing.B) {
+	s, h := scenario()
+	r := New(ANSI16, 80, 24)
+	for i := 0; i < 50; i++ {
+		s.step()
+		r.Frame(&s.v, h)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.compose(&s.v, h)
+	}
+}
+
+// BenchmarkEncode times encoding one steady-state 80x24 frame alone (the
+// same frame each time, from the same terminal state).
+func BenchmarkEncode(b *testing.B) {
+	s, h := scenario()
+	r := New(ANSI16, 80, 24)
+	for i := 0; i < 50; i++ {
+		s.step()
+		r.Frame(&s.v, h)
+	}
+	prev := append([]cell(nil), r.prev...)
+	s.step()
+	r.compose(&s.v, h)
+	cx, cy, pf, pb := r.cx, r.cy, r.pfg, r.pbg
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(r.prev, prev)
+		r.cx, r.cy, r.pfg, r.pbg = cx, cy, pf, pb
+		r.out = r.buf[:0]
+		r.encode(false, 0, 0)
+		n = len(r.out)
+	}
+	b.ReportMetric(float64(n), "B/frame")
+}
