@@ -443,6 +443,8 @@ func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
 	case you != nil && !h.Spectator:
 		b = append(b, " dead"...)
 		b = stat(b, compact, "  best ", " B", you.BestLength)
+	case h.You != 0 && !h.Spectator:
+		b = append(b, " spawning..."...)
 	default:
 		b = append(b, " watching"...)
 		if s, ok := v.Snake(h.Follow); ok {

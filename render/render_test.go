@@ -121,6 +121,11 @@ func TestScreens(t *testing.T) {
 		}
 	}
 
+	h.You = 99 << 16 // not in the view yet
+	if all = text(first(t, ANSI16, 80, 24, &s.v, h)); !strings.Contains(all, "spawning") {
+		t.Errorf("player without a snake yet:\n%s", all)
+	}
+
 	h.Spectator, h.You = true, 0
 	h.Follow = s.v.Snakes[1].ID
 	all = text(first(t, ANSI16, 80, 24, &s.v, h))
