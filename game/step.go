@@ -10,7 +10,6 @@ func (w *World) Step(tick uint64) {
 	w.seq++
 	w.drain()
 	w.spawnAll()
-	w.botsThink()
 	maxSteps := 1
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
@@ -28,6 +27,7 @@ func (w *World) Step(tick uint64) {
 			}
 		}
 	}
+	w.think()
 	for ph := 0; ph < maxSteps; ph++ {
 		w.phase(ph)
 	}
@@ -310,63 +310,72 @@ func (w *World) move(i, x, y int32, d Dir) (int32, int32, int32) {
 	return i + 1, x + 1, y
 }
 
-// botsThink picks a direction for every live bot and respawns dead ones.
-// A first tight pass loads the three pixels around every bot's head so the
-// cache misses overlap; the second pass decides: never into a body or head,
-// nor a pixel another bot chose this tick; towards its fruit target if any,
-// else mostly straight on.
-func (w *World) botsThink() {
-	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
-		if s.bot && s.alive {
-			a, _, _ := w.move(s.hd, s.hx, s.hy, s.dir)
-			b, _, _ := w.move(s.hd, s.hx, s.hy, left(s.dir))
-			c, _, _ := w.move(s.hd, s.hx, s.hy, right(s.dir))
-			s.look = [3]Pixel{w.grid[a], w.grid[b], w.grid[c]}
+// think runs, chunk by chunk in slot order, the bots' decisions and phase
+// 0's aiming (see phase) for every snake. In each chunk a first tight loop
+// loads the three pixels around every bot's head so the cache misses overlap;
+// the second decides and aims while those pixels are still in the cache.
+func (w *World) think() {
+	const chunk = 64
+	for base := 0; base < w.nslots; base += chunk {
+		end := min(base+chunk, w.nslots)
+		for i := base; i < end; i++ {
+			s := &w.snakes[i]
+			if s.bot && s.alive {
+				a, _, _ := w.move(s.hd, s.hx, s.hy, s.dir)
+				b, _, _ := w.move(s.hd, s.hx, s.hy, left(s.dir))
+				c, _, _ := w.move(s.hd, s.hx, s.hy, right(s.dir))
+				s.look = [3]Pixel{w.grid[a], w.grid[b], w.grid[c]}
+			}
+		}
+		for i := base; i < end; i++ {
+			if s := &w.snakes[i]; s.bot && s.used {
+				w.decide(i, s)
+			}
+			w.aim(i, 0)
 		}
 	}
-	// Bots reserve the pixel they head for, so later bots avoid it.
-	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
-		if !s.bot || !s.used {
+}
+
+// decide picks a bot's direction, or queues a dead bot's respawn: never
+// into a body or head, nor into a pixel another bot chose this tick (bots
+// reserve the pixel they head for); towards its fruit target if any, else
+// mostly straight on.
+func (w *World) decide(i int, s *snake) {
+	if !s.alive {
+		if !s.wantLife && w.tick >= s.deathTick+BotRespawn {
+			s.wantLife = true
+			w.spawnq = append(w.spawnq, int32(i))
+		}
+		return
+	}
+	if (s.hx == s.tx && s.hy == s.ty) || (s.tx < 0 && (w.seq+uint64(i))%16 == 0) {
+		s.tx, s.ty = w.seekFruit(s.hx, s.hy)
+	}
+	best, bestScore, bestI := None, -1<<30, int32(-1)
+	for k, d := range [3]Dir{s.dir, left(s.dir), right(s.dir)} {
+		if kd := s.look[k].Kind(); kd == Body || kd == Head {
 			continue
 		}
-		if !s.alive {
-			if !s.wantLife && w.tick >= s.deathTick+BotRespawn {
-				s.wantLife = true
-				w.spawnq = append(w.spawnq, int32(i))
-			}
-			continue
+		n, x, y := w.move(s.hd, s.hx, s.hy, d)
+		if w.grid[n]&botClaim != 0 {
+			continue // another bot already heads there
 		}
-		if (s.hx == s.tx && s.hy == s.ty) || (s.tx < 0 && (w.seq+uint64(i))%16 == 0) {
-			s.tx, s.ty = w.seekFruit(s.hx, s.hy)
+		score := 0
+		if k == 0 {
+			score = 1
 		}
-		best, bestScore, bestI := None, -1<<30, int32(-1)
-		for k, d := range [3]Dir{s.dir, left(s.dir), right(s.dir)} {
-			if kd := s.look[k].Kind(); kd == Body || kd == Head {
-				continue
-			}
-			n, x, y := w.move(s.hd, s.hx, s.hy, d)
-			if w.grid[n]&botClaim != 0 {
-				continue // another bot already heads there
-			}
-			score := 0
-			if k == 0 {
-				score = 1
-			}
-			if s.tx >= 0 {
-				score -= 4 * w.dist(x, y, s.tx, s.ty)
-			} else if w.rng.IntN(16) == 0 {
-				score += w.rng.IntN(3)
-			}
-			if score > bestScore {
-				best, bestScore, bestI = d, score, n
-			}
+		if s.tx >= 0 {
+			score -= 4 * w.dist(x, y, s.tx, s.ty)
+		} else if w.rng.IntN(16) == 0 {
+			score += w.rng.IntN(3)
 		}
-		if best != None {
-			s.dir = best
-			w.grid[bestI] |= botClaim // cleared by phase 0
+		if score > bestScore {
+			best, bestScore, bestI = d, score, n
 		}
+	}
+	if best != None {
+		s.dir = best
+		w.grid[bestI] |= botClaim // cleared by phase 0
 	}
 }
 
@@ -411,33 +420,10 @@ const seekX, seekY = 10, 1
 // simultaneously (see the package doc).
 func (w *World) phase(ph int) {
 	prot := func(s *snake) bool { return w.tick < s.protUntil }
-	// 1. targets; protected snakes steer around obstacles or wait.
-	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
-		s.moved = s.alive && s.steps > ph
-		if !s.moved {
-			continue
-		}
-		s.wait, s.die, s.headOn, s.killer = false, false, false, -1
-		s.next, s.nx, s.ny = w.move(s.hd, s.hx, s.hy, s.dir)
-		if prot(s) && !w.open(s.next) {
-			w.grid[s.next] &^= botClaim
-			if n, x, y := w.move(s.hd, s.hx, s.hy, left(s.dir)); w.open(n) {
-				s.dir, s.next, s.nx, s.ny = left(s.dir), n, x, y
-			} else if n, x, y := w.move(s.hd, s.hx, s.hy, right(s.dir)); w.open(n) {
-				s.dir, s.next, s.nx, s.ny = right(s.dir), n, x, y
-			} else {
-				s.wait = true
-				continue
-			}
-		}
-		c := w.grid[s.next]
-		if prot(s) {
-			if c&pMask != pMask {
-				w.grid[s.next] = c + pUnit
-			}
-		} else if c&nMask != nMask {
-			w.grid[s.next] = c + nUnit
+	// 1. targets (phase 0 aims in think).
+	if ph > 0 {
+		for i := 0; i < w.nslots; i++ {
+			w.aim(i, ph)
 		}
 	}
 	// 2. contested protected snakes wait; contested normal heads that still
@@ -554,6 +540,37 @@ func (w *World) kill(s *snake, i int) {
 
 // open reports whether a protected head may enter pixel i.
 func (w *World) open(i int32) bool { return w.grid[i].Kind() < Body }
+
+// aim sets where snake i heads in phase ph and counts its claim on that
+// pixel; protected snakes steer around obstacles or wait.
+func (w *World) aim(i, ph int) {
+	s := &w.snakes[i]
+	s.moved = s.alive && s.steps > ph
+	if !s.moved {
+		return
+	}
+	s.wait, s.die, s.headOn, s.killer = false, false, false, -1
+	s.next, s.nx, s.ny = w.move(s.hd, s.hx, s.hy, s.dir)
+	if w.tick < s.protUntil && !w.open(s.next) {
+		w.grid[s.next] &^= botClaim
+		if n, x, y := w.move(s.hd, s.hx, s.hy, left(s.dir)); w.open(n) {
+			s.dir, s.next, s.nx, s.ny = left(s.dir), n, x, y
+		} else if n, x, y := w.move(s.hd, s.hx, s.hy, right(s.dir)); w.open(n) {
+			s.dir, s.next, s.nx, s.ny = right(s.dir), n, x, y
+		} else {
+			s.wait = true
+			return
+		}
+	}
+	c := w.grid[s.next]
+	if w.tick < s.protUntil {
+		if c&pMask != pMask {
+			w.grid[s.next] = c + pUnit
+		}
+	} else if c&nMask != nMask {
+		w.grid[s.next] = c + nUnit
+	}
+}
 
 // partner returns the slot of another unprotected head entering the same
 // pixel as snake i this phase (head-on), or -1.
