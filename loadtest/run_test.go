@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"maps"
 	"net"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -167,7 +169,9 @@ func (s *scriptServer) conn(c net.Conn) {
 func (s *scriptServer) play(user string, ch ssh.Channel) {
 	defer ch.Close()
 	in := make(chan byte, 256)
+	s.wg.Add(1)
 	go func() {
+		defer s.wg.Done()
 		defer close(in)
 		b := make([]byte, 64)
 		for {
@@ -176,7 +180,10 @@ func (s *scriptServer) play(user string, ch ssh.Channel) {
 			s.keys[user] = append(s.keys[user], b[:n]...)
 			s.mu.Unlock()
 			for _, c := range b[:n] {
-				in <- c
+				select {
+				case in <- c:
+				default: // play has returned or is far behind: drop
+				}
 			}
 			if err != nil {
 				return
@@ -255,8 +262,8 @@ func TestScriptJoinDeathRespawn(t *testing.T) {
 		t.Fatalf("established %d failed %v unexpected %v", rep.Established, rep.FailReasons, rep.EndReasons)
 	}
 	s.mu.Lock()
-	names := s.names
-	keys := s.keys
+	names := slices.Clone(s.names)
+	keys := maps.Clone(s.keys)
 	s.mu.Unlock()
 	if rep.JoinScreens != 2 || len(names) != 2 || names[0] != "botx0" || names[1] != "botx0-2" {
 		t.Errorf("join screens %d, names typed %q; want 2, botx0 then botx0-2", rep.JoinScreens, names)

@@ -127,10 +127,13 @@ func (s *session) run(ctx context.Context) {
 	}
 	defer sshc.Close()
 	r.addHandshake(time.Since(start))
-	// At the end: say q like a person quitting, then hang up.
+	// At the end: say q like a person quitting (a player's own goroutine
+	// does, so that q is its last key), then hang up.
 	stop := context.AfterFunc(ctx, func() {
 		time.AfterFunc(quitWait, s.hangUp)
-		s.send([]byte("q"))
+		if s.spectator {
+			s.send([]byte("q"))
+		}
 	})
 	defer stop()
 	if !s.spectator {
@@ -388,6 +391,7 @@ func (s *session) play(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			s.send([]byte("q"))
 			return
 		case e := <-s.events:
 			switch e {

@@ -1,0 +1,74 @@
+package loadtest_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"snaked/game"
+	"snaked/loadtest"
+	"snaked/sshserver"
+)
+
+// TestSmokeDaemon runs 50 scripted sessions for 5 s against a real daemon
+// on 127.0.0.1:0: a check (no failures, no drops, clean screens, sane
+// frame gaps), not a benchmark.
+func TestSmokeDaemon(t *testing.T) {
+	w, err := game.New(game.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, _ := ed25519.GenerateKey(rand.Reader)
+	signer, _ := ssh.NewSignerFromKey(key)
+	srv, err := sshserver.New(sshserver.Config{
+		HostSigners:   []ssh.Signer{signer},
+		ShutdownGrace: time.Second,
+		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+
+	o := loadtest.DefaultOptions()
+	o.Addr = ln.Addr().String()
+	o.N = 50
+	o.Ramp = time.Second
+	o.Duration = 5 * time.Second
+	o.CheckShare = 0.04
+	o.PerAddr = 16 // sshserver.Config.MaxPerIP defaults to 16 (cmd/snaked: 64)
+	rep, err := loadtest.Run(context.Background(), o)
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Established != o.N || rep.Failed != 0 || rep.Unexpected != 0 {
+		t.Fatalf("established %d/%d, failures %v, unexpected %v %q",
+			rep.Established, o.N, rep.FailReasons, rep.EndReasons, rep.EndSamples)
+	}
+	if rep.ScreenChecks == 0 || rep.ScreenFailures != 0 {
+		t.Errorf("screen checks %d, failures %q", rep.ScreenChecks, rep.ScreenProblems)
+	}
+	if rep.Gap.Count < 1000 || rep.Gap.P50 < 50 || rep.Gap.P50 > 250 {
+		t.Errorf("frame gaps %+v: want ~100 ms at 10 Hz", rep.Gap)
+	}
+	if rep.Turns == 0 {
+		t.Error("no turns sent")
+	}
+}
