@@ -39,7 +39,9 @@ func Compare(ctx context.Context, o Options, rep *Report, exe string) error {
 
 // WriteJSON writes the report as indented JSON to path.
 func (r *Report) WriteJSON(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+	c := *r
+	c.Targets = r.CheckTargets()
+	b, err := json.MarshalIndent(&c, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -145,6 +147,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, t := range r.CheckTargets() {
+		verdict := "ok  "
+		if !t.OK {
+			verdict = "MISS"
+		}
+		fmt.Fprintf(w, "target %s %s: %s\n", verdict, t.Name, t.Got)
+	}
 	for _, c := range cols {
 		label := "server"
 		if c != r {
@@ -174,4 +183,32 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// Target is one of the issue's capacity targets checked against a report.
+type Target struct {
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+	Got  string `json:"got"`
+}
+
+// CheckTargets checks the report against the capacity targets (issue 5): no
+// join failures or unexpected disconnects, frame gap p50 within 100 +/- 5 ms
+// and p99 at most 150 ms, daemon CPU at most 1.5x the floor's (with a floor
+// run) and daemon RSS at most 100 KiB per session (with -server-pid).
+func (r *Report) CheckTargets() []Target {
+	t := []Target{
+		{"no failed sessions", r.Failed == 0 && r.Established == r.N, fmt.Sprintf("%d failed, %d/%d established", r.Failed, r.Established, r.N)},
+		{"no unexpected disconnects", r.Unexpected == 0, fmt.Sprint(r.Unexpected)},
+		{"frame gap p50 100 +/- 5 ms", r.Gap.Count > 0 && math.Abs(r.Gap.P50-100) <= 5, fmt.Sprintf("%.1f ms", r.Gap.P50)},
+		{"frame gap p99 <= 150 ms", r.Gap.Count > 0 && r.Gap.P99 <= 150, fmt.Sprintf("%.1f ms", r.Gap.P99)},
+	}
+	if r.Floor != nil && r.FloorCPURatio > 0 {
+		t = append(t, Target{"server CPU <= 1.5x floor", r.FloorCPURatio <= 1.5, fmt.Sprintf("%.2fx", r.FloorCPURatio)})
+		t = append(t, Target{"frame gap p99 <= floor's", r.Gap.P99 <= r.Floor.Gap.P99, fmt.Sprintf("%.1f vs %.1f ms", r.Gap.P99, r.Floor.Gap.P99)})
+	}
+	if r.Server != nil && r.Server.Error == "" {
+		t = append(t, Target{"server RSS <= 100 KiB/session", r.Server.KiBPerSession <= 100, fmt.Sprintf("%.0f KiB", r.Server.KiBPerSession)})
+	}
+	return t
 }

@@ -148,6 +148,9 @@ type Report struct {
 	Server  *ProcStats    `json:"server,omitempty"`
 	Metrics *MetricsStats `json:"metrics,omitempty"`
 
+	// Targets as checked by CheckTargets, filled by WriteJSON.
+	Targets []Target `json:"targets,omitempty"`
+
 	// Filled by Compare: the same swarm against the transport floor.
 	Floor         *Report `json:"floor,omitempty"`
 	FloorCPURatio float64 `json:"floor_cpu_ratio,omitempty"` // server CPU / floor CPU
