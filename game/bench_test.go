@@ -54,3 +54,18 @@ func BenchmarkStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAcquire measures a reader's Acquire+Release pair while nothing
+// steps (the cost each renderer pays per frame, apart from reading).
+func BenchmarkAcquire(b *testing.B) {
+	w, err := New(Config{W: 256, H: 128, MaxSnakes: 64, Bots: 16, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			w.Acquire().Release()
+		}
+	})
+}
