@@ -449,6 +449,8 @@ func TestBadConfig(t *testing.T) {
 		{W: 64, H: 64, MaxSnakes: 4, Bots: 5},
 		{W: 64, H: 64, MaxSnakes: 4, Fruit: -1},
 		{W: 64, H: 64, MaxSnakes: 4, StartLen: 1},
+		{W: 16384, H: 16384, MaxSnakes: 4},
+		{W: 64, H: 64, MaxSnakes: 4, Protect: -1},
 	} {
 		if _, err := New(c); err == nil {
 			t.Errorf("New(%+v) accepted", c)

@@ -53,6 +53,9 @@ func (c *Config) fill() error {
 	if c.W < 16 || c.H < 16 || c.W > 1<<14 || c.H > 1<<14 {
 		return errors.New("game: W and H must be in 16..16384")
 	}
+	if c.W*c.H > 1<<26 {
+		return errors.New("game: W*H must be at most 2^26 pixels")
+	}
 	if c.MaxSnakes < 1 || c.MaxSnakes > 1<<16 {
 		return errors.New("game: MaxSnakes must be in 1..65536")
 	}
