@@ -460,3 +460,85 @@ func TestBadConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestSpawnSurvey(t *testing.T) {
+	w := bare(t)
+	// a snake to the right of (4,8), in palette colours 1 and 2
+	a := place(t, w, "a", Down, pt(7, 6), pt(7, 7), pt(7, 8))
+	b := place(t, w, "b", Down, pt(9, 6), pt(9, 7), pt(9, 8))
+	w.snakes[a.Slot()].colour, w.snakes[b.Slot()].colour = 1, 2
+	for _, id := range []ID{a, b} {
+		s := &w.snakes[id.Slot()]
+		for k := 0; k < s.n; k++ {
+			w.set(s.at(k), MakePixel(Body, id.Slot(), s.colour))
+		}
+	}
+	for k := 0; k < 20; k++ {
+		d, c := w.survey(4, 8)
+		if d != Left {
+			t.Fatalf("heading %v, want Left (away from the body at x=7)", d)
+		}
+		if c == 1 || c == 2 || c == 0 || c == 7 || c == 8 || c == 15 {
+			t.Fatalf("colour %d: used nearby or not in the palette", c)
+		}
+	}
+	// spawns never overlap anything and keep clear of bodies
+	w2, err := New(Config{W: 64, H: 32, MaxSnakes: 40, Bots: 30, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.check(); err != nil {
+		t.Fatal(err)
+	}
+	v := w2.Acquire()
+	defer v.Release()
+	for _, s := range v.Snakes {
+		if s.Alive && (s.Length != 5 || s.ProtectedUntil != 20) {
+			t.Fatalf("spawned %+v", s)
+		}
+	}
+}
+
+func TestLeaderboard(t *testing.T) {
+	w, err := New(Config{W: 64, H: 64, MaxSnakes: 16, Seed: 1, StartLen: 2, Fruit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range w.grid {
+		w.grid[i] = 0
+	}
+	w.fruit, w.cfg.Fruit = 0, 0
+	lens := []int{3, 9, 5, 9, 2, 7, 4, 6, 8, 3, 5, 10}
+	ids := make([]ID, len(lens))
+	for k, n := range lens {
+		body := make([]Point, n)
+		for j := range body {
+			body[j] = pt(j+1, 2+4*k%60)
+		}
+		ids[k] = place(t, w, string(rune('a'+k)), Right, body...)
+	}
+	run(t, w, 1)
+	v := w.Acquire()
+	defer v.Release()
+	if len(v.Top) != TopN {
+		t.Fatalf("top has %d entries", len(v.Top))
+	}
+	want := []int{10, 9, 9, 8, 7, 6, 5, 5, 4, 3}
+	for k, e := range v.Top {
+		if e.Length != want[k] {
+			t.Fatalf("top %v, want lengths %v", v.Top, want)
+		}
+	}
+	if v.Top[1].Name != "b" || v.Top[2].Name != "d" {
+		t.Fatalf("ties not in slot order: %v", v.Top)
+	}
+	rank := map[int]int{10: 1, 9: 2, 8: 4, 7: 5, 6: 6, 5: 7, 4: 9, 3: 10, 2: 12}
+	for k, id := range ids {
+		if s, _ := v.Snake(id); s.Rank != rank[lens[k]] {
+			t.Fatalf("%s length %d rank %d, want %d", s.Name, s.Length, s.Rank, rank[lens[k]])
+		}
+	}
+	if v.Best.Length != 10 || v.Best.Name != "l" || v.Players != 12 || v.Bots != 0 {
+		t.Fatalf("best %+v players %d bots %d", v.Best, v.Players, v.Bots)
+	}
+}
