@@ -191,7 +191,12 @@ type MetricsStats struct {
 	TickP50ms  float64 `json:"tick_p50_ms"`
 	TickP99ms  float64 `json:"tick_p99_ms"`
 	TickCount  float64 `json:"tick_count"`
-	Error      string  `json:"error,omitempty"`
+	// Frames and bytes the server says it wrote in the window, when it
+	// exports snaked_frames_total and snaked_bytes_sent_total.
+	FramesSent     float64 `json:"frames_sent,omitempty"`
+	BytesSent      float64 `json:"bytes_sent,omitempty"`
+	MeanFrameBytes float64 `json:"mean_frame_bytes,omitempty"`
+	Error          string  `json:"error,omitempty"`
 }
 
 // metricsStats compares two scrapes taken at the start and end of the
@@ -200,6 +205,16 @@ type MetricsStats struct {
 func metricsStats(url, tick string, before, after []sample) MetricsStats {
 	m := MetricsStats{URL: url, TickMetric: tick, TickP50ms: math.NaN(), TickP99ms: math.NaN()}
 	m.Goroutines, _ = gauge(after, "go_goroutines")
+	f1, ok1 := gauge(after, "snaked_frames_total")
+	b1, ok2 := gauge(after, "snaked_bytes_sent_total")
+	if ok1 && ok2 {
+		f0, _ := gauge(before, "snaked_frames_total")
+		b0, _ := gauge(before, "snaked_bytes_sent_total")
+		m.FramesSent, m.BytesSent = f1-f0, b1-b0
+		if m.FramesSent > 0 {
+			m.MeanFrameBytes = m.BytesSent / m.FramesSent
+		}
+	}
 	if b := histBuckets(after, tick); len(b) > 0 {
 		a0 := histBuckets(before, tick)
 		m.TickP50ms = 1000 * histQuantile(0.50, a0, b)

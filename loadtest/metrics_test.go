@@ -23,6 +23,8 @@ weird{a="x\"y",b="1,2"} 3 1700000000
 broken{a="x} 1
 rpc_seconds{quantile="0.5"} 0.003
 rpc_seconds{quantile="0.99"} 0.009
+snaked_frames_total 1000
+snaked_bytes_sent_total 150000
 `
 
 func TestParseMetrics(t *testing.T) {
@@ -92,6 +94,9 @@ func TestMetricsStatsSummaryAndScrape(t *testing.T) {
 	m = metricsStats(srv.URL, "snaked_tick_seconds", nil, ss)
 	if m.TickCount != 100 || math.Abs(m.TickP50ms-2) > 1e-9 {
 		t.Errorf("histogram stats %+v", m)
+	}
+	if m.FramesSent != 1000 || m.BytesSent != 150000 || m.MeanFrameBytes != 150 {
+		t.Errorf("frames/bytes sent %+v", m)
 	}
 	m = metricsStats(srv.URL, "nope", ss, ss)
 	if m.Error == "" || m.TickP50ms != 0 {

@@ -18,7 +18,11 @@ import (
 // swarm against it with frames of the mean size rep measured, and attaches
 // the floor's report and the server/floor CPU ratio to rep.
 func Compare(ctx context.Context, o Options, rep *Report, exe string) error {
-	size := max(16, int(math.Round(rep.MeanFrameBytes)))
+	mean := rep.MeanFrameBytes
+	if rep.SentFrameBytes > 0 { // the server's own count: exact
+		mean = rep.SentFrameBytes
+	}
+	size := max(16, int(math.Round(mean)))
 	fp, err := StartFloorProcess(exe, size, 10)
 	if err != nil {
 		return err
@@ -30,9 +34,14 @@ func Compare(ctx context.Context, o Options, rep *Report, exe string) error {
 	if err != nil {
 		return err
 	}
+	fr.SentFrameBytes = float64(size)
+	fr.perFrame()
 	rep.Floor = fr
 	if rep.Server != nil && fr.Server != nil && fr.Server.CPUPercent > 0 {
 		rep.FloorCPURatio = rep.Server.CPUPercent / fr.Server.CPUPercent
+	}
+	if rep.ServerUsPerFrame > 0 && fr.ServerUsPerFrame > 0 {
+		rep.FloorFrameRatio = rep.ServerUsPerFrame / fr.ServerUsPerFrame
 	}
 	return nil
 }
@@ -96,7 +105,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 	row("bytes/s per session mean / p99", func(c *Report) string {
 		return fmt.Sprintf("%.0f / %.0f", c.BytesPerSec.Mean, c.BytesPerSec.P99)
 	})
-	row("mean frame bytes", func(c *Report) string { return fmt.Sprintf("%.0f", c.MeanFrameBytes) })
+	row("mean frame bytes (per burst / as sent)", func(c *Report) string {
+		if c.SentFrameBytes > 0 {
+			return fmt.Sprintf("%.0f / %.0f", c.MeanFrameBytes, c.SentFrameBytes)
+		}
+		return fmt.Sprintf("%.0f / -", c.MeanFrameBytes)
+	})
 	row("turns / deaths / respawns / stale / joins", func(c *Report) string {
 		return fmt.Sprintf("%d / %d / %d / %d / %d", c.Turns, c.Deaths, c.Respawns, c.StaleRespawns, c.JoinScreens)
 	})
@@ -124,6 +138,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		return fmt.Sprintf("%.0f / %.0f (%.0f)", c.Server.RSSMiB, c.Server.MaxRSSMiB, c.Server.KiBPerSession)
 	})
+	row("server CPU us per frame delivered", func(c *Report) string {
+		if c.ServerUsPerFrame <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", c.ServerUsPerFrame)
+	})
 	if r.Metrics != nil {
 		row("server goroutines / tick ms p50 / p99", func(c *Report) string {
 			m := c.Metrics
@@ -142,6 +162,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 				return ""
 			}
 			return fmt.Sprintf("%.2fx", c.FloorCPURatio)
+		})
+		row("server / floor CPU per frame delivered", func(c *Report) string {
+			if c != r || c.FloorFrameRatio == 0 {
+				return ""
+			}
+			return fmt.Sprintf("%.2fx", c.FloorFrameRatio)
 		})
 	}
 	if err := tw.Flush(); err != nil {
@@ -204,7 +230,11 @@ func (r *Report) CheckTargets() []Target {
 		{"frame gap p99 <= 150 ms", r.Gap.Count > 0 && r.Gap.P99 <= 150, fmt.Sprintf("%.1f ms", r.Gap.P99)},
 	}
 	if r.Floor != nil && r.FloorCPURatio > 0 {
-		t = append(t, Target{"server CPU <= 1.5x floor", r.FloorCPURatio <= 1.5, fmt.Sprintf("%.2fx", r.FloorCPURatio)})
+		got := fmt.Sprintf("%.2fx", r.FloorCPURatio)
+		if r.FloorFrameRatio > 0 {
+			got += fmt.Sprintf(" (per frame delivered %.2fx)", r.FloorFrameRatio)
+		}
+		t = append(t, Target{"server CPU <= 1.5x floor", r.FloorCPURatio <= 1.5, got})
 		t = append(t, Target{"frame gap p99 <= floor's", r.Gap.P99 <= r.Floor.Gap.P99, fmt.Sprintf("%.1f vs %.1f ms", r.Gap.P99, r.Floor.Gap.P99)})
 	}
 	if r.Server != nil && r.Server.Error == "" {

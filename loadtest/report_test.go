@@ -63,3 +63,17 @@ func TestWriteReport(t *testing.T) {
 		t.Errorf("JSON round trip: %+v", back)
 	}
 }
+
+func TestPerFrame(t *testing.T) {
+	// 2 CPU seconds for 1,500,000 bytes of 150-byte frames: 200 us/frame.
+	r := &Report{Server: &ProcStats{CPUSeconds: 2}, SentFrameBytes: 150, windowBytes: 1_500_000}
+	r.perFrame()
+	if r.ServerUsPerFrame != 200 {
+		t.Errorf("us per frame %v, want 200", r.ServerUsPerFrame)
+	}
+	r = &Report{Server: &ProcStats{CPUSeconds: 2}, windowBytes: 1_500_000}
+	r.perFrame()
+	if r.ServerUsPerFrame != 0 {
+		t.Errorf("unknown frame size gave %v", r.ServerUsPerFrame)
+	}
+}

@@ -129,9 +129,17 @@ type Report struct {
 	// Gaps not counted: across a death or a join screen.
 	SkippedGaps int64 `json:"skipped_gaps"`
 
-	BytesPerSec    Dist    `json:"bytes_per_sec"` // per session over its time in the window
-	MeanFrameBytes float64 `json:"mean_frame_bytes"`
-	Frames         int64   `json:"frames"`
+	BytesPerSec    Dist    `json:"bytes_per_sec"`    // per session over its time in the window
+	MeanFrameBytes float64 `json:"mean_frame_bytes"` // window bytes / bursts (coalesced frames count once)
+	// SentFrameBytes is the true mean frame size: from the server's
+	// metrics, or the floor's configured size; 0 when unknown.
+	SentFrameBytes float64 `json:"sent_frame_bytes,omitempty"`
+	// ServerUsPerFrame is the server's CPU per frame delivered: CPU time
+	// / (window bytes / SentFrameBytes). It does not flatter a server that
+	// skips frames, as the plain CPU ratio does.
+	ServerUsPerFrame float64 `json:"server_us_per_frame,omitempty"`
+	windowBytes      int64
+	Frames           int64 `json:"frames"`
 
 	Turns         int64 `json:"turns"`
 	Deaths        int64 `json:"deaths"`
@@ -154,6 +162,8 @@ type Report struct {
 	// Filled by Compare: the same swarm against the transport floor.
 	Floor         *Report `json:"floor,omitempty"`
 	FloorCPURatio float64 `json:"floor_cpu_ratio,omitempty"` // server CPU / floor CPU
+	// FloorFrameRatio compares CPU per frame delivered (ServerUsPerFrame).
+	FloorFrameRatio float64 `json:"floor_frame_ratio,omitempty"`
 }
 
 // Run opens o.N sessions over o.Ramp, keeps them playing for o.Duration
@@ -365,7 +375,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			m = metricsStats(o.MetricsURL, o.TickMetric, before, after)
 		}
 		rep.Metrics = &m
+		rep.SentFrameBytes = m.MeanFrameBytes
 	}
+	rep.perFrame()
 	if rep.Checked > 0 && o.NewScreen == nil {
 		rep.ScreenNote = "no terminal model in this build: screen checks skipped"
 	}
@@ -444,9 +456,20 @@ func (r *runner) fill(rep *Report, sessions []*session, winEnd time.Time) {
 	}
 	rep.BytesPerSec = Summarize(rates)
 	rep.Frames = frames
+	rep.windowBytes = bytes
 	if frames > 0 {
 		rep.MeanFrameBytes = float64(bytes) / float64(frames)
 	}
+}
+
+// perFrame fills ServerUsPerFrame when the server's CPU and the true
+// frame size are known.
+func (r *Report) perFrame() {
+	if r.Server == nil || r.SentFrameBytes <= 0 || r.windowBytes <= 0 {
+		return
+	}
+	frames := float64(r.windowBytes) / r.SentFrameBytes
+	r.ServerUsPerFrame = r.Server.CPUSeconds * 1e6 / frames
 }
 
 // waitTimeout waits for wg at most d and reports whether it finished.
