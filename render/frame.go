@@ -161,6 +161,11 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	var you *game.SnakeInfo
 	if ok && h.You != 0 {
 		you, _ = v.Snake(h.You)
+		if you != nil && !you.Alive && you.DeathTick == 0 {
+			// Never lived: still waiting for its first spawn (the next
+			// tick, or a free place). Shown as spawning, not as dead.
+			you = nil
+		}
 	}
 	if ok {
 		r.bottom(v, h, you)

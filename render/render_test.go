@@ -126,6 +126,13 @@ func TestScreens(t *testing.T) {
 		t.Errorf("player without a snake yet:\n%s", all)
 	}
 
+	// Joined but not yet placed: the slot is used, the snake has never lived.
+	h.You = s.v.Snakes[0].ID
+	s.v.Snakes[0].Alive, s.v.Snakes[0].DeathTick, s.v.Snakes[0].Length = false, 0, 0
+	if all = text(first(t, ANSI16, 80, 24, &s.v, h)); !strings.Contains(all, "spawning") || strings.Contains(all, "YOU DIED") {
+		t.Errorf("player waiting for the first spawn:\n%s", all)
+	}
+
 	h.Spectator, h.You = true, 0
 	h.Follow = s.v.Snakes[1].ID
 	all = text(first(t, ANSI16, 80, 24, &s.v, h))
