@@ -196,6 +196,8 @@ type MetricsStats struct {
 	FramesSent     float64 `json:"frames_sent,omitempty"`
 	BytesSent      float64 `json:"bytes_sent,omitempty"`
 	MeanFrameBytes float64 `json:"mean_frame_bytes,omitempty"`
+	// Ticks sessions skipped because their writer was busy (latest wins).
+	FramesSkipped float64 `json:"frames_skipped,omitempty"`
 	Error          string  `json:"error,omitempty"`
 }
 
@@ -214,6 +216,10 @@ func metricsStats(url, tick string, before, after []sample) MetricsStats {
 		if m.FramesSent > 0 {
 			m.MeanFrameBytes = m.BytesSent / m.FramesSent
 		}
+	}
+	if k1, ok := gauge(after, "snaked_frames_skipped_total"); ok {
+		k0, _ := gauge(before, "snaked_frames_skipped_total")
+		m.FramesSkipped = k1 - k0
 	}
 	if b := histBuckets(after, tick); len(b) > 0 {
 		a0 := histBuckets(before, tick)
