@@ -198,7 +198,7 @@ type MetricsStats struct {
 	MeanFrameBytes float64 `json:"mean_frame_bytes,omitempty"`
 	// Ticks sessions skipped because their writer was busy (latest wins).
 	FramesSkipped float64 `json:"frames_skipped,omitempty"`
-	Error          string  `json:"error,omitempty"`
+	Error         string  `json:"error,omitempty"`
 }
 
 // metricsStats compares two scrapes taken at the start and end of the
