@@ -2,40 +2,149 @@ package game
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
-// benchWorld builds a world of n bots of length ~20 at the default density
-// (about 256 pixels per snake, times area) and lets it settle.
-func benchWorld(b *testing.B, n, area int) *World {
-	h := n * 256 * area / 2048
-	w, err := New(Config{W: 2048, H: h, MaxSnakes: n, Bots: n, Seed: 7, StartLen: 20})
+// benchCase is one row of BenchmarkStep: n snakes, all bots or all players,
+// on area times the default density's area (about 256 pixels per snake).
+type benchCase struct {
+	bots    bool
+	n, area int
+}
+
+func (c benchCase) name() string {
+	kind := "players"
+	if c.bots {
+		kind = "bots"
+	}
+	s := fmt.Sprintf("%s=%d", kind, c.n)
+	if c.area > 1 {
+		s += fmt.Sprintf("/area=x%d", c.area)
+	}
+	return s
+}
+
+// Start lengths chosen so the measured average length (the len metric)
+// settles near 20: bots seek fruit and grow, scripted players rarely eat.
+const (
+	benchBotLen    = 14
+	benchPlayerLen = 18
+)
+
+// players is a seeded script standing in for people. Each tick a player
+// presses a random arrow key with probability 1/10 (about one key a second)
+// and dashes with probability 1/150. When the pixel ahead of its head holds a
+// body it sidesteps (to a free side if there is one) with probability 3/4:
+// people see what is coming, but not always in time. It asks to respawn 2 s
+// after dying.
+type players struct {
+	ids []ID
+	rng *rand.Rand
+}
+
+func (p *players) act(w *World) {
+	v := w.Acquire()
+	for _, id := range p.ids {
+		s, ok := v.Snake(id)
+		if !ok {
+			continue
+		}
+		if !s.Alive {
+			if v.Tick >= s.DeathTick+2*TicksPerSecond {
+				w.Respawn(id)
+			}
+			continue
+		}
+		r := p.rng.IntN(1200)
+		if blocked(v, s.Head, s.Dir) && r < 900 {
+			d := left(s.Dir)
+			if r&1 == 0 {
+				d = right(s.Dir)
+			}
+			if blocked(v, s.Head, d) {
+				d = reverse(d)
+			}
+			w.Turn(id, d)
+			continue
+		}
+		switch {
+		case r < 120:
+			w.Turn(id, Dir(1+r%4))
+		case r < 128:
+			w.Dash(id)
+		}
+	}
+	v.Release()
+}
+
+// blocked reports whether the pixel next to h in direction d holds a snake.
+func blocked(v *View, h Point, d Dir) bool {
+	dx, dy := delta(d)
+	return v.At(h.X+dx, h.Y+dy).Kind() >= Body
+}
+
+// benchWorld builds the world of c and lets it settle for 200 ticks. For
+// players it returns the script driving them (nil for bots).
+func benchWorld(b testing.TB, c benchCase) (*World, *players) {
+	h := c.n * 256 * c.area / 2048
+	cfg := Config{W: 2048, H: h, MaxSnakes: c.n, Seed: 7}
+	var p *players
+	if c.bots {
+		cfg.Bots, cfg.StartLen = c.n, benchBotLen
+	} else {
+		cfg.StartLen = benchPlayerLen
+		p = &players{rng: rand.New(rand.NewPCG(7, 8))}
+	}
+	w, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
+	if p != nil {
+		for k := 0; k < c.n; k++ {
+			id, err := w.Join(fmt.Sprintf("p%d", k))
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.ids = append(p.ids, id)
+		}
+	}
 	for t := uint64(1); t <= 200; t++ {
+		if p != nil {
+			p.act(w)
+		}
 		w.Step(t)
 	}
-	return w
+	return w, p
 }
 
+var benchCases = []benchCase{
+	{false, 1000, 1}, {false, 5000, 1}, {false, 10000, 1}, {false, 10000, 4},
+	{true, 1000, 1}, {true, 5000, 1}, {true, 10000, 1}, {true, 10000, 4},
+}
+
+// BenchmarkStep times Step alone. For players, the script's Turn/Dash/
+// Respawn calls run between Steps with the timer stopped (their cost to
+// Step, draining the queue, is timed).
 func BenchmarkStep(b *testing.B) {
-	for _, c := range []struct{ n, area int }{{1000, 1}, {5000, 1}, {10000, 1}, {10000, 4}} {
-		name := fmt.Sprintf("snakes=%d", c.n)
-		if c.area > 1 {
-			name += fmt.Sprintf("/area=x%d", c.area)
-		}
-		b.Run(name, func(b *testing.B) {
-			w := benchWorld(b, c.n, c.area)
+	for _, c := range benchCases {
+		b.Run(c.name(), func(b *testing.B) {
+			w, p := benchWorld(b, c)
 			t := w.tick
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu := cpuNanos()
+			var cpu int64
 			for i := 0; i < b.N; i++ {
+				if p != nil {
+					b.StopTimer()
+					p.act(w)
+					b.StartTimer()
+				}
 				t++
+				c0 := cpuNanos()
 				w.Step(t)
+				cpu += cpuNanos() - c0
 			}
-			cpu = cpuNanos() - cpu
 			b.StopTimer()
 			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 			v := w.Acquire()
