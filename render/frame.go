@@ -430,6 +430,10 @@ func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
 	}
 	switch {
 	case you != nil && you.Alive && !h.Spectator:
+		if !compact {
+			b = appendName(append(b, ' '), you.Name)
+			b = append(b, ' ')
+		}
 		b = stat(b, compact, " len ", " L", you.Length)
 		b = stat(b, compact, "  #", " #", you.Rank)
 		b = stat(b, compact, "  kills ", " K", you.Kills)

@@ -63,7 +63,7 @@ func TestScreens(t *testing.T) {
 	h.Players, h.Spectators = 5, 2
 	term, out := screen(t, ANSI16, 80, 24, &s.v, h)
 	all := text(term)
-	for _, want := range []string{"snaked", "5 playing, 2 watching", "ssh -p 2222 snaked.example", "len 25", "#1", "kills 0", "dash ok", "1 snakea 25"} {
+	for _, want := range []string{"snaked", "5 playing, 2 watching", "ssh -p 2222 snaked.example", "snakea  len 25", "#1", "kills 0", "dash ok", "1 snakea 25"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("80x24 screen lacks %q:\n%s", want, all)
 		}
