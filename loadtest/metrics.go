@@ -198,6 +198,10 @@ type MetricsStats struct {
 	MeanFrameBytes float64 `json:"mean_frame_bytes,omitempty"`
 	// Ticks sessions skipped because their writer was busy (latest wins).
 	FramesSkipped float64 `json:"frames_skipped,omitempty"`
+	// Go heap and goroutine stacks in use at the end (client_golang's Go
+	// collector), to tell what the RSS is made of.
+	HeapInuseMiB  float64 `json:"heap_inuse_mib,omitempty"`
+	StackInuseMiB float64 `json:"stack_inuse_mib,omitempty"`
 	Error         string  `json:"error,omitempty"`
 }
 
@@ -216,6 +220,12 @@ func metricsStats(url, tick string, before, after []sample) MetricsStats {
 		if m.FramesSent > 0 {
 			m.MeanFrameBytes = m.BytesSent / m.FramesSent
 		}
+	}
+	if v, ok := gauge(after, "go_memstats_heap_inuse_bytes"); ok {
+		m.HeapInuseMiB = v / (1 << 20)
+	}
+	if v, ok := gauge(after, "go_memstats_stack_inuse_bytes"); ok {
+		m.StackInuseMiB = v / (1 << 20)
 	}
 	if k1, ok := gauge(after, "snaked_frames_skipped_total"); ok {
 		k0, _ := gauge(before, "snaked_frames_skipped_total")

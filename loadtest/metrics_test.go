@@ -26,6 +26,8 @@ rpc_seconds{quantile="0.99"} 0.009
 snaked_frames_total 1000
 snaked_bytes_sent_total 150000
 snaked_frames_skipped_total 7
+go_memstats_heap_inuse_bytes 2.097152e+06
+go_memstats_stack_inuse_bytes 1.048576e+06
 `
 
 func TestParseMetrics(t *testing.T) {
@@ -96,7 +98,7 @@ func TestMetricsStatsSummaryAndScrape(t *testing.T) {
 	if m.TickCount != 100 || math.Abs(m.TickP50ms-2) > 1e-9 {
 		t.Errorf("histogram stats %+v", m)
 	}
-	if m.FramesSent != 1000 || m.BytesSent != 150000 || m.MeanFrameBytes != 150 || m.FramesSkipped != 7 {
+	if m.FramesSent != 1000 || m.BytesSent != 150000 || m.MeanFrameBytes != 150 || m.FramesSkipped != 7 || m.HeapInuseMiB != 2 || m.StackInuseMiB != 1 {
 		t.Errorf("frames/bytes sent %+v", m)
 	}
 	m = metricsStats(srv.URL, "nope", ss, ss)

@@ -155,6 +155,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 			}
 			return fmt.Sprintf("%.0f / %.2f / %.2f", m.Goroutines, m.TickP50ms, m.TickP99ms)
 		})
+		row("server Go heap / stacks MiB", func(c *Report) string {
+			m := c.Metrics
+			if m == nil || m.HeapInuseMiB == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.0f / %.0f", m.HeapInuseMiB, m.StackInuseMiB)
+		})
 		row("server frames sent / skipped (latest wins)", func(c *Report) string {
 			m := c.Metrics
 			if m == nil || m.FramesSent == 0 {
