@@ -33,9 +33,11 @@ const (
 )
 
 // players is a seeded script standing in for people. Each tick a player
-// presses a random arrow key with probability 1/10 (about one key a second)
-// and dashes with probability 1/150. When the pixel ahead of its head holds a
-// body it sidesteps (to a free side if there is one) with probability 3/4:
+// presses a random arrow key with probability 1/10 (about one key a second;
+// not into a snake next to its head)
+// and dashes with probability 1/150. Half the time it turns towards fruit
+// within 3 pixels to its left or right. When the pixel ahead of its head holds a
+// body it sidesteps (to a free side if there is one) with probability 0.95:
 // people see what is coming, but not always in time. It asks to respawn 2 s
 // after dying.
 type players struct {
@@ -57,7 +59,7 @@ func (p *players) act(w *World) {
 			continue
 		}
 		r := p.rng.IntN(1200)
-		if blocked(v, s.Head, s.Dir) && r < 900 {
+		if blocked(v, s.Head, s.Dir) && r < 1140 {
 			d := left(s.Dir)
 			if r&1 == 0 {
 				d = right(s.Dir)
@@ -68,14 +70,37 @@ func (p *players) act(w *World) {
 			w.Turn(id, d)
 			continue
 		}
+		if r < 600 {
+			// people go for the fruit they see beside them
+			if d := fruitSide(v, s.Head, s.Dir); d != None {
+				w.Turn(id, d)
+				continue
+			}
+		}
 		switch {
 		case r < 120:
-			w.Turn(id, Dir(1+r%4))
+			if d := Dir(1 + r%4); !blocked(v, s.Head, d) {
+				w.Turn(id, d)
+			}
 		case r < 128:
 			w.Dash(id)
 		}
 	}
 	v.Release()
+}
+
+// fruitSide returns the side (left or right of d) with fruit within 3
+// pixels of h, or None.
+func fruitSide(v *View, h Point, d Dir) Dir {
+	for k := 1; k <= 3; k++ {
+		for _, t := range [2]Dir{left(d), right(d)} {
+			dx, dy := delta(t)
+			if v.At(h.X+k*dx, h.Y+k*dy).Kind() == Fruit {
+				return t
+			}
+		}
+	}
+	return None
 }
 
 // blocked reports whether the pixel next to h in direction d holds a snake.

@@ -135,21 +135,35 @@ func (w *World) remove(slot int32) {
 	*s = snake{body: body, killer: -1, tx: -1, ty: -1}
 }
 
-// spawnAll tries to place every snake waiting for a life.
+// spawnTries bounds the places tried for one snake in one tick.
+const spawnTries = 8
+
+// spawnBudget is the number of places all spawns together may try in one
+// tick. Each try costs a cache miss or two on a big grid, and in a crowded
+// world most tries fail, so without a bound the snakes waiting for a life
+// would dominate the tick.
+func (w *World) spawnBudget() int { return 1024 + w.cfg.MaxSnakes/8 }
+
+// spawnAll tries to place the snakes waiting for a life, first come first
+// served, within the tick's spawn budget; the rest keep their place in the
+// queue for the next tick.
 func (w *World) spawnAll() {
 	keep := w.spawnq[:0]
+	budget := w.spawnBudget()
 	for _, slot := range w.spawnq {
-		if !w.spawn(slot) {
+		if budget <= 0 || !w.spawn(slot, &budget) {
 			keep = append(keep, slot)
 		}
 	}
 	w.spawnq = keep
 }
 
-// spawn places snake slot; false when no place was found this time.
-func (w *World) spawn(slot int32) bool {
+// spawn places snake slot, spending tries from *budget; false when no
+// place was found this time.
+func (w *World) spawn(slot int32, budget *int) bool {
 	s := &w.snakes[slot]
-	for try := 0; try < 8; try++ {
+	for try := 0; try < spawnTries && *budget > 0; try++ {
+		*budget--
 		hx, hy := w.rng.IntN(w.w), w.rng.IntN(w.h)
 		d0 := Dir(1 + w.rng.IntN(4))
 		if !w.clear(hx, hy, d0) {
