@@ -50,17 +50,21 @@ func (w *World) publish() {
 			Pix:    make([]Pixel, len(w.grid)),
 			Snakes: make([]SnakeInfo, 0, w.cfg.MaxSnakes),
 			Top:    make([]Entry, 0, TopN),
+			Dirty:  make([]uint64, TilesW(w.w)*TilesH(w.h)),
 		}
 		w.pool = append(w.pool, v)
 	}
 	if v.st.seq == 0 || w.seq-v.st.seq > logN-1 {
 		copy(v.Pix, w.grid)
+		v.markAll(w.tick)
 	} else {
 		for s := v.st.seq + 1; s <= w.seq; s++ {
 			for _, c := range w.logs[s%logN] {
 				v.Pix[c.i] = c.p
 			}
+			v.markLog(w.logs[s%logN], w.tick)
 		}
+		w.markExpired(v, v.Tick, w.tick)
 	}
 	v.st.seq = w.seq
 	if w.seq == 0 {

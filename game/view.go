@@ -105,8 +105,22 @@ type View struct {
 	Bots    int         // server-side snakes
 	Best    Entry       // the longest snake seen this run (Slot may be stale)
 
+	// Dirty is, per tile of TileW x TileH pixels (row-major, TilesW(W)
+	// tiles a row, TilesH(H) rows; the last tile of a row or column may be
+	// partial), a tick at or after the last change of how any pixel of the
+	// tile looks: its Pixel value, or the spawn protection of the snake
+	// occupying it ending. A reader that drew tick t only needs to redraw
+	// the tiles with Dirty > t (it may find more than changed, never fewer).
+	Dirty []uint64
+
 	st viewState // reference count and update bookkeeping (publish.go)
 }
+
+// Tile size in pixels for View.Dirty.
+const (
+	TileW = 8
+	TileH = 8
+)
 
 // TopN is the leaderboard's length.
 const TopN = 10

@@ -1,0 +1,98 @@
+package game
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// look is what a reader draws for pixel p of v: the Pixel plus whether a
+// body pixel is spawn-protected.
+func look(v *View, p Pixel) uint32 {
+	l := uint32(p)
+	if p.Kind() == Body && v.Tick < v.Snakes[p.Slot()].ProtectedUntil {
+		l |= 1 << 31
+	}
+	return l
+}
+
+// TestDirtyTiles checks View.Dirty against snapshots of earlier ticks: every
+// tile whose look changed since tick t has Dirty > t, on every view a
+// reader gets, while readers hold views for a while (so buffers lag, skip
+// publishes and get fully copied).
+func TestDirtyTiles(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.W, cfg.H, cfg.MaxSnakes, cfg.Bots, cfg.Seed = 100, 60, 40, 12, 5 // W, H not tile multiples
+	cfg.Protect, cfg.StartLen = 7, 14
+	w, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	type snap struct {
+		tick  uint64
+		looks []uint32
+	}
+	var hist []snap
+	var held []*View
+	tw := TilesW(cfg.W)
+	marked, checked := 0, 0
+	for tk := 0; tk < 1500; tk++ {
+		script(t, w, uint64(tk), 1, false)
+		v := w.Acquire()
+		if len(v.Dirty) != tw*TilesH(cfg.H) {
+			t.Fatalf("len(Dirty) %d", len(v.Dirty))
+		}
+		cur := make([]uint32, len(v.Pix))
+		for i, p := range v.Pix {
+			cur[i] = look(v, p)
+		}
+		for _, h := range hist {
+			for i := range cur {
+				if cur[i] == h.looks[i] {
+					continue
+				}
+				checked++
+				x, y := i%cfg.W, i/cfg.W
+				if d := v.Dirty[y/TileH*tw+x/TileW]; d <= h.tick {
+					t.Fatalf("tick %d: pixel %d,%d changed since tick %d but its tile is dirty at %d", v.Tick, x, y, h.tick, d)
+				}
+			}
+		}
+		for _, d := range v.Dirty {
+			if d > v.Tick {
+				t.Fatalf("tick %d: a tile is dirty in the future (%d)", v.Tick, d)
+			}
+			if d == v.Tick {
+				marked++
+			}
+		}
+		hist = append(hist, snap{v.Tick, cur})
+		if len(hist) > 20 {
+			hist = hist[1:]
+		}
+		if rng.IntN(3) == 0 {
+			held = append(held, v)
+		} else {
+			v.Release()
+		}
+		for len(held) > 0 && (len(held) > 9 || rng.IntN(8) == 0) {
+			held[0].Release()
+			held = held[1:]
+		}
+	}
+	if checked == 0 || marked == 0 {
+		t.Fatalf("nothing checked (%d changes, %d marks)", checked, marked)
+	}
+	// Not everything is dirty every tick: the marks follow the changes.
+	v := w.Acquire()
+	defer v.Release()
+	n := 0
+	for _, d := range v.Dirty {
+		if d == v.Tick {
+			n++
+		}
+	}
+	if n == len(v.Dirty) {
+		t.Fatalf("every tile dirty at tick %d", v.Tick)
+	}
+}
