@@ -4,7 +4,9 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -15,9 +17,17 @@ type conn struct {
 	raw net.Conn
 	ssh *ssh.ServerConn
 	log *slog.Logger
+	idx int // index in srv.pinged; guarded by srv.mu
 
 	once   sync.Once
 	reason string // why it closed; written once under once
+
+	pingDue  atomic.Int64 // unix nanos when the next keepalive is due
+	pingSent atomic.Int64 // unix nanos the unanswered keepalive was sent; 0 when none is in flight
+
+	pmu   sync.Mutex     // guards over and the Add side of pings
+	over  bool           // the connection is done: no more pings
+	pings sync.WaitGroup // keepalive requests in flight (at most one)
 }
 
 // closeWith closes the connection, remembering the first reason given.
@@ -33,7 +43,9 @@ func (c *conn) why(def string) string {
 }
 
 // serveConn runs one accepted connection: the handshake under a deadline,
-// the admission checks, then its channels until it closes.
+// the admission checks, then its control loop until it closes. This
+// goroutine is the connection's only one besides x/crypto's three and the
+// session's reader and writer.
 func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	defer raw.Close()
 	remote := raw.RemoteAddr().String()
@@ -42,6 +54,7 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 			s.log.Error("panic in connection", "remote", remote, "panic", r)
 		}
 	}()
+	pprof.SetGoroutineLabels(s.labels) // x/crypto's goroutines inherit it
 	if tc, ok := raw.(*net.TCPConn); ok {
 		tc.SetWriteBuffer(s.cfg.SendBuffer)
 		tc.SetNoDelay(true)
@@ -64,11 +77,17 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		return
 	}
 	raw.SetDeadline(time.Time{})
-	c := &conn{raw: raw, ssh: sc}
+	c := &conn{raw: raw, ssh: sc, idx: -1}
 	c.log = s.log.With("remote", remote, "user", quote(sc.User()), "client", quote(string(sc.ClientVersion())))
+	k := &ctl{srv: s, c: c, chans: chans, greqs: reqs}
 
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	// Runs last: no keepalive request outlives the connection.
+	defer c.pings.Wait()
+	defer func() {
+		c.pmu.Lock()
+		c.over = true
+		c.pmu.Unlock()
+	}()
 	defer sc.Close()
 
 	key := ipKey(raw.RemoteAddr())
@@ -82,8 +101,7 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	default:
 	}
 	if reason != "" {
-		wg.Go(func() { ssh.DiscardRequests(reqs) }) // ends when the connection closes
-		s.refuse(c, chans, reason)
+		s.refuse(k, reason)
 		return
 	}
 	defer s.conns.release(key)
@@ -91,36 +109,27 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		c.closeWith("evicted") // pushed out by the unauthenticated cap at the last moment
 	}
 	c.log.Info("connect")
-
-	done := make(chan struct{})
 	if s.cfg.KeepAlive > 0 {
-		wg.Go(func() { s.keepalive(c, done) })
+		c.pingDue.Store(time.Now().Add(s.cfg.KeepAlive).UnixNano())
+		s.addConn(c)
+		defer s.removeConn(c)
 	}
-	defer close(done)
 
-	why := s.channels(c, chans, reqs)
+	why := s.channels(k)
 	c.log.Info("disconnect", "reason", why)
 }
 
 // refuse turns the connection away with reason, shown to the client when it
 // opens its session channel, then closes it.
-func (s *Server) refuse(c *conn, chans <-chan ssh.NewChannel, reason string) {
+func (s *Server) refuse(k *ctl, reason string) {
 	s.m.rejections.WithLabelValues(reasonLabel(reason)).Inc()
-	c.log.Info("reject", "reason", reason)
+	k.c.log.Info("reject", "reason", reason)
+	k.refuse = reason
 	t := time.NewTimer(s.cfg.HandshakeTimeout)
 	defer t.Stop()
-	select {
-	case nc, ok := <-chans:
-		if ok {
-			nc.Reject(ssh.ResourceShortage, "snaked: "+reason+"; please try again later")
-		}
-	case <-t.C:
-	case <-s.closing:
-	}
-	c.closeWith(reason)
-	for nc := range chans {
-		nc.Reject(ssh.ResourceShortage, reason)
-	}
+	k.wait(nil, nil, t.C, s.closing) // until the first channel open, a timeout or the shutdown
+	k.c.closeWith(reason)
+	k.drain()
 }
 
 func reasonLabel(r string) string {
@@ -135,82 +144,174 @@ func reasonLabel(r string) string {
 	return "other"
 }
 
-// channels serves the connection's channel opens (one session, nothing else)
-// and its global requests (all refused: tcpip-forward and friends). It
-// returns when the connection has closed, with the reason.
-func (s *Server) channels(c *conn, chans <-chan ssh.NewChannel, reqs <-chan *ssh.Request) string {
-	var sess *session
-	refused := 0
-	var wg sync.WaitGroup
-	defer wg.Wait()
+// channels waits for the connection's session channel, runs the session,
+// and returns when the connection has closed, with the reason.
+func (s *Server) channels(k *ctl) string {
+	c := k.c
 	t := time.NewTimer(s.cfg.HandshakeTimeout)
 	defer t.Stop()
-	closing := s.closing
+	timeout, closing := t.C, s.closing
+	for k.sess == nil {
+		switch k.wait(nil, nil, timeout, closing) {
+		case evGone:
+			return c.why("closed without a session")
+		case evTimer:
+			timeout = nil
+			c.closeWith("no session opened in time")
+		case evClosing:
+			closing = nil
+			c.closeWith("shutdown")
+		}
+	}
+	t.Stop()
+	k.sess.run(k)
+	k.drain()
+	return c.why(k.sess.why())
+}
+
+// event is what ended a ctl.wait.
+type event int
+
+const (
+	evA       event = iota // the first channel given closed
+	evB                    // the second channel given closed
+	evTimer                // the timer fired
+	evClosing              // the closing channel given closed
+	evOpened               // the session channel was opened
+	evReqs                 // the session channel's requests ended (it closed); the session has ended
+	evGone                 // the connection is closed and every source drained
+)
+
+// ctl is a connection's control state. One goroutine per connection (the
+// one running serveConn) answers its global requests (all refused), its
+// channel opens (one session, nothing else) and the session channel's
+// requests, and between them runs the session's life cycle: every wait of
+// that life cycle is a ctl.wait, so no source is left undrained.
+type ctl struct {
+	srv     *Server
+	c       *conn
+	chans   <-chan ssh.NewChannel // nil once closed
+	greqs   <-chan *ssh.Request   // global requests; nil once closed
+	sess    *session              // the session once its channel is open
+	sreqs   <-chan *ssh.Request   // its requests; nil before it opens and once it closed
+	refuse  string                // non-empty: refuse every channel with this reason
+	refused int                   // channel opens refused
+}
+
+// wait serves the connection until a or b closes, t fires, closing closes,
+// the session channel opens or its requests end, or the connection is gone.
+// Nil channels never fire.
+func (k *ctl) wait(a, b <-chan struct{}, t <-chan time.Time, closing <-chan struct{}) event {
 	for {
+		if k.chans == nil && k.greqs == nil && k.sreqs == nil {
+			return evGone
+		}
 		select {
-		case nc, ok := <-chans:
+		case <-a:
+			return evA
+		case <-b:
+			return evB
+		case <-t:
+			return evTimer
+		case <-closing:
+			return evClosing
+		case nc, ok := <-k.chans:
 			if !ok {
-				wg.Wait()
-				if sess != nil {
-					return c.why(sess.why())
-				}
-				return c.why("closed without a session")
+				k.chans = nil
+			} else if k.open(nc) {
+				return evOpened
 			}
-			if nc.ChannelType() == "session" && sess == nil {
-				ch, reqs, err := nc.Accept()
-				if err != nil {
-					c.closeWith("channel accept failed")
-					continue
-				}
-				sess = newSession(s, c, ch)
-				wg.Go(func() { sess.run(reqs) })
-				continue
-			}
-			if nc.ChannelType() != "session" {
-				s.m.rejections.WithLabelValues("channel_type").Inc()
-				c.log.Debug("refused channel", "type", quote(nc.ChannelType()))
-				nc.Reject(ssh.Prohibited, "snaked serves a game only")
-			} else {
-				s.m.rejections.WithLabelValues("extra_session").Inc()
-				nc.Reject(ssh.Prohibited, "one session per connection")
-			}
-			if refused++; refused > maxRefusedChannels {
-				c.closeWith("too many refused channels")
-			}
-		case r, ok := <-reqs:
+		case r, ok := <-k.greqs:
 			if !ok {
-				reqs = nil
+				k.greqs = nil
 			} else if r.WantReply {
 				r.Reply(false, nil)
 			}
-		case <-t.C:
-			if sess == nil {
-				c.closeWith("no session opened in time")
+		case r, ok := <-k.sreqs:
+			if !ok {
+				k.sreqs = nil
+				k.sess.end(reasonClosed)
+				return evReqs
 			}
-		case <-closing:
-			closing = nil // the session (if any) handles shutdown itself
-			if sess == nil {
-				c.closeWith("shutdown")
-			}
+			k.sess.handle(r)
 		}
 	}
 }
 
-// keepalive pings the client every KeepAlive and closes the connection when
-// a ping stays unanswered for three intervals.
-func (s *Server) keepalive(c *conn, done <-chan struct{}) {
-	t := time.NewTicker(s.cfg.KeepAlive)
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-t.C:
-		}
-		miss := time.AfterFunc(3*s.cfg.KeepAlive, func() { c.closeWith("keepalive timeout") })
-		_, _, err := c.ssh.SendRequest("keepalive@openssh.com", true, nil)
-		if !miss.Stop() || err != nil {
-			return
-		}
+// drain serves the connection until it is gone.
+func (k *ctl) drain() {
+	for k.wait(nil, nil, nil, nil) != evGone {
 	}
+}
+
+// open accepts the first session channel and refuses everything else; it
+// reports whether it opened the session.
+func (k *ctl) open(nc ssh.NewChannel) bool {
+	s, c := k.srv, k.c
+	switch {
+	case k.refuse != "":
+		msg := k.refuse
+		if k.refused == 0 {
+			msg = "snaked: " + msg + "; please try again later"
+		}
+		nc.Reject(ssh.ResourceShortage, msg)
+		c.closeWith(k.refuse)
+	case nc.ChannelType() == "session" && k.sess == nil:
+		ch, reqs, err := nc.Accept()
+		if err != nil {
+			c.closeWith("channel accept failed")
+			return false
+		}
+		k.sess = newSession(s, c, ch)
+		k.sreqs = reqs
+		return true
+	case nc.ChannelType() != "session":
+		s.m.rejections.WithLabelValues("channel_type").Inc()
+		c.log.Debug("refused channel", "type", quote(nc.ChannelType()))
+		nc.Reject(ssh.Prohibited, "snaked serves a game only")
+	default:
+		s.m.rejections.WithLabelValues("extra_session").Inc()
+		nc.Reject(ssh.Prohibited, "one session per connection")
+	}
+	if k.refused++; k.refused > maxRefusedChannels {
+		c.closeWith("too many refused channels")
+	}
+	return false
+}
+
+// keepalive, called by the watchdog at time now, sends c a keepalive when
+// one is due and closes c when one stayed unanswered for three intervals.
+// The request runs in a short-lived goroutine (it waits for the reply),
+// counted in c.pings and waited for by serveConn.
+func (s *Server) keepalive(c *conn, now int64) {
+	ka := s.cfg.KeepAlive.Nanoseconds()
+	if sent := c.pingSent.Load(); sent != 0 {
+		if now-sent > 3*ka {
+			c.closeWith("keepalive timeout")
+		}
+		return
+	}
+	if now < c.pingDue.Load() {
+		return
+	}
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if c.over {
+		return
+	}
+	c.pingSent.Store(now)
+	c.pings.Go(func() {
+		pprof.SetGoroutineLabels(s.labels)
+		defer func() {
+			if r := recover(); r != nil {
+				c.log.Error("panic in keepalive", "panic", r)
+				c.closeWith(reasonPanic)
+			}
+		}()
+		if _, _, err := c.ssh.SendRequest("keepalive@openssh.com", true, nil); err != nil {
+			return // closing; pingSent stays set, so no further pings
+		}
+		c.pingDue.Store(time.Now().Add(s.cfg.KeepAlive).UnixNano())
+		c.pingSent.Store(0)
+	})
 }

@@ -7,18 +7,20 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// requests answers the session channel's requests until the channel closes.
-// It never blocks on anything but the reply itself, so window-change is
-// handled at any time, before the shell too.
-func (s *session) requests(in <-chan *ssh.Request) {
-	for r := range in {
-		ok := s.request(r.Type, r.Payload)
-		if r.WantReply {
-			r.Reply(ok, nil)
-		}
-		if ok && (r.Type == "shell" || r.Type == "exec") {
-			close(s.started) // after the reply: the client sees it before any output
-		}
+// handle answers one of the session channel's requests; the connection's
+// control loop calls it, at any time, before the shell too. A panic ends
+// the session (refusing the request); it never reaches the connection.
+func (s *session) handle(r *ssh.Request) {
+	ok := false
+	func() {
+		defer s.guard("requests")
+		ok = s.request(r.Type, r.Payload)
+	}()
+	if r.WantReply {
+		r.Reply(ok, nil)
+	}
+	if ok && (r.Type == "shell" || r.Type == "exec") {
+		close(s.started) // after the reply: the client sees it before any output
 	}
 }
 

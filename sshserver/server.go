@@ -5,10 +5,15 @@
 //
 // One goroutine owns the world and ticks it at game.TicksPerSecond; after
 // each tick it pokes every session through a one-slot, latest-wins
-// notification and never writes to or waits for a session. Each session has
-// one reader (keys), one request loop (pty, window-change, env, shell) and
-// one writer that renders the newest view and writes it in one Write. A
-// watchdog drops sessions whose write stalls and players who went idle.
+// notification and never writes to or waits for a session. Each connection
+// has one control goroutine that answers global requests, channel opens and
+// the session's requests (pty, window-change, env, shell) and runs the
+// session's life cycle; each session adds one reader (keys) and one writer
+// that renders the newest view and writes it in one Write. With x/crypto's
+// three per connection that is six goroutines per session. A watchdog drops
+// sessions whose write stalls and players who went idle, and sends every
+// connection's keepalive from a short-lived goroutine that waits for the
+// reply.
 package sshserver
 
 import (
@@ -18,6 +23,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,10 +126,13 @@ type Server struct {
 
 	wg sync.WaitGroup // one per accepted connection
 
-	mu   sync.Mutex            // guards addr, live and raws
-	addr net.Addr              // the listener's address while serving
-	live []*session            // sessions that may receive frames; session.idx is the index
-	raws map[net.Conn]struct{} // every accepted connection, for the final force close
+	labels context.Context // pprof labels of every connection's goroutines
+
+	mu     sync.Mutex            // guards addr, live, pinged and raws
+	addr   net.Addr              // the listener's address while serving
+	live   []*session            // sessions that may receive frames; session.idx is the index
+	pinged []*conn               // admitted connections under keepalive; conn.idx is the index
+	raws   map[net.Conn]struct{} // every accepted connection, for the final force close
 }
 
 // New checks cfg and returns a server for world w.
@@ -145,6 +154,7 @@ func New(cfg Config, w *game.World) (*Server, error) {
 		stopping: make(chan struct{}),
 		closing:  make(chan struct{}),
 		raws:     map[net.Conn]struct{}{},
+		labels:   pprof.WithLabels(context.Background(), pprof.Labels("snaked", "conn")),
 	}
 	s.shutdownIn.Store(-1)
 	sc := &ssh.ServerConfig{
@@ -368,12 +378,17 @@ func (s *Server) notifyAll() {
 	s.mu.Unlock()
 }
 
-// watchdog drops sessions whose write is stalled and players gone idle.
+// watchdog drops sessions whose write is stalled and players gone idle,
+// and drives every connection's keepalive.
 func (s *Server) watchdog(stop <-chan struct{}) {
 	period := min(max(s.cfg.StallTimeout/4, 10*time.Millisecond), time.Second)
+	if ka := s.cfg.KeepAlive; ka > 0 {
+		period = min(period, max(ka/4, 10*time.Millisecond))
+	}
 	t := time.NewTicker(period)
 	defer t.Stop()
 	var batch []*session
+	var conns []*conn
 	for {
 		select {
 		case <-stop:
@@ -386,7 +401,12 @@ func (s *Server) watchdog(stop <-chan struct{}) {
 		batch = batch[:0]
 		s.mu.Lock()
 		batch = append(batch, s.live...)
+		conns = append(conns[:0], s.pinged...)
 		s.mu.Unlock()
+		for _, c := range conns {
+			s.keepalive(c, now)
+		}
+		clear(conns)
 		for _, ss := range batch {
 			if ws := ss.writeStart.Load(); ws != 0 && now-ws > stall {
 				s.m.stalls.Inc()
@@ -440,4 +460,28 @@ func (s *Server) removeLive(ss *session) {
 	s.live[last] = nil
 	s.live = s.live[:last]
 	ss.idx = -1
+}
+
+// addConn puts c under keepalive.
+func (s *Server) addConn(c *conn) {
+	s.mu.Lock()
+	c.idx = len(s.pinged)
+	s.pinged = append(s.pinged, c)
+	s.mu.Unlock()
+}
+
+// removeConn undoes addConn.
+func (s *Server) removeConn(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := c.idx
+	if i < 0 || i >= len(s.pinged) || s.pinged[i] != c {
+		return
+	}
+	last := len(s.pinged) - 1
+	s.pinged[i] = s.pinged[last]
+	s.pinged[i].idx = i
+	s.pinged[last] = nil
+	s.pinged = s.pinged[:last]
+	c.idx = -1
 }

@@ -49,7 +49,7 @@ type session struct {
 	idx  int // index in srv.live; guarded by srv.mu
 
 	wake    chan struct{} // cap 1, latest wins: a new tick or a state change
-	started chan struct{} // closed by the request loop on shell or exec
+	started chan struct{} // closed by handle on shell or exec
 	done    chan struct{} // closed by end
 	endOnce sync.Once
 	reason  string // why the session ended; written once in end
@@ -169,9 +169,11 @@ func spawn(wg *sync.WaitGroup, f func()) <-chan struct{} {
 	return done
 }
 
-// run is the session's owner: it waits for the shell, starts the reader and
-// writer, waits for the end, says goodbye and waits for everything it started.
-func (s *session) run(reqs <-chan *ssh.Request) {
+// run is the session's life cycle, run by the connection's control loop k:
+// it waits for the shell, starts the reader and writer, waits for the end,
+// says goodbye and waits for everything it started. Every wait serves the
+// connection's requests and channel opens through k.
+func (s *session) run(k *ctl) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer func() { s.c.closeWith(s.why()) }()
@@ -179,24 +181,17 @@ func (s *session) run(reqs <-chan *ssh.Request) {
 	s.srv.addLive(s)
 	defer s.srv.removeLive(s)
 
-	reqDone := spawn(&wg, func() {
-		defer s.guard("requests")
-		s.requests(reqs)
-		s.end(reasonClosed)
-	})
 	t := time.NewTimer(s.srv.cfg.HandshakeTimeout)
-	select {
-	case <-s.started:
-	case <-s.done:
-	case <-t.C:
+	switch k.wait(s.started, s.done, t.C, s.srv.closing) {
+	case evTimer:
 		s.end("no shell request")
-	case <-s.srv.closing:
+	case evClosing:
 		s.end(reasonShutdown)
 	}
 	t.Stop()
 	select {
 	case <-s.done:
-		s.finish(reqDone)
+		s.finish(k)
 		return
 	default:
 	}
@@ -207,7 +202,7 @@ func (s *session) run(reqs <-chan *ssh.Request) {
 	if exec || !pty {
 		s.srv.m.rejections.WithLabelValues("no_pty").Inc()
 		s.end(reasonNoPty)
-		s.finish(reqDone)
+		s.finish(k)
 		return
 	}
 
@@ -239,13 +234,15 @@ func (s *session) run(reqs <-chan *ssh.Request) {
 		s.writer()
 	})
 	s.poke()
-	select {
-	case <-s.done:
-	case <-s.srv.closing:
+	// Every other event ends the session: its requests ended, or the
+	// connection is gone.
+	if k.wait(s.done, nil, nil, s.srv.closing) == evClosing {
 		s.end(reasonShutdown)
 	}
+	for k.wait(writeDone, nil, nil, nil) == evReqs {
+	}
 	<-writeDone
-	s.finish(reqDone)
+	s.finish(k)
 }
 
 // join tries to enter the world as name. On a taken name it stays on (or
@@ -326,7 +323,7 @@ func (s *session) setKind(k string) {
 
 // finish restores the terminal, says goodbye, sends the exit status and
 // closes the channel, then waits (bounded) for the client's close.
-func (s *session) finish(reqDone <-chan struct{}) {
+func (s *session) finish(k *ctl) {
 	s.leave() // no join can race with the goodbye below
 	reason := s.why()
 	s.srv.m.disconn.WithLabelValues(reason).Inc()
@@ -390,11 +387,12 @@ func (s *session) finish(reqDone <-chan struct{}) {
 	s.ch.CloseWrite()
 	s.ch.Close()
 	s.writeStart.Store(0)
-	select {
-	case <-reqDone: // the client answered the close
-	case <-time.After(time.Second):
-	case <-s.srv.closing:
+	if k.sreqs == nil {
+		return // the client closed the channel already
 	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	k.wait(nil, nil, t.C, s.srv.closing) // evReqs: the client answered the close
 }
 
 // write sends p to the terminal in one Write under the stall watchdog.
