@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"math/bits"
 	"strconv"
 	"unsafe"
 )
@@ -464,27 +465,34 @@ func raw(c []cell) []byte {
 // span is how many cells diffRow compares at once before looking closer.
 const span = 16
 
-// diffRow sends what changed in row y.
+// diffRow sends what changed in row y, in the spans its mask marks.
 func (r *Renderer) diffRow(y int) {
-	w := r.cols
-	prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
-	if bytes.Equal(raw(prev), raw(next)) {
+	m := r.mask[y]
+	if m == 0 {
 		return
 	}
-	for x := 0; x < w; x++ {
-		if x%span == 0 && x+span <= w && bytes.Equal(raw(prev[x:x+span]), raw(next[x:x+span])) {
-			x += span - 1
+	w := r.cols
+	prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
+	if m == r.allMask && bytes.Equal(raw(prev), raw(next)) {
+		return
+	}
+	for ; m != 0; m &= m - 1 {
+		x0 := bits.TrailingZeros32(m) * span
+		x1 := min(x0+span, w)
+		if bytes.Equal(raw(prev[x0:x1]), raw(next[x0:x1])) {
 			continue
 		}
-		if prev[x] == next[x] {
-			continue
+		for x := x0; x < x1; x++ {
+			if prev[x] == next[x] {
+				continue
+			}
+			if next[x] == blank && r.erase(prev, next, x, y) {
+				continue
+			}
+			r.moveTo(x, y)
+			r.putCell(next[x])
+			prev[x] = next[x]
 		}
-		if next[x] == blank && r.erase(prev, next, x, y) {
-			continue
-		}
-		r.moveTo(x, y)
-		r.putCell(next[x])
-		prev[x] = next[x]
 	}
 }
 
@@ -678,6 +686,7 @@ func (r *Renderer) encode(full bool, dx, dy int) {
 		for i := range r.prev {
 			r.prev[i] = blank
 		}
+		r.markAll()
 	} else if r.pfRows > 0 && (dx != 0 || dy != 0) {
 		r.moveCamera(dx, dy)
 	}
@@ -700,16 +709,24 @@ func (r *Renderer) greedy() bool {
 	todo := r.todo[:0]
 	w := r.cols
 	for y := 0; y < r.rows; y++ {
-		prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
-		if bytes.Equal(raw(prev), raw(next)) {
+		m := r.mask[y]
+		if m == 0 {
 			continue
 		}
-		for x := 0; x < w; x++ {
-			if x%span == 0 && x+span <= w && bytes.Equal(raw(prev[x:x+span]), raw(next[x:x+span])) {
-				x += span - 1
+		prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
+		if m == r.allMask && bytes.Equal(raw(prev), raw(next)) {
+			continue
+		}
+		for ; m != 0; m &= m - 1 {
+			x0 := bits.TrailingZeros32(m) * span
+			x1 := min(x0+span, w)
+			if bytes.Equal(raw(prev[x0:x1]), raw(next[x0:x1])) {
 				continue
 			}
-			if prev[x] != next[x] {
+			for x := x0; x < x1; x++ {
+				if prev[x] == next[x] {
+					continue
+				}
 				if len(todo) == greedyMax {
 					r.todo = todo
 					return false

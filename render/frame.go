@@ -61,6 +61,19 @@ type Renderer struct {
 	camW, camH int
 	follow     game.ID
 	zone       int // dead zone: percent of the view the head may roam without moving the camera
+
+	// Incremental frames (inc.go).
+	mask     []uint32 // per row: the spans of span cells the encoder diffs
+	allMask  uint32   // every span of a row
+	incOK    bool     // r.next holds the last frame, composed whole or incrementally
+	noInc    bool     // always compose whole frames (tests)
+	inc      bool     // the last frame was composed incrementally
+	lastTick uint64   // tick of the view the last frame was composed from
+	lastOwn  int      // slot of the player's snake in the last frame, -1 none
+	lastW    int      // world size of the last frame
+	lastH    int
+	ovl      [2]rect // where overlays (box, hint) were drawn in the last frame
+	smallN   int     // frames in a row much smaller than cap(buf)
 }
 
 // DefaultZone is the camera's dead zone: the followed head may move within
@@ -88,7 +101,13 @@ func (r *Renderer) Resize(cols, rows int) {
 	if cap(r.buf) < 4*n+64 {
 		r.buf = make([]byte, 0, 4*n+64)
 	}
-	r.full, r.camOK = true, false
+	if cap(r.mask) < rows {
+		r.mask = make([]uint32, rows)
+	}
+	r.mask = r.mask[:rows]
+	r.allMask = uint32(uint64(1)<<((cols+span-1)/span) - 1)
+	r.full, r.camOK, r.incOK = true, false, false
+	r.markAll()
 }
 
 // Invalidate makes the next frame a full repaint (Ctrl-L).
@@ -109,6 +128,9 @@ func (r *Renderer) SetZone(pct int) { r.zone = min(max(pct, 0), 100) }
 func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	full := r.full
 	r.full = false
+	if full {
+		r.incOK = false
+	}
 	dx, dy := r.compose(v, h)
 	if full {
 		dx, dy = 0, 0
@@ -117,23 +139,26 @@ func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	r.encode(full, dx, dy)
 	r.buf = r.out
 	n := len(r.out) - len(syncOn)
-	if n == 0 {
-		return r.out[len(syncOn):]
-	}
-	if n < syncMin {
+	if n == 0 || n < syncMin {
+		r.trim(n)
 		return r.out[len(syncOn):]
 	}
 	r.out = append(r.out, syncOff...)
 	r.buf = r.out
+	r.trim(n)
 	return r.out
 }
 
 // compose fills r.next for this frame and returns the camera step since the
-// last frame in columns and rows.
+// last frame in columns and rows. When the camera stayed, the layout and
+// the player's snake are the same and the view says which tiles changed
+// (View.Dirty), only those tiles, the text rows and the overlays (old and
+// new) are composed again, and r.mask tells the encoder where to look.
 func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	if r.cols < MinCols || r.rows < MinRows {
 		clear(r.next)
-		r.pfRows, r.pfTop, r.banner, r.camOK = 0, 0, false, false
+		r.pfRows, r.pfTop, r.banner, r.camOK, r.incOK, r.inc = 0, 0, false, false, false, false
+		r.markAll()
 		r.enlarge()
 		return 0, 0
 	}
@@ -143,18 +168,44 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		r.pfTop = 1
 	}
 	r.pfRows = r.rows - 1 - r.pfTop
-	clear(r.next[:r.pfTop*r.cols])
-	clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
 	if h == nil {
 		h = &HUD{ShutdownIn: -1}
 	}
 	ok := v != nil && v.W > 0 && v.H > 0 && len(v.Pix) >= v.W*v.H
+	inc := false
 	if ok {
+		ox, oy, was := r.camX, r.camY, r.camOK
 		dx, dy = r.camera(v, h)
-		r.playfield(v, h)
+		own := ownSlot(v, h)
+		inc = r.incOK && !r.noInc && was && r.camX == ox && r.camY == oy &&
+			own == r.lastOwn && v.W == r.lastW && v.H == r.lastH && v.Tick >= r.lastTick &&
+			len(v.Dirty) == game.TilesW(v.W)*game.TilesH(v.H)
+		r.inc = inc
+		if inc {
+			clear(r.mask)
+			r.dirtyTiles(v, own)
+			for _, o := range r.ovl {
+				for y := max(o.y0, r.pfTop); y < min(o.y1, r.pfTop+r.pfRows); y++ {
+					r.pfSpan(v, own, y-r.pfTop, o.x0, o.x1)
+				}
+			}
+		} else {
+			r.markAll()
+			r.playfield(v, own)
+		}
+		r.incOK, r.lastTick, r.lastOwn, r.lastW, r.lastH = true, v.Tick, own, v.W, v.H
 	} else {
 		clear(r.next)
+		r.markAll()
+		r.incOK, r.inc = false, false
 	}
+	r.ovl = [2]rect{}
+	clear(r.next[:r.pfTop*r.cols])
+	clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
+	for y := 0; y < r.pfTop; y++ {
+		r.mask[y] = r.allMask
+	}
+	r.mask[r.rows-1] = r.allMask
 	if r.banner {
 		r.drawBanner(h)
 	}
@@ -180,6 +231,16 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		r.hint(h)
 	}
 	return dx, dy
+}
+
+// ownSlot is the slot of the player's snake in v, -1 when none.
+func ownSlot(v *game.View, h *HUD) int {
+	if h.You != 0 {
+		if s, ok := v.Snake(h.You); ok {
+			return s.ID.Slot()
+		}
+	}
+	return -1
 }
 
 func mod(a, n int) int {
@@ -255,13 +316,7 @@ const (
 var monoGlyph = [...]byte{' ', '*', ':', 'o', '#', 'O', '@'}
 
 // playfield draws the world under the camera.
-func (r *Renderer) playfield(v *game.View, h *HUD) {
-	own := -1
-	if h.You != 0 {
-		if s, ok := v.Snake(h.You); ok {
-			own = s.ID.Slot()
-		}
-	}
+func (r *Renderer) playfield(v *game.View, own int) {
 	mono := r.prof == Mono
 	w := r.cols
 	for sy := 0; sy < r.pfRows; sy++ {
@@ -516,6 +571,7 @@ func (r *Renderer) box(n int, fg uint8) {
 	h := n + 2
 	x0 := (r.cols - w) / 2
 	y0 := r.pfTop + (r.pfRows-h)/2
+	r.overlay(0, x0, y0, x0+w, y0+h)
 	for y := y0; y < y0+h; y++ {
 		if y < r.pfTop || y >= r.pfTop+r.pfRows {
 			continue
@@ -612,5 +668,7 @@ func (r *Renderer) hint(h *HUD) {
 	if len(s) > r.cols {
 		s = "? help"
 	}
-	put(r, (r.cols-len(s))/2, r.pfTop+r.pfRows-1, s, brightYellow, def)
+	x, y := (r.cols-len(s))/2, r.pfTop+r.pfRows-1
+	r.overlay(1, x, y, x+len(s), y+1)
+	put(r, x, y, s, brightYellow, def)
 }

@@ -23,6 +23,7 @@ func FuzzIncremental(f *testing.F) {
 		s := newSim(uint64(len(script)), 150, 90, 6, 25, 200)
 		cols, rows := 80, 24
 		r := New(ANSI16, cols, rows)
+		sh := whole(r)
 		term := vtmodel.New(cols, rows)
 		h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1, Join: "ssh -p 2222 host", Players: 3}
 		arg := func(i int) int {
@@ -39,6 +40,7 @@ func FuzzIncremental(f *testing.F) {
 				cols, rows = 1+arg(i+1)%160, 1+arg(i+2)%70
 				i += 2
 				r.Resize(cols, rows)
+				sh.Resize(cols, rows)
 				term.Resize(cols, rows)
 			case 2:
 				r.Invalidate()
@@ -65,9 +67,12 @@ func FuzzIncremental(f *testing.F) {
 				i++
 			case 10:
 				r.SetProfile(Profile(arg(i+1) % 4))
+				sh.SetProfile(Profile(arg(i+1) % 4))
 				i++
 			case 11:
 				r.SetZone(arg(i + 1))
+				sh.SetZone(arg(i + 1))
+				s.hide(arg(i+1)%3 == 0)
 				i++
 			case 12:
 				h.Spectator = !h.Spectator
@@ -84,8 +89,12 @@ func FuzzIncremental(f *testing.F) {
 				i++
 			}
 			out := r.Frame(&s.v, h)
+			sh.Frame(&s.v, h)
 			feed(term, out, i)
 			if err := check(term, r); err != nil {
+				t.Fatalf("op %d: %v", i, err)
+			}
+			if err := same(r, sh); err != nil {
 				t.Fatalf("op %d: %v", i, err)
 			}
 		}

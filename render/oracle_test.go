@@ -89,9 +89,10 @@ func session(t *testing.T, seed uint64, frames int) {
 	s := newSim(seed, 300+rng.IntN(200), 150+rng.IntN(100), 8, 25, 600)
 	cols, rows := 80, 24
 	r := New(ANSI16, cols, rows)
+	sh := whole(r)
 	term := vtmodel.New(cols, rows)
 	h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1, Join: "ssh -p 2222 localhost", Players: 5}
-	var total int
+	var total, incs, small int
 	for f := 0; f < frames; f++ {
 		s.step()
 		switch k := rng.IntN(200); {
@@ -99,9 +100,12 @@ func session(t *testing.T, seed uint64, frames int) {
 			sz := sizes[rng.IntN(len(sizes))]
 			cols, rows = sz[0], sz[1]
 			r.Resize(cols, rows)
+			sh.Resize(cols, rows)
 			term.Resize(cols, rows)
 		case k < 4:
-			r.SetProfile(Profile(rng.IntN(4)))
+			p := Profile(rng.IntN(4))
+			r.SetProfile(p)
+			sh.SetProfile(p)
 		case k < 6:
 			r.Invalidate()
 		case k < 10:
@@ -128,22 +132,66 @@ func session(t *testing.T, seed uint64, frames int) {
 		case k < 31:
 			h.Players, h.Spectators = rng.IntN(3000), rng.IntN(100)
 		case k < 33:
-			r.SetZone(rng.IntN(101))
+			z := rng.IntN(101)
+			r.SetZone(z)
+			sh.SetZone(z)
 		case k < 36 && h.Follow == 0:
 			h.Cam.X += rng.IntN(9) - 4
 			h.Cam.Y += rng.IntN(9) - 4
+		case k < 38:
+			s.hide(rng.IntN(4) == 0)
+		case k < 42:
+			// ticks this session did not draw (latest wins)
+			for n := 1 + rng.IntN(6); n > 0; n-- {
+				s.step()
+			}
 		}
 		out := r.Frame(&s.v, h)
+		sh.Frame(&s.v, h)
+		if r.inc {
+			incs++
+		}
+		if r.pfRows == 0 {
+			small++
+		}
 		total += len(out)
 		feed(term, out, rng.IntN(3))
 		if err := check(term, r); err != nil {
 			t.Fatalf("seed %d frame %d (%dx%d, %v): %v\nframe bytes: %q", seed, f, cols, rows, r.prof, err, out)
 		}
+		if err := same(r, sh); err != nil {
+			t.Fatalf("seed %d frame %d (%dx%d, %v): %v", seed, f, cols, rows, r.prof, err)
+		}
 		if len(r.Frame(&s.v, h)) != 0 {
 			t.Fatalf("seed %d frame %d: a repeated frame was not empty", seed, f)
 		}
+		sh.Frame(&s.v, h)
 	}
-	t.Logf("seed %d: %d frames, mean %d B/frame", seed, frames, total/frames)
+	if incs < (frames-small)/3 {
+		t.Errorf("seed %d: only %d of %d frames of the game screen were incremental", seed, incs, frames-small)
+	}
+	t.Logf("seed %d: %d frames (%d incremental, %d small), mean %d B/frame", seed, frames, incs, small, total/frames)
+}
+
+// whole returns a renderer like r that always composes whole frames: the
+// reference for r's incremental frames.
+func whole(r *Renderer) *Renderer {
+	sh := New(r.prof, r.cols, r.rows)
+	sh.zone, sh.noInc = r.zone, true
+	return sh
+}
+
+// same reports the first cell where r's frame differs from sh's.
+func same(r, sh *Renderer) error {
+	if r.cols != sh.cols || r.rows != sh.rows || r.camX != sh.camX || r.camY != sh.camY {
+		return fmt.Errorf("size or camera differ: %dx%d at %d,%d vs %dx%d at %d,%d", r.cols, r.rows, r.camX, r.camY, sh.cols, sh.rows, sh.camX, sh.camY)
+	}
+	for i := range r.next {
+		if r.next[i] != sh.next[i] {
+			return fmt.Errorf("cell %d,%d: incremental %+v, whole %+v", i%r.cols, i/r.cols, r.next[i], sh.next[i])
+		}
+	}
+	return nil
 }
 
 func TestOracleSessions(t *testing.T) {

@@ -13,6 +13,7 @@ type sim struct {
 	rng    *rand.Rand
 	v      game.View
 	snakes []simSnake
+	dirty  []uint64 // View.Dirty, kept even while hidden
 }
 
 type simSnake struct {
@@ -29,6 +30,8 @@ var steps = [...]game.Point{game.Up: {X: 0, Y: -1}, game.Right: {X: 1}, game.Dow
 func newSim(seed uint64, w, h, n, l, fruit int) *sim {
 	s := &sim{rng: rand.New(rand.NewPCG(seed, 7))}
 	s.v = game.View{W: w, H: h, Pix: make([]game.Pixel, w*h), Snakes: make([]game.SnakeInfo, n)}
+	s.dirty = make([]uint64, game.TilesW(w)*game.TilesH(h))
+	s.v.Dirty = s.dirty
 	c := game.Point{X: w / 2, Y: h / 2}
 	for i := 0; i < n; i++ {
 		p := c
@@ -46,13 +49,42 @@ func newSim(seed uint64, w, h, n, l, fruit int) *sim {
 		}
 	}
 	for k := 0; k < fruit; k++ {
-		s.v.Pix[s.rng.IntN(w*h)] = game.MakePixel(game.Fruit, 0, 0)
+		s.put(s.rng.IntN(w*h), game.MakePixel(game.Fruit, 0, 0))
 	}
 	s.draw()
 	return s
 }
 
-func (s *sim) set(p game.Point, px game.Pixel) { s.v.Pix[p.Y*s.v.W+p.X] = px }
+func (s *sim) set(p game.Point, px game.Pixel) { s.put(p.Y*s.v.W+p.X, px) }
+
+// put writes pixel i and marks its tile changed at this tick.
+func (s *sim) put(i int, px game.Pixel) {
+	s.v.Pix[i] = px
+	w := s.v.W
+	s.dirty[i/w/game.TileH*game.TilesW(w)+i%w/game.TileW] = s.v.Tick
+}
+
+// hide hides View.Dirty (the renderer then composes whole frames) or shows
+// it again.
+func (s *sim) hide(on bool) {
+	s.v.Dirty = s.dirty
+	if on {
+		s.v.Dirty = nil
+	}
+}
+
+// tick advances the clock; a snake whose spawn protection ends now changes
+// colour without a pixel write, so its tiles are marked.
+func (s *sim) tick() {
+	s.v.Tick++
+	for i, sn := range s.snakes {
+		if sn.alive && s.v.Snakes[i].ProtectedUntil == s.v.Tick {
+			for _, p := range sn.body {
+				s.set(p, s.v.Pix[p.Y*s.v.W+p.X])
+			}
+		}
+	}
+}
 
 func (s *sim) draw() {
 	for i, sn := range s.snakes {
@@ -78,7 +110,7 @@ func turn(d game.Dir, right bool) game.Dir {
 
 // step advances one tick.
 func (s *sim) step() {
-	s.v.Tick++
+	s.tick()
 	w, h := s.v.W, s.v.H
 	lead := s.snakes[0].body[0]
 	for i := range s.snakes {
@@ -110,7 +142,7 @@ func (s *sim) step() {
 		nh := game.Point{X: mod(hd.X+st.X, w), Y: mod(hd.Y+st.Y, h)}
 		if s.v.Pix[nh.Y*w+nh.X].Kind() == game.Fruit {
 			// eaten: a new fruit appears somewhere else
-			s.v.Pix[s.rng.IntN(w*h)] = game.MakePixel(game.Fruit, 0, 0)
+			s.put(s.rng.IntN(w*h), game.MakePixel(game.Fruit, 0, 0))
 		}
 		tail := sn.body[len(sn.body)-1]
 		s.set(tail, 0)
@@ -123,12 +155,13 @@ func (s *sim) step() {
 	}
 }
 
-// kill removes snake i from the field.
+// kill removes snake i from the field, in a tick of its own.
 func (s *sim) kill(i int, by string) {
 	sn := &s.snakes[i]
 	if !sn.alive {
 		return
 	}
+	s.tick()
 	for _, p := range sn.body {
 		s.set(p, 0)
 	}
@@ -137,13 +170,18 @@ func (s *sim) kill(i int, by string) {
 	in.Alive, in.DeathTick, in.KilledBy, in.Rank = false, s.v.Tick, by, 0
 }
 
-// respawn puts snake i back at a random place, protected for 30 ticks.
+// respawn puts snake i back, in a tick of its own, at a random place (half
+// the time near snake 0), protected for 30 ticks.
 func (s *sim) respawn(i int) {
 	sn := &s.snakes[i]
 	if sn.alive {
 		return
 	}
+	s.tick()
 	p := game.Point{X: s.rng.IntN(s.v.W), Y: s.rng.IntN(s.v.H)}
+	if l := s.snakes[0]; l.alive && s.rng.IntN(2) == 0 {
+		p = game.Point{X: mod(l.body[0].X+s.rng.IntN(41)-20, s.v.W), Y: mod(l.body[0].Y+s.rng.IntN(21)-10, s.v.H)}
+	}
 	for k := range sn.body {
 		sn.body[k] = game.Point{X: mod(p.X-k, s.v.W), Y: p.Y}
 	}

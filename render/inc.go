@@ -1,0 +1,114 @@
+package render
+
+import "snaked/game"
+
+// This file holds what makes a frame's cost follow what changed: the
+// per-row masks of spans the encoder diffs, the recomposing of only the
+// tiles the view marks dirty (game.View.Dirty), and trimming the output
+// buffer after a big frame.
+
+// rect is a screen rectangle [x0, x1) x [y0, y1).
+type rect struct{ x0, y0, x1, y1 int }
+
+// markAll makes the encoder diff every cell.
+func (r *Renderer) markAll() {
+	for y := range r.mask {
+		r.mask[y] = r.allMask
+	}
+}
+
+// markSpan makes the encoder diff cells [x0, x1) of row y.
+func (r *Renderer) markSpan(y, x0, x1 int) {
+	if x0 >= x1 {
+		return
+	}
+	lo, hi := x0/span, (x1-1)/span
+	r.mask[y] |= uint32((uint64(1)<<(hi+1) - 1) &^ (uint64(1)<<lo - 1))
+}
+
+// overlay records overlay k (0 box, 1 hint) at the given rectangle, clipped
+// to the playfield, and marks it for the encoder.
+func (r *Renderer) overlay(k, x0, y0, x1, y1 int) {
+	o := rect{max(x0, 0), max(y0, r.pfTop), min(x1, r.cols), min(y1, r.pfTop+r.pfRows)}
+	if o.x0 >= o.x1 || o.y0 >= o.y1 {
+		o = rect{}
+	}
+	r.ovl[k] = o
+	for y := o.y0; y < o.y1; y++ {
+		r.markSpan(y, o.x0, o.x1)
+	}
+}
+
+// pfSpan composes cells [x0, x1) of playfield row sy and marks them.
+func (r *Renderer) pfSpan(v *game.View, own, sy, x0, x1 int) {
+	top := v.Row(r.camY + 2*sy)
+	bot := v.Row(r.camY + 2*sy + 1)
+	y := r.pfTop + sy
+	row := r.next[y*r.cols : (y+1)*r.cols]
+	mono := r.prof == Mono
+	for x, wx := x0, (r.camX+x0)%v.W; x < x1; {
+		n := min(x1-x, v.W-wx)
+		r.segment(v, row[x:x+n], top[wx:wx+n], bot[wx:wx+n], own, mono)
+		x += n
+		wx = 0
+	}
+	r.markSpan(y, x0, x1)
+}
+
+// dirtyTiles composes again the playfield cells of the tiles changed since
+// the last frame (Dirty > r.lastTick), run by run of adjacent dirty tiles.
+func (r *Renderer) dirtyTiles(v *game.View, own int) {
+	tw, last, w := game.TilesW(v.W), r.lastTick, r.cols
+	for sy := 0; sy < r.pfRows; sy++ {
+		y0 := mod(r.camY+2*sy, v.H)
+		y1 := y0 + 1
+		if y1 == v.H {
+			y1 = 0
+		}
+		d0 := v.Dirty[y0/game.TileH*tw : (y0/game.TileH+1)*tw]
+		d1 := v.Dirty[y1/game.TileH*tw : (y1/game.TileH+1)*tw]
+		run := -1 // start of the current run of dirty cells
+		for x, wx := 0, r.camX; x < w; {
+			tx := wx / game.TileW
+			n := min(game.TileW-wx%game.TileW, v.W-wx, w-x)
+			if d0[tx] > last || d1[tx] > last {
+				if run < 0 {
+					run = x
+				}
+			} else if run >= 0 {
+				r.pfSpan(v, own, sy, run, x)
+				run = -1
+			}
+			x += n
+			if wx += n; wx == v.W {
+				wx = 0
+			}
+		}
+		if run >= 0 {
+			r.pfSpan(v, own, sy, run, w)
+		}
+	}
+}
+
+// Output buffer trimming: after trimAfter frames in a row of at most a
+// trimDiv-th of a buffer larger than trimMin bytes, the buffer is replaced
+// by one of trimTo bytes, so an idle session does not keep a big first
+// frame's buffer.
+const (
+	trimMin   = 16 << 10
+	trimTo    = 4 << 10
+	trimDiv   = 8
+	trimAfter = 64
+)
+
+// trim counts a frame of n bytes and shrinks the buffer when it is due.
+func (r *Renderer) trim(n int) {
+	if cap(r.buf) <= trimMin || n > cap(r.buf)/trimDiv {
+		r.smallN = 0
+		return
+	}
+	if r.smallN++; r.smallN >= trimAfter {
+		r.smallN = 0
+		r.buf = make([]byte, 0, trimTo)
+	}
+}
