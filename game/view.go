@@ -119,7 +119,7 @@ type View struct {
 // Tile size in pixels for View.Dirty.
 const (
 	TileW = 8
-	TileH = 8
+	TileH = 2
 )
 
 // TopN is the leaderboard's length.

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -183,11 +182,19 @@ func BenchmarkZone(b *testing.B) {
 
 // BenchmarkFrame times render+encode of one frame in steady state (the
 // stand-in world's step, timed alone in BenchmarkSimStep, is included).
+// "whole" composes and diffs whole frames (as before View.Dirty).
 func BenchmarkFrame(b *testing.B) {
-	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
-		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		cols  int
+		rows  int
+		whole bool
+	}{{"80x24", 80, 24, false}, {"200x60", 200, 60, false}, {"80x24-whole", 80, 24, true}, {"200x60-whole", 200, 60, true}} {
+		sz := [2]int{c.cols, c.rows}
+		b.Run(c.name, func(b *testing.B) {
 			s, h := scenario()
 			r := New(ANSI16, sz[0], sz[1])
+			r.noInc = c.whole
 			for i := 0; i < 50; i++ {
 				s.step()
 				r.Frame(&s.v, h)

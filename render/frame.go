@@ -277,7 +277,10 @@ func (r *Renderer) camera(v *game.View, h *HUD) (dx, dy int) {
 			cx, cy = 0, 0
 		}
 		r.camOK, r.camW, r.camH, r.follow = true, v.W, v.H, h.Follow
-		r.camX, r.camY = mod(cx, v.W), mod(cy, v.H)
+		// An even camY puts each screen row on one pair of world rows
+		// that starts a tile row (game.TileH is even), as camera steps
+		// are whole rows.
+		r.camX, r.camY = mod(cx, v.W), mod(cy-mod(cy, 2), v.H)
 		return 0, 0
 	}
 	if !have {

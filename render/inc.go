@@ -58,34 +58,41 @@ func (r *Renderer) pfSpan(v *game.View, own, sy, x0, x1 int) {
 // dirtyTiles composes again the playfield cells of the tiles changed since
 // the last frame (Dirty > r.lastTick), run by run of adjacent dirty tiles.
 func (r *Renderer) dirtyTiles(v *game.View, own int) {
-	tw, last, w := game.TilesW(v.W), r.lastTick, r.cols
+	const tw = game.TileW
+	mono, last, w, nt := r.prof == Mono, r.lastTick, r.cols, game.TilesW(v.W)
 	for sy := 0; sy < r.pfRows; sy++ {
 		y0 := mod(r.camY+2*sy, v.H)
 		y1 := y0 + 1
 		if y1 == v.H {
 			y1 = 0
 		}
-		d0 := v.Dirty[y0/game.TileH*tw : (y0/game.TileH+1)*tw]
-		d1 := v.Dirty[y1/game.TileH*tw : (y1/game.TileH+1)*tw]
-		run := -1 // start of the current run of dirty cells
+		t0, t1 := y0/game.TileH, y1/game.TileH
+		d0 := v.Dirty[t0*nt : (t0+1)*nt]
+		d1 := v.Dirty[t1*nt : (t1+1)*nt]
+		top, bot := v.Pix[y0*v.W:(y0+1)*v.W], v.Pix[y1*v.W:(y1+1)*v.W]
+		y := r.pfTop + sy
+		row := r.next[y*w : (y+1)*w]
+		// Screen columns [x, x+n) show world columns [wx, wx+n).
 		for x, wx := 0, r.camX; x < w; {
-			tx := wx / game.TileW
-			n := min(game.TileW-wx%game.TileW, v.W-wx, w-x)
-			if d0[tx] > last || d1[tx] > last {
-				if run < 0 {
-					run = x
+			n := min(w-x, v.W-wx)
+			a, b := wx/tw, (wx+n-1)/tw
+			for t := a; t <= b; t++ {
+				if d0[t] <= last && d1[t] <= last {
+					continue
 				}
-			} else if run >= 0 {
-				r.pfSpan(v, own, sy, run, x)
-				run = -1
+				e := t + 1
+				for e <= b && (d0[e] > last || d1[e] > last) {
+					e++
+				}
+				// Tiles [t, e) are dirty: world columns [p, q).
+				p, q := max(t*tw, wx), min(e*tw, wx+n)
+				xs := x + p - wx
+				r.segment(v, row[xs:xs+q-p], top[p:q], bot[p:q], own, mono)
+				r.markSpan(y, xs, xs+q-p)
+				t = e
 			}
 			x += n
-			if wx += n; wx == v.W {
-				wx = 0
-			}
-		}
-		if run >= 0 {
-			r.pfSpan(v, own, sy, run, w)
+			wx = 0
 		}
 	}
 }

@@ -1,0 +1,125 @@
+package render
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"snaked/game"
+)
+
+// mixSizes is the daemon's mix of terminal sizes: 80x24 half the time.
+var mixSizes = [][2]int{{80, 24}, {100, 30}, {80, 24}, {120, 40}, {80, 24}, {160, 48}, {80, 24}, {200, 60}}
+
+// BenchmarkFrameMix is a daemon-like load: one real world of 2,048 x 512
+// pixels with 2,500 snakes (bots, spread over it like a full server), and
+// 256 sessions of mixed sizes, each following its own snake and drawing
+// every tick. Each session has two renderers, timed side by side on the
+// same views: "whole" composes and diffs whole frames (the code before
+// View.Dirty), "tiles" only the dirty tiles when the camera stayed. The two
+// sets take turns (order alternating by tick), so each finds its grids cold
+// in cache as in the daemon and both see the same machine load. One op is
+// one tick (the world's step is not timed).
+func BenchmarkFrameMix(b *testing.B) {
+	b.Run("mix", func(b *testing.B) { frameMix(b, mixSizes) })
+	b.Run("80x24", func(b *testing.B) { frameMix(b, [][2]int{{80, 24}}) })
+	b.Run("200x60", func(b *testing.B) { frameMix(b, [][2]int{{200, 60}}) })
+}
+
+func frameMix(b *testing.B, sizes [][2]int) {
+	w, err := game.New(game.Config{W: 2048, H: 512, MaxSnakes: 2600, Bots: 2500, Seed: 11})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const n = 256
+	var rs [2][n]*Renderer // whole, tiles
+	hs := make([]HUD, n)
+	tick := uint64(1)
+	w.Step(tick)
+	v := w.Acquire()
+	for i := range hs {
+		sz := sizes[i%len(sizes)]
+		for k := range rs {
+			rs[k][i] = New(ANSI256, sz[0], sz[1])
+		}
+		rs[0][i].noInc = true
+		id := v.Snakes[i*len(v.Snakes)/n].ID
+		hs[i] = HUD{You: id, Follow: id, ShutdownIn: -1, Players: 2500, Spectators: 10, Join: "ssh -p 2222 snaked.example"}
+	}
+	v.Release()
+	var d [2]time.Duration
+	var bytes [2]int
+	incs := 0
+	step := func() {
+		tick++
+		w.Step(tick)
+		v := w.Acquire()
+		defer v.Release()
+		for j := range 2 {
+			k := (j + int(tick)) % 2
+			t0 := threadNanos()
+			for i, r := range rs[k] {
+				bytes[k] += len(r.Frame(v, &hs[i]))
+			}
+			d[k] += time.Duration(threadNanos() - t0)
+		}
+		for _, r := range rs[1] {
+			if r.inc {
+				incs++
+			}
+		}
+	}
+	for i := 0; i < 2*trimAfter; i++ {
+		step()
+	}
+	d, bytes, incs = [2]time.Duration{}, [2]int{}, 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step()
+	}
+	frames := float64(b.N * n)
+	b.ReportMetric(float64(d[0].Nanoseconds())/1e3/frames, "whole-us/frame")
+	b.ReportMetric(float64(d[1].Nanoseconds())/1e3/frames, "tiles-us/frame")
+	b.ReportMetric(float64(d[0])/float64(d[1]), "speedup")
+	b.ReportMetric(float64(bytes[1])/frames, "B/frame")
+	b.ReportMetric(float64(incs)/frames, "inc-share")
+
+	if bytes[0] != bytes[1] {
+		b.Errorf("whole and tiles sent %d and %d bytes", bytes[0], bytes[1])
+	}
+}
+
+// BenchmarkRendererMem reports the heap a Renderer holds after a session's
+// first 200 frames at 80x24 and 200x60 (the world's memory is not counted).
+func BenchmarkRendererMem(b *testing.B) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			const n = 50
+			var per float64
+			for b.Loop() {
+				s, h := scenario()
+				var m0, m1 runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&m0)
+				rs := make([]*Renderer, n)
+				for i := range rs {
+					rs[i] = New(ANSI16, sz[0], sz[1])
+				}
+				for f := 0; f < 200; f++ {
+					s.step()
+					for _, r := range rs {
+						r.Frame(&s.v, h)
+					}
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&m1)
+				per = float64(m1.HeapAlloc-m0.HeapAlloc) / n
+				runtime.KeepAlive(rs)
+			}
+			b.ReportMetric(per, "B/renderer")
+		})
+	}
+}
