@@ -704,7 +704,8 @@ var greedyMax = 16
 
 // greedy sends a small frame's changed cells cheapest-next-first (cursor
 // motion plus pen change plus glyph); it reports false, having sent
-// nothing, when more than greedyMax cells changed.
+// nothing, when more than greedyMax cells changed. The spans it finds
+// unchanged are taken out of r.mask, so diffRow does not compare them again.
 func (r *Renderer) greedy() bool {
 	todo := r.todo[:0]
 	w := r.cols
@@ -715,12 +716,14 @@ func (r *Renderer) greedy() bool {
 		}
 		prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
 		if m == r.allMask && bytes.Equal(raw(prev), raw(next)) {
+			r.mask[y] = 0 // diffRow need not look again
 			continue
 		}
 		for ; m != 0; m &= m - 1 {
 			x0 := bits.TrailingZeros32(m) * span
 			x1 := min(x0+span, w)
 			if bytes.Equal(raw(prev[x0:x1]), raw(next[x0:x1])) {
+				r.mask[y] &^= m & -m
 				continue
 			}
 			for x := x0; x < x1; x++ {
