@@ -326,8 +326,8 @@ func (w *World) move(i, x, y int32, d Dir) (int32, int32, int32) {
 
 // think runs, chunk by chunk in slot order, the bots' decisions and phase
 // 0's aiming (see phase) for every snake. In each chunk a first tight loop
-// loads the three pixels around every bot's head so the cache misses overlap;
-// the second decides and aims while those pixels are still in the cache.
+// loads the pixel ahead of every live bot so the cache misses overlap; the
+// second decides and aims while those pixels are still in the cache.
 func (w *World) think() {
 	const chunk = 64
 	for base := 0; base < w.nslots; base += chunk {
@@ -336,9 +336,7 @@ func (w *World) think() {
 			s := &w.snakes[i]
 			if s.bot && s.alive {
 				a, _, _ := w.move(s.hd, s.hx, s.hy, s.dir)
-				b, _, _ := w.move(s.hd, s.hx, s.hy, left(s.dir))
-				c, _, _ := w.move(s.hd, s.hx, s.hy, right(s.dir))
-				s.look = [3]Pixel{w.grid[a], w.grid[b], w.grid[c]}
+				s.ahead = w.grid[a]
 			}
 		}
 		for i := base; i < end; i++ {
@@ -353,7 +351,9 @@ func (w *World) think() {
 // decide picks a bot's direction, or queues a dead bot's respawn: never
 // into a body or head, nor into a pixel another bot chose this tick (bots
 // reserve the pixel they head for); towards its fruit target if any, else
-// mostly straight on.
+// mostly straight on, turning at random now and then. The candidates are
+// scored first and their pixels read best first, so a bot going straight
+// on into a free pixel reads no other pixel.
 func (w *World) decide(i int, s *snake) {
 	if !s.alive {
 		if !s.wantLife && w.tick >= s.deathTick+BotRespawn {
@@ -365,31 +365,35 @@ func (w *World) decide(i int, s *snake) {
 	if (s.hx == s.tx && s.hy == s.ty) || (s.tx < 0 && (w.seq+uint64(i))%16 == 0) {
 		s.tx, s.ty = w.seekFruit(s.hx, s.hy)
 	}
-	best, bestScore, bestI := None, -1<<30, int32(-1)
-	for k, d := range [3]Dir{s.dir, left(s.dir), right(s.dir)} {
-		if kd := s.look[k].Kind(); kd == Body || kd == Head {
-			continue
+	dirs := [3]Dir{s.dir, left(s.dir), right(s.dir)}
+	score := [3]int{1, 0, 0}
+	if s.tx >= 0 {
+		for k, d := range dirs {
+			_, x, y := w.move(s.hd, s.hx, s.hy, d)
+			score[k] -= 4 * w.dist(x, y, s.tx, s.ty)
 		}
-		n, x, y := w.move(s.hd, s.hx, s.hy, d)
-		if w.grid[n]&botClaim != 0 {
-			continue // another bot already heads there
-		}
-		score := 0
-		if k == 0 {
-			score = 1
-		}
-		if s.tx >= 0 {
-			score -= 4 * w.dist(x, y, s.tx, s.ty)
-		} else if w.rng.IntN(16) == 0 {
-			score += w.rng.IntN(3)
-		}
-		if score > bestScore {
-			best, bestScore, bestI = d, score, n
+	} else if r := w.rng.IntN(32); r < 2 {
+		score[1+r] = 2
+	}
+	// candidates best first; ties keep the order straight, left, right.
+	ord := [3]int{0, 1, 2}
+	for a := 1; a < 3; a++ {
+		for b := a; b > 0 && score[ord[b]] > score[ord[b-1]]; b-- {
+			ord[b], ord[b-1] = ord[b-1], ord[b]
 		}
 	}
-	if best != None {
-		s.dir = best
-		w.grid[bestI] |= botClaim // cleared by phase 0
+	for _, k := range ord {
+		n, _, _ := w.move(s.hd, s.hx, s.hy, dirs[k])
+		p := s.ahead
+		if k != 0 {
+			p = w.grid[n]
+		}
+		if kd := p.Kind(); kd == Body || kd == Head || w.grid[n]&botClaim != 0 {
+			continue
+		}
+		s.dir = dirs[k]
+		w.grid[n] |= botClaim // cleared by phase 0
+		return
 	}
 }
 

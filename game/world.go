@@ -110,14 +110,14 @@ type snake struct {
 	colour   Colour
 	dir      Dir
 
-	body []int32  // ring of pixel indices, len a power of two
-	tail int      // ring index of the tail
-	n    int      // length (kept at death for the view)
-	hd   int32    // pixel of the head (body[tail+n-1])
-	hx   int32    // head column
-	hy   int32    // head row
-	look [3]Pixel // pixels ahead, left and right of the head (bots)
-	grow int      // pending growth
+	body  []int32 // ring of pixel indices, len a power of two
+	tail  int     // ring index of the tail
+	n     int     // length (kept at death for the view)
+	hd    int32   // pixel of the head (body[tail+n-1])
+	hx    int32   // head column
+	hy    int32   // head row
+	ahead Pixel   // the pixel ahead of the head at the start of the tick
+	grow  int     // pending growth
 
 	kills, best                             int
 	spawnTick, deathTick, protUntil, dashAt uint64
