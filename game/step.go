@@ -175,6 +175,7 @@ func (w *World) spawn(slot int32, budget *int) bool {
 		}
 		dx, dy := delta(d)
 		s.colour = colour
+		w.shrink(s)
 		s.tail, s.n, s.grow = 0, 0, 0
 		for k := w.cfg.StartLen - 1; k >= 0; k-- {
 			i := w.idx(hx-dx*k, hy-dy*k)
@@ -520,6 +521,9 @@ func (w *World) phase(ph int) {
 			s.grow += FruitGrow
 		}
 		w.set(s.next, MakePixel(Head, i, s.colour))
+		if s.n == len(s.body) {
+			w.grow(s)
+		}
 		s.push(s.next, s.nx, s.ny)
 		if s.n > s.best {
 			s.best = s.n

@@ -2,6 +2,7 @@ package game
 
 import (
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -146,6 +147,45 @@ func (s *snake) push(i, x, y int32) {
 	s.hd, s.hx, s.hy = i, x, y
 }
 
+// ring returns a free ring of length n (a power of two), allocating only
+// when none is free.
+func (w *World) ring(n int) []int32 {
+	l := bits.Len(uint(n)) - 1
+	if k := len(w.rings[l]); k > 0 {
+		r := w.rings[l][k-1]
+		w.rings[l] = w.rings[l][:k-1]
+		return r
+	}
+	return make([]int32, n)
+}
+
+// unring keeps ring r for reuse.
+func (w *World) unring(r []int32) {
+	l := bits.Len(uint(len(r))) - 1
+	if w.rings[l] == nil {
+		w.rings[l] = make([][]int32, 0, len(w.snakes)) // never regrows
+	}
+	w.rings[l] = append(w.rings[l], r)
+}
+
+// grow moves the full ring of s into one twice as long.
+func (w *World) grow(s *snake) {
+	nb := w.ring(2 * len(s.body))
+	for k := 0; k < s.n; k++ {
+		nb[k] = s.body[(s.tail+k)&(len(s.body)-1)]
+	}
+	w.unring(s.body)
+	s.body, s.tail = nb, 0
+}
+
+// shrink gives a long ring back before s starts a new life.
+func (w *World) shrink(s *snake) {
+	if len(s.body) > w.bodyCap {
+		w.unring(s.body)
+		s.body = w.ring(w.bodyCap)
+	}
+}
+
 func (s *snake) at(k int) int32 { return s.body[(s.tail+k)&(len(s.body)-1)] }
 
 // inbox is the queued input of one slot, guarded by World.mu.
@@ -184,6 +224,13 @@ type World struct {
 	best   Entry
 	nslots int // slots in use by Step (high-water mark)
 
+	// Body rings not in use, by log2 of their length. A snake outgrowing
+	// its ring trades it for one twice as long, and a spawn trades a long
+	// ring back for one of bodyCap, so rings circulate and Step stops
+	// allocating once the number of long snakes at once has peaked.
+	rings   [32][][]int32
+	bodyCap int
+
 	players, bots int
 	pool          []*View
 	newest        atomic.Pointer[View]
@@ -219,6 +266,7 @@ func New(cfg Config) (*World, error) {
 	for bodyCap < 2*cfg.StartLen {
 		bodyCap *= 2
 	}
+	w.bodyCap = bodyCap
 	for i := range w.logs {
 		w.logs[i] = make([]change, 0, 4*cfg.MaxSnakes+1024)
 	}
