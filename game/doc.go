@@ -19,8 +19,10 @@
 // buffers of pixel indices that are reused across lives, and every grid
 // write is logged (index, value) for the views. During a movement phase the
 // spare top bits of a grid Pixel count the heads entering it; they are
-// cleared before the phase ends. Step allocates nothing in steady state
-// (a body ring doubles the first time its slot grows past its size).
+// cleared before the phase ends. Step allocates nothing in steady state: a
+// snake outgrowing its body ring trades it for a free ring twice as long,
+// and a spawn gives a long ring back, so rings are allocated only while the
+// number of long snakes alive at once still reaches new highs.
 //
 // # Rules of one tick
 //
@@ -39,11 +41,13 @@
 //     one). Its colour is the palette colour least used by the bodies within
 //     10 pixels (palette: the 16 colours without black, white and greys).
 //     It is protected until Tick >= ProtectedUntil (Protect ticks). If no
-//     place is found (bounded tries) it stays dead and is retried next tick.
+//     place is found (8 tries) it stays dead and is retried next tick. All
+//     spawns of one tick share a budget of 1024 + MaxSnakes/8 tries, first
+//     come first served; snakes left over keep their place in the queue.
 //  3. Bots decide their turn: never into a body or head pixel, nor into a
 //     pixel another bot chose this tick (in slot order); towards the nearest
 //     fruit in a small box around the head if any, else mostly straight on,
-//     with a seeded random turn now and then. Dead bots respawn after
+//     with a seeded random turn (1 tick in 16) now and then. Dead bots respawn after
 //     BotRespawn ticks. A bot is only input generated inside Step.
 //  4. Movement in phases. Every live snake moves 1 pixel in phase 0; a
 //     dashing snake also moves in phases 1 and 2. Within a phase all moves
