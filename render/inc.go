@@ -102,9 +102,9 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 // by one of trimTo bytes, so an idle session does not keep a big first
 // frame's buffer.
 const (
-	trimMin   = 16 << 10
-	trimTo    = 4 << 10
-	trimDiv   = 8
+	trimMin   = 4 << 10
+	trimTo    = 2 << 10
+	trimDiv   = 4
 	trimAfter = 64
 )
 

@@ -98,7 +98,7 @@ func BenchmarkRendererMem(b *testing.B) {
 	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
 		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
 			const n = 50
-			var per float64
+			var per, held float64
 			for b.Loop() {
 				s, h := scenario()
 				var m0, m1 runtime.MemStats
@@ -116,10 +116,22 @@ func BenchmarkRendererMem(b *testing.B) {
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&m1)
-				per = float64(m1.HeapAlloc-m0.HeapAlloc) / n
+				per = float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc)) / n
+				held = float64(rs[0].held())
 				runtime.KeepAlive(rs)
 			}
-			b.ReportMetric(per, "B/renderer")
+			b.ReportMetric(per, "heap-B/renderer")
+			b.ReportMetric(held, "buffers-B/renderer")
 		})
 	}
+}
+
+// held is the size of the buffers r keeps.
+func (r *Renderer) held() int {
+	n := 4 * (cap(r.prev) + cap(r.next) + cap(r.todo) + cap(r.gcost) + cap(r.mask))
+	n += cap(r.buf) + cap(r.num)
+	for _, l := range r.lines {
+		n += cap(l)
+	}
+	return n
 }
