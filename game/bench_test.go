@@ -28,8 +28,8 @@ func (c benchCase) name() string {
 // Start lengths chosen so the measured average length (the len metric)
 // settles near 20: bots seek fruit and grow, scripted players rarely eat.
 const (
-	benchBotLen    = 14
-	benchPlayerLen = 18
+	benchBotLen    = 16
+	benchPlayerLen = 15
 )
 
 // players is a seeded script standing in for people. Each tick a player
