@@ -1,8 +1,10 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,27 +17,34 @@ var mixSizes = [][2]int{{80, 24}, {100, 30}, {80, 24}, {120, 40}, {80, 24}, {160
 // BenchmarkFrameMix is a daemon-like load: one real world of 2,048 x 512
 // pixels with 2,500 snakes (bots, spread over it like a full server), and
 // 256 sessions of mixed sizes, each following its own snake and drawing
-// every tick. Each session has two renderers, timed side by side on the
+// every tick (the camera-order variants: see frameMix). Each session has two renderers, timed side by side on the
 // same views: "whole" composes and diffs whole frames (the code before
 // View.Dirty), "tiles" only the dirty tiles when the camera stayed. The two
 // sets take turns (order alternating by tick), so each finds its grids cold
 // in cache as in the daemon and both see the same machine load. One op is
 // one tick (the world's step is not timed).
 func BenchmarkFrameMix(b *testing.B) {
-	b.Run("mix", func(b *testing.B) { frameMix(b, mixSizes) })
-	b.Run("80x24", func(b *testing.B) { frameMix(b, [][2]int{{80, 24}}) })
-	b.Run("200x60", func(b *testing.B) { frameMix(b, [][2]int{{200, 60}}) })
+	b.Run("mix", func(b *testing.B) { frameMix(b, mixSizes, 256, false) })
+	b.Run("80x24", func(b *testing.B) { frameMix(b, [][2]int{{80, 24}}, 256, false) })
+	b.Run("200x60", func(b *testing.B) { frameMix(b, [][2]int{{200, 60}}, 256, false) })
+	b.Run("mix-2500", func(b *testing.B) { frameMix(b, mixSizes, 2500, false) })
+	b.Run("mix-camera-order", func(b *testing.B) { frameMix(b, mixSizes, 256, true) })
+	b.Run("mix-camera-order-2500", func(b *testing.B) { frameMix(b, mixSizes, 2500, true) })
 }
 
-func frameMix(b *testing.B, sizes [][2]int) {
+// frameMix runs BenchmarkFrameMix. With byCam, both sets take the dirty
+// tiles and the second renders its sessions in camera order (top to
+// bottom, left to right, as of their last frame) instead of slot order:
+// "speedup" then says what neighbours sharing the view's cache lines
+// gains.
+func frameMix(b *testing.B, sizes [][2]int, n int, byCam bool) {
 	w, err := game.New(game.Config{W: 2048, H: 512, MaxSnakes: 2600, Bots: 2500, Seed: 11})
 	if err != nil {
 		b.Fatal(err)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	const n = 256
-	var rs [2][n]*Renderer // whole, tiles
+	rs := [2][]*Renderer{make([]*Renderer, n), make([]*Renderer, n)} // whole, tiles
 	hs := make([]HUD, n)
 	tick := uint64(1)
 	w.Step(tick)
@@ -45,7 +54,7 @@ func frameMix(b *testing.B, sizes [][2]int) {
 		for k := range rs {
 			rs[k][i] = New(ANSI256, sz[0], sz[1])
 		}
-		rs[0][i].noInc = true
+		rs[0][i].noInc = !byCam
 		id := v.Snakes[i*len(v.Snakes)/n].ID
 		hs[i] = HUD{You: id, Follow: id, ShutdownIn: -1, Players: 2500, Spectators: 10, Join: "ssh -p 2222 snaked.example"}
 	}
@@ -53,6 +62,13 @@ func frameMix(b *testing.B, sizes [][2]int) {
 	var d [2]time.Duration
 	var bytes [2]int
 	incs := 0
+	var ords [2][]int // the order each set renders its sessions in
+	for k := range ords {
+		ords[k] = make([]int, n)
+		for i := range ords[k] {
+			ords[k][i] = i
+		}
+	}
 	step := func() {
 		tick++
 		w.Step(tick)
@@ -60,9 +76,15 @@ func frameMix(b *testing.B, sizes [][2]int) {
 		defer v.Release()
 		for j := range 2 {
 			k := (j + int(tick)) % 2
+			if k == 1 && byCam {
+				slices.SortFunc(ords[1], func(a, b int) int {
+					ra, rb := rs[1][a], rs[1][b]
+					return cmp.Or(cmp.Compare(ra.camY, rb.camY), cmp.Compare(ra.camX, rb.camX))
+				})
+			}
 			t0 := threadNanos()
-			for i, r := range rs[k] {
-				bytes[k] += len(r.Frame(v, &hs[i]))
+			for _, i := range ords[k] {
+				bytes[k] += len(rs[k][i].Frame(v, &hs[i]))
 			}
 			d[k] += time.Duration(threadNanos() - t0)
 		}
@@ -81,8 +103,12 @@ func frameMix(b *testing.B, sizes [][2]int) {
 		step()
 	}
 	frames := float64(b.N * n)
-	b.ReportMetric(float64(d[0].Nanoseconds())/1e3/frames, "whole-us/frame")
-	b.ReportMetric(float64(d[1].Nanoseconds())/1e3/frames, "tiles-us/frame")
+	names := [2]string{"whole-us/frame", "tiles-us/frame"}
+	if byCam {
+		names = [2]string{"slot-order-us/frame", "camera-order-us/frame"}
+	}
+	b.ReportMetric(float64(d[0].Nanoseconds())/1e3/frames, names[0])
+	b.ReportMetric(float64(d[1].Nanoseconds())/1e3/frames, names[1])
 	b.ReportMetric(float64(d[0])/float64(d[1]), "speedup")
 	b.ReportMetric(float64(bytes[1])/frames, "B/frame")
 	b.ReportMetric(float64(incs)/frames, "inc-share")
