@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -27,7 +28,19 @@ import (
 // to close everything before it exits regardless.
 const hardDeadline = 5 * time.Second
 
+// gcPercent is the GC target the daemon runs with unless GOGC is set. Its
+// heap is mostly live per-session state (renderers, SSH buffers), so a
+// tighter target than Go's 100 trims RSS for a few more GC cycles. Measured
+// with loadtest/run.sh 1000 10s 20s, two runs each, interleaved: RSS 122
+// and 120 KiB per session at 100, 107 and 104 at 50; daemon/floor CPU 2.10x
+// and 2.08x at 100, 1.74x and 1.82x at 50 (within the noise); 9 GCs per run
+// instead of 6.
+const gcPercent = 50
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
