@@ -124,7 +124,8 @@ func (r *Renderer) SetZone(pct int) { r.zone = min(max(pct, 0), 100) }
 
 // Frame renders v for the HUD h and returns the bytes that take the
 // terminal there. They are valid until the next call; the result is empty
-// when nothing changed.
+// when nothing changed. Views with Dirty are trusted to come from one world:
+// a renderer that switches worlds must be Invalidated.
 func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	full := r.full
 	r.full = false
