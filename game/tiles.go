@@ -25,7 +25,9 @@ func (v *View) markAll(t uint64) {
 func (v *View) markLog(log []change, t uint64) {
 	w, tw, d := v.W, TilesW(v.W), v.Dirty
 	for _, c := range log {
-		d[(int(c.i)/w/TileH)*tw+int(c.i)%w/TileW] = t
+		y := int(c.i) / w // the one division; TileW and TileH are powers of two
+		x := int(c.i) - y*w
+		d[(y/TileH)*tw+x/TileW] = t
 	}
 }
 
