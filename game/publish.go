@@ -59,10 +59,7 @@ func (w *World) publish() {
 		v.markAll(w.tick)
 	} else {
 		for s := v.st.seq + 1; s <= w.seq; s++ {
-			for _, c := range w.logs[s%logN] {
-				v.Pix[c.i] = c.p
-			}
-			v.markLog(w.logs[s%logN], w.tick)
+			v.apply(w.logs[s%logN], w.tick)
 		}
 		w.markExpired(v, v.Tick, w.tick)
 	}

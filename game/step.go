@@ -190,6 +190,7 @@ func (w *World) spawn(slot int32, budget *int) bool {
 		s.alive, s.wantLife = true, false
 		s.spawnTick = w.tick
 		s.protUntil = w.tick + uint64(w.cfg.Protect)
+		w.prot = append(w.prot, slot)
 		s.killedBy, s.killer = "", -1
 		s.tx, s.ty = -1, -1
 		if s.n > s.best {

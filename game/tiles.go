@@ -21,10 +21,12 @@ func (v *View) markAll(t uint64) {
 	}
 }
 
-// markLog marks the tiles of the pixels in log changed at tick t.
-func (v *View) markLog(log []change, t uint64) {
-	w, tw, d := v.W, TilesW(v.W), v.Dirty
+// apply replays log into v's pixels and marks the tiles it touches changed
+// at tick t, in one pass.
+func (v *View) apply(log []change, t uint64) {
+	w, tw, pix, d := v.W, TilesW(v.W), v.Pix, v.Dirty
 	for _, c := range log {
+		pix[c.i] = c.p
 		y := int(c.i) / w // the one division; TileW and TileH are powers of two
 		x := int(c.i) - y*w
 		d[(y/TileH)*tw+x/TileW] = t
@@ -33,10 +35,25 @@ func (v *View) markLog(log []change, t uint64) {
 
 // markExpired marks, at tick t, the tiles of every live snake whose spawn
 // protection ended after tick from and at or before t: its body turns from
-// the protected look to its colour without a grid write.
+// the protected look to its colour without a grid write. Only snakes in
+// w.prot (spawned since the oldest replayable view buffer's tick) are
+// looked at; an entry whose protection ended at or before every such
+// buffer's tick can matter to none of them (other buffers are copied and
+// marked whole) and is dropped.
 func (w *World) markExpired(v *View, from, t uint64) {
-	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
+	oldest := from
+	for _, b := range w.pool {
+		if b.st.seq != 0 && w.seq-b.st.seq <= logN-1 { // replayable, not copied
+			oldest = min(oldest, b.Tick)
+		}
+	}
+	keep := w.prot[:0]
+	for _, slot := range w.prot {
+		s := &w.snakes[slot]
+		if s.protUntil <= oldest {
+			continue
+		}
+		keep = append(keep, slot)
 		if !s.used || !s.alive || s.protUntil <= from || s.protUntil > t {
 			continue
 		}
@@ -44,4 +61,5 @@ func (w *World) markExpired(v *View, from, t uint64) {
 			v.Dirty[tile(s.at(k), w.w)] = t
 		}
 	}
+	w.prot = keep
 }

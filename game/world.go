@@ -217,6 +217,7 @@ type World struct {
 	fruit  int
 	chg    []change // grid changes since the last publish (step seq's log)
 	logs   [logN][]change
+	prot   []int32 // slots spawned recently enough that protection may still expire into a view
 	spawnq []int32
 	counts []int32
 	top    [TopN]Entry
@@ -277,6 +278,7 @@ func New(cfg Config) (*World, error) {
 		w.snakes[i].tx, w.snakes[i].ty = -1, -1
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
+	w.prot = make([]int32, 0, 1024)
 	w.dirty = make([]int32, 0, cfg.MaxSnakes)
 	w.scratch = make([]int32, 0, cfg.MaxSnakes)
 	for i := 0; i < cfg.Bots; i++ {
