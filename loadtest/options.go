@@ -17,7 +17,7 @@ type Options struct {
 	CheckShare     float64 // share of sessions whose screens are checked; >0 means at least one
 
 	PerAddr          int           // sessions per loopback source address (default 64)
-	DialConcurrency  int           // dials in flight at once (default 32)
+	DialConcurrency  int           // dials in flight at once (default 64)
 	DialPerAddr      int           // dials in flight per source address (default 2)
 	HandshakeTimeout time.Duration // dial to shell reply, and shell to first byte (default 15 s)
 
@@ -48,7 +48,7 @@ func DefaultOptions() Options {
 		SpectatorShare:   0.05,
 		CheckShare:       0.01,
 		PerAddr:          64,
-		DialConcurrency:  32,
+		DialConcurrency:  64,
 		DialPerAddr:      2,
 		HandshakeTimeout: 15 * time.Second,
 		TickMetric:       "snaked_tick_seconds",

@@ -96,6 +96,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	row("requested / established / failed / cancelled", func(c *Report) string {
 		return fmt.Sprintf("%d / %d / %d / %d", c.Requested, c.Established, c.Failed, c.Cancelled)
 	})
+	row("established after the ramp (late)", func(c *Report) string { return fmt.Sprint(c.Late) })
 	row("unexpected disconnects", func(c *Report) string { return fmt.Sprint(c.Unexpected) })
 	row("handshake ms p50 / p95 / p99 / max", func(c *Report) string { return d3(c.Handshake) })
 	row("first output ms p50 / p95 / p99 / max", func(c *Report) string { return d3(c.FirstFrame) })

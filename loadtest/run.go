@@ -117,6 +117,9 @@ type Report struct {
 	Established int            `json:"established"` // shell open and first bytes received
 	Failed      int            `json:"failed"`
 	Cancelled   int            `json:"cancelled"` // still connecting when the run ended
+	// Late counts sessions whose first byte came after the window opened
+	// (the ramp slipped: dials queued behind slow handshakes).
+	Late int `json:"late"`
 	FailReasons map[string]int `json:"fail_reasons,omitempty"`
 	Unexpected  int            `json:"unexpected_disconnects"`
 	EndReasons  map[string]int `json:"unexpected_reasons,omitempty"`
@@ -441,6 +444,9 @@ func (r *runner) fill(rep *Report, sessions []*session, winEnd time.Time) {
 		s.mu.Unlock()
 		if est.IsZero() {
 			continue
+		}
+		if est.After(r.win0) {
+			rep.Late++
 		}
 		from := est
 		if from.Before(r.win0) {
