@@ -113,13 +113,13 @@ type Report struct {
 	WindowSeconds   float64 `json:"window_seconds"` // as measured (shorter when interrupted)
 	Interrupted     bool    `json:"interrupted"`
 
-	Requested   int            `json:"requested"`
-	Established int            `json:"established"` // shell open and first bytes received
-	Failed      int            `json:"failed"`
-	Cancelled   int            `json:"cancelled"` // still connecting when the run ended
+	Requested   int `json:"requested"`
+	Established int `json:"established"` // shell open and first bytes received
+	Failed      int `json:"failed"`
+	Cancelled   int `json:"cancelled"` // still connecting when the run ended
 	// Late counts sessions whose first byte came after the window opened
 	// (the ramp slipped: dials queued behind slow handshakes).
-	Late int `json:"late"`
+	Late        int            `json:"late"`
 	FailReasons map[string]int `json:"fail_reasons,omitempty"`
 	Unexpected  int            `json:"unexpected_disconnects"`
 	EndReasons  map[string]int `json:"unexpected_reasons,omitempty"`
