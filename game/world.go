@@ -450,30 +450,6 @@ func left(d Dir) Dir {
 
 func right(d Dir) Dir { return reverse(left(d)) }
 
-// step returns the pixel index one step from i in direction d, wrapping.
-func (w *World) step(i int32, d Dir) int32 {
-	x, y := int(i)%w.w, int(i)/w.w
-	switch d {
-	case Up:
-		if y--; y < 0 {
-			y = w.h - 1
-		}
-	case Down:
-		if y++; y == w.h {
-			y = 0
-		}
-	case Left:
-		if x--; x < 0 {
-			x = w.w - 1
-		}
-	case Right:
-		if x++; x == w.w {
-			x = 0
-		}
-	}
-	return int32(y*w.w + x)
-}
-
 func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} }
 
 // set writes one grid pixel and logs the change for view updates.
