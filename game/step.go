@@ -10,24 +10,7 @@ func (w *World) Step(tick uint64) {
 	w.seq++
 	w.drain()
 	w.spawnAll()
-	maxSteps := 1
-	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
-		s.steps = 0
-		if !s.alive {
-			continue
-		}
-		s.steps = 1
-		if s.dash {
-			s.dash = false
-			if tick >= s.dashAt {
-				s.steps = DashLen
-				s.dashAt = tick + uint64(w.cfg.DashCooldown)
-				maxSteps = DashLen
-			}
-		}
-	}
-	w.think()
+	maxSteps := w.think()
 	for ph := 0; ph < maxSteps; ph++ {
 		w.phase(ph)
 	}
@@ -89,9 +72,22 @@ func (w *World) drain() {
 		}
 	}
 	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
-	// Turn checks new turns against the current direction.
-	for i := 0; i < w.nslots; i++ {
-		w.box[i].dir = w.snakes[i].dir
+	// Turn checks new turns against the current direction: bring the
+	// inboxes of snakes turned by the last Step (spawns, protected
+	// steering) up to date.
+	for _, slot := range w.redir {
+		w.box[slot].dir = w.snakes[slot].dir
+		w.snakes[slot].redir = false
+	}
+	w.redir = w.redir[:0]
+}
+
+// turned notes that Step changed the direction of snake slot, so the next
+// drain updates the direction its inbox checks turns against.
+func (w *World) turned(slot int32) {
+	if s := &w.snakes[slot]; !s.redir {
+		s.redir = true
+		w.redir = append(w.redir, slot)
 	}
 }
 
@@ -187,6 +183,7 @@ func (w *World) spawn(slot int32, budget *int) bool {
 			w.set(i, MakePixel(kind, int(slot), s.colour))
 		}
 		s.dir = d
+		w.turned(slot)
 		s.alive, s.wantLife = true, false
 		s.spawnTick = w.tick
 		s.protUntil = w.tick + uint64(w.cfg.Protect)
@@ -202,15 +199,17 @@ func (w *World) spawn(slot int32, budget *int) bool {
 }
 
 // clear reports whether a snake with its head at (x, y) heading d fits:
-// its body runs back from the head, and every pixel within 2 of it sideways,
-// 2 behind it and 4 ahead of the head is empty. The body line is checked
+// its body runs back from the head over empty pixels, and no other snake
+// has a pixel within 2 of it sideways, 2 behind it or 4 ahead of the head
+// (fruit there is fine: it is food, not danger). The body line is checked
 // first so most failures are cheap.
 func (w *World) clear(x, y int, d Dir) bool {
 	dx, dy := delta(d)
 	for _, o := range [5]int{0, -1, 1, -2, 2} {
 		for k := -4; k < w.cfg.StartLen+2; k++ {
 			cx, cy := x-dx*k, y-dy*k
-			if w.grid[w.idx(cx+dy*o, cy+dx*o)] != 0 {
+			p := w.grid[w.idx(cx+dy*o, cy+dx*o)]
+			if p.Kind() >= Body || (p != 0 && o == 0 && k >= 0 && k < w.cfg.StartLen) {
 				return false
 			}
 		}
@@ -326,17 +325,33 @@ func (w *World) move(i, x, y int32, d Dir) (int32, int32, int32) {
 	return i + 1, x + 1, y
 }
 
-// think runs, chunk by chunk in slot order, the bots' decisions and phase
-// 0's aiming (see phase) for every snake. In each chunk a first tight loop
-// loads the pixel ahead of every live bot so the cache misses overlap; the
-// second decides and aims while those pixels are still in the cache.
-func (w *World) think() {
+// think runs, chunk by chunk in slot order, the dash requests, the bots'
+// decisions and phase 0's aiming (see phase) for every snake, and returns
+// the number of phases this tick needs. In each chunk a first tight loop
+// settles how far each snake moves and loads the pixel ahead of every live
+// bot so the cache misses overlap; the second decides and aims while those
+// pixels are still in the cache.
+func (w *World) think() int {
 	const chunk = 64
+	maxSteps := 1
 	for base := 0; base < w.nslots; base += chunk {
 		end := min(base+chunk, w.nslots)
 		for i := base; i < end; i++ {
 			s := &w.snakes[i]
-			if s.bot && s.alive {
+			s.steps = 0
+			if !s.alive {
+				continue
+			}
+			s.steps = 1
+			if s.dash {
+				s.dash = false
+				if w.tick >= s.dashAt {
+					s.steps = DashLen
+					s.dashAt = w.tick + uint64(w.cfg.DashCooldown)
+					maxSteps = DashLen
+				}
+			}
+			if s.bot {
 				a, _, _ := w.move(s.hd, s.hx, s.hy, s.dir)
 				s.ahead = w.grid[a]
 			}
@@ -348,6 +363,7 @@ func (w *World) think() {
 			w.aim(i, 0)
 		}
 	}
+	return maxSteps
 }
 
 // decide picks a bot's direction, or queues a dead bot's respawn: never
@@ -578,8 +594,10 @@ func (w *World) aim(i, ph int) {
 		w.grid[s.next] &^= botClaim
 		if n, x, y := w.move(s.hd, s.hx, s.hy, left(s.dir)); w.open(n) {
 			s.dir, s.next, s.nx, s.ny = left(s.dir), n, x, y
+			w.turned(int32(i))
 		} else if n, x, y := w.move(s.hd, s.hx, s.hy, right(s.dir)); w.open(n) {
 			s.dir, s.next, s.nx, s.ny = right(s.dir), n, x, y
+			w.turned(int32(i))
 		} else {
 			s.wait = true
 			return
@@ -630,22 +648,23 @@ func (w *World) topUpFruit(max int) {
 // rank fills dst (one SnakeInfo per slot), the ranks and the leaderboard
 // with a counting sort, without allocating.
 func (w *World) rank(dst []SnakeInfo) {
+	// count live snakes by length; counts grows (rarely) to the longest.
 	maxLen := 0
+	clear(w.counts)
 	for i := 0; i < w.nslots; i++ {
-		if s := &w.snakes[i]; s.alive && s.n > maxLen {
-			maxLen = s.n
+		s := &w.snakes[i]
+		if !s.alive {
+			continue
 		}
-	}
-	if maxLen+2 > len(w.counts) {
-		w.counts = make([]int32, 2*(maxLen+2))
+		if s.n+2 > len(w.counts) {
+			c := make([]int32, 2*(s.n+2))
+			copy(c, w.counts)
+			w.counts = c
+		}
+		w.counts[s.n]++
+		maxLen = max(maxLen, s.n)
 	}
 	cnt := w.counts[:maxLen+2]
-	clear(cnt)
-	for i := 0; i < w.nslots; i++ {
-		if s := &w.snakes[i]; s.alive {
-			cnt[s.n]++
-		}
-	}
 	// cnt[l] becomes the number of live snakes longer than l.
 	var above int32
 	for l := maxLen + 1; l >= 0; l-- {

@@ -25,9 +25,10 @@ func (v *View) markAll(t uint64) {
 // at tick t, in one pass.
 func (v *View) apply(log []change, t uint64) {
 	w, tw, pix, d := v.W, TilesW(v.W), v.Pix, v.Dirty
+	inv := recip(w)
 	for _, c := range log {
 		pix[c.i] = c.p
-		y := int(c.i) / w // the one division; TileW and TileH are powers of two
+		y := int(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
 		x := int(c.i) - y*w
 		d[(y/TileH)*tw+x/TileW] = t
 	}
@@ -63,3 +64,12 @@ func (w *World) markExpired(v *View, from, t uint64) {
 	}
 	w.prot = keep
 }
+
+// recipShift and recip turn the division of a pixel index by the world's
+// width into a multiplication: for 0 <= i < 2^26 and 16 <= w <= 2^14 (the
+// limits Config enforces), i*recip(w)>>recipShift == i/w, because the
+// reciprocal's rounding error times i stays below 2^-16 < 1/w, and the
+// product stays below 2^64.
+const recipShift = 42
+
+func recip(w int) uint64 { return (1<<recipShift + uint64(w) - 1) / uint64(w) }
