@@ -35,11 +35,12 @@
 //     tried), dash requests (granted when Tick >= DashReadyAt; the snake then
 //     moves DashLen=3 pixels this tick and DashReadyAt = tick+DashCooldown).
 //  2. Spawns: a snake waiting for a spawn is placed as a straight line on
-//     empty pixels (no body, no fruit) with 2 pixels of clearance around it
-//     (and behind) and 4 ahead, heading away from the nearest body found
-//     within 10 pixels (if that direction does not fit, the randomly tried
-//     one). Its colour is the palette colour least used by the bodies within
-//     10 pixels (palette: the 16 colours without black, white and greys).
+//     empty pixels (no body, no fruit) with 2 pixels of clearance from any
+//     other snake around it (and behind) and 4 ahead (fruit there is
+//     allowed), heading away from the nearest body found within 6 pixels
+//     (if that direction does not fit, the randomly tried one). Its colour
+//     is the palette colour least used by the bodies within 6 pixels
+//     (palette: the 16 colours without black, white and greys).
 //     It is protected until Tick >= ProtectedUntil (Protect ticks). If no
 //     place is found (8 tries) it stays dead and is retried next tick. All
 //     spawns of one tick share a budget of 1024 + MaxSnakes/8 tries, first

@@ -249,7 +249,7 @@ func abs(a int) int {
 }
 
 // surveyR is the radius of the box a spawn looks at.
-const surveyR = 10
+const surveyR = 6
 
 // survey looks at the box of radius surveyR around (x, y) and returns the
 // direction away from the nearest body pixel (random when there is none)

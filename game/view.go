@@ -71,8 +71,8 @@ type SnakeInfo struct {
 	Bot    bool
 	Used   bool // the slot holds a snake (alive or dead, not yet left)
 	Alive  bool
-	Head   Point
 	Dir    Dir
+	Head   Point
 	Length int
 	Kills  int
 	Rank   int // 1-based rank by length among live snakes; 0 when dead
