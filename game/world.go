@@ -265,7 +265,7 @@ func New(cfg Config) (*World, error) {
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 		counts: make([]int32, 64),
 	}
-	bodyCap := 64
+	bodyCap := 16
 	for bodyCap < 2*cfg.StartLen {
 		bodyCap *= 2
 	}
@@ -274,8 +274,16 @@ func New(cfg Config) (*World, error) {
 		w.logs[i] = make([]change, 0, 4*cfg.MaxSnakes+1024)
 	}
 	w.chg = w.logs[0]
+	// Every slot's ring comes from one slab, in slot order, and a quarter
+	// of the slots' worth of rings twice as long wait in the free list, so
+	// snakes outgrowing their first ring do not allocate.
+	slab := make([]int32, (len(w.snakes)+len(w.snakes)/2)*bodyCap)
+	for k := 0; k < len(w.snakes)/4; k++ {
+		off := (len(w.snakes) + 2*k) * bodyCap
+		w.unring(slab[off : off+2*bodyCap : off+2*bodyCap])
+	}
 	for i := range w.snakes {
-		w.snakes[i].body = make([]int32, bodyCap)
+		w.snakes[i].body = slab[i*bodyCap : (i+1)*bodyCap : (i+1)*bodyCap]
 		w.snakes[i].killer = -1
 		w.snakes[i].tx, w.snakes[i].ty = -1, -1
 	}
