@@ -121,10 +121,10 @@ func run(tb testing.TB, enc encoder, zone int, term *vtmodel.Term) (sizes []int,
 func fruitInView(r *Renderer) int {
 	n := 0
 	for _, c := range r.next[r.cols*r.pfTop : r.cols*(r.pfTop+r.pfRows)] {
-		if c.ch == 0 && c.fg == fruitCol {
+		if c.ch() == 0 && c.fg() == fruitCol {
 			n++
 		}
-		if c.ch == 0 && c.bg == fruitCol {
+		if c.ch() == 0 && c.bg() == fruitCol {
 			n++
 		}
 	}

@@ -114,30 +114,30 @@ var ascii = func() string {
 // needs (keep: either) and the glyph, with the cost of both.
 func (r *Renderer) glyph(c cell) (f, b uint8, g string, cost int) {
 	switch {
-	case c.ch != 0:
-		k, _ := r.sgrPlan(c.fg, c.bg)
-		return c.fg, c.bg, ascii[c.ch&127 : c.ch&127+1], k + 1
-	case c.fg == c.bg:
-		cs, _ := r.sgrPlan(keep, c.bg)
-		if c.fg != def {
-			if cf, _ := r.sgrPlan(c.fg, keep); cf+3 < cs+1 {
-				return c.fg, keep, full, cf + 3
+	case c.ch() != 0:
+		k, _ := r.sgrPlan(c.fg(), c.bg())
+		return c.fg(), c.bg(), ascii[c.ch() : c.ch()+1], k + 1
+	case c.fg() == c.bg():
+		cs, _ := r.sgrPlan(keep, c.bg())
+		if c.fg() != def {
+			if cf, _ := r.sgrPlan(c.fg(), keep); cf+3 < cs+1 {
+				return c.fg(), keep, full, cf + 3
 			}
 		}
-		return keep, c.bg, " ", cs + 1
-	case c.fg == def:
-		k, _ := r.sgrPlan(c.bg, def)
-		return c.bg, def, lower, k + 3
-	case c.bg == def:
-		k, _ := r.sgrPlan(c.fg, def)
-		return c.fg, def, upper, k + 3
+		return keep, c.bg(), " ", cs + 1
+	case c.fg() == def:
+		k, _ := r.sgrPlan(c.bg(), def)
+		return c.bg(), def, lower, k + 3
+	case c.bg() == def:
+		k, _ := r.sgrPlan(c.fg(), def)
+		return c.fg(), def, upper, k + 3
 	}
-	cu, _ := r.sgrPlan(c.fg, c.bg)
-	cl, _ := r.sgrPlan(c.bg, c.fg)
+	cu, _ := r.sgrPlan(c.fg(), c.bg())
+	cl, _ := r.sgrPlan(c.bg(), c.fg())
 	if cu <= cl {
-		return c.fg, c.bg, upper, cu + 3
+		return c.fg(), c.bg(), upper, cu + 3
 	}
-	return c.bg, c.fg, lower, cl + 3
+	return c.bg(), c.fg(), lower, cl + 3
 }
 
 // putCell draws c at the cursor with the cheapest glyph for the pen.
@@ -156,22 +156,22 @@ func (r *Renderer) putCell(c cell) {
 // no SGR, costs; -1 when the pen cannot draw it.
 func (r *Renderer) reprintCost(c cell) int {
 	switch {
-	case c.ch == unknownCh:
+	case c.ch() == unknownCh:
 		return -1
-	case c.ch != 0:
-		if c.fg == r.pfg && c.bg == r.pbg {
+	case c.ch() != 0:
+		if c.fg() == r.pfg && c.bg() == r.pbg {
 			return 1
 		}
-	case c.fg == c.bg:
-		if c.bg == r.pbg {
+	case c.fg() == c.bg():
+		if c.bg() == r.pbg {
 			return 1
 		}
-		if c.fg != def && c.fg == r.pfg {
+		if c.fg() != def && c.fg() == r.pfg {
 			return 3
 		}
-	case c.fg == r.pfg && c.bg == r.pbg && c.fg != def:
+	case c.fg() == r.pfg && c.bg() == r.pbg && c.fg() != def:
 		return 3
-	case c.bg == r.pfg && c.fg == r.pbg && c.bg != def:
+	case c.bg() == r.pfg && c.fg() == r.pbg && c.bg() != def:
 		return 3
 	}
 	return -1

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"snaked/game"
 )
@@ -154,7 +155,7 @@ func BenchmarkRendererMem(b *testing.B) {
 
 // held is the size of the buffers r keeps.
 func (r *Renderer) held() int {
-	n := 4 * (cap(r.prev) + cap(r.next) + cap(r.todo) + cap(r.gcost) + cap(r.mask))
+	n := int(unsafe.Sizeof(cell(0)))*(cap(r.prev)+cap(r.next)) + 4*(cap(r.todo)+cap(r.gcost)+cap(r.mask))
 	n += cap(r.buf) + cap(r.num)
 	for _, l := range r.lines {
 		n += cap(l)

@@ -29,19 +29,33 @@ func norm(c vtmodel.Cell) cell {
 		return unknown
 	case ' ':
 		b := col(c.BG, false)
-		return px(b, b)
+		return pxOK(b, b)
 	case '▀':
-		return px(col(c.FG, true), col(c.BG, false))
+		return pxOK(col(c.FG, true), col(c.BG, false))
 	case '▄':
-		return px(col(c.BG, false), col(c.FG, true))
+		return pxOK(col(c.BG, false), col(c.FG, true))
 	case '█':
 		f := col(c.FG, true)
-		return px(f, f)
+		return pxOK(f, f)
 	}
 	if c.Ch > 0x20 && c.Ch < 0x7f {
-		return cell{ch: uint16(c.Ch), fg: col(c.FG, false), bg: col(c.BG, false)}
+		if f, b := col(c.FG, false), col(c.BG, false); f < ncol && b < ncol {
+			return mk(uint16(c.Ch), f, b)
+		}
 	}
-	return cell{ch: 0xfffe}
+	return badCell
+}
+
+// badCell stands for what the renderer never draws (an odd glyph or colour
+// on the emulated screen); it equals no cell a frame can hold.
+const badCell = cell(0xffff)
+
+// pxOK is px, or badCell when a colour is out of the renderer's range.
+func pxOK(top, bot uint8) cell {
+	if top >= ncol || bot >= ncol {
+		return badCell
+	}
+	return px(top, bot)
 }
 
 // check reports the first difference between the model's screen and the

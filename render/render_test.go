@@ -77,8 +77,8 @@ func TestScreens(t *testing.T) {
 	r.Frame(&s.v, h)
 	x, y := mod(hd.X-r.camX, s.v.W), mod(hd.Y-r.camY, s.v.H)
 	c := r.next[(r.pfTop+y/2)*80+x]
-	if got := c.fg; y%2 == 1 {
-		got = c.bg
+	if got := c.fg(); y%2 == 1 {
+		got = c.bg()
 		if got != ownHeadCol {
 			t.Errorf("own head cell %+v, want bright white", c)
 		}
@@ -175,7 +175,7 @@ func TestProtectedGrey(t *testing.T) {
 	r.Frame(&s.v, h)
 	n := 0
 	for _, c := range r.next {
-		if c.ch == 0 && (c.fg == shieldCol || c.bg == shieldCol) {
+		if c.ch() == 0 && (c.fg() == shieldCol || c.bg() == shieldCol) {
 			n++
 		}
 	}
@@ -283,5 +283,33 @@ func TestResizeClamps(t *testing.T) {
 	term.Write(r.Frame(&s.v, h))
 	if err := check(term, r); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCellPacking checks that every cell the renderer can hold packs and
+// unpacks losslessly into a distinct 16-bit value, and that the zero cell
+// is blank.
+func TestCellPacking(t *testing.T) {
+	seen := map[cell][3]int{}
+	chs := []uint16{0, unknownCh}
+	for ch := uint16(0x21); ch <= 0x7e; ch++ {
+		chs = append(chs, ch)
+	}
+	for _, ch := range chs {
+		for fg := uint8(0); fg < ncol; fg++ {
+			for bg := uint8(0); bg < ncol; bg++ {
+				c := mk(ch, fg, bg)
+				if c.ch() != ch || c.fg() != fg || c.bg() != bg {
+					t.Fatalf("mk(%#x, %d, %d) unpacks to (%#x, %d, %d)", ch, fg, bg, c.ch(), c.fg(), c.bg())
+				}
+				if o, dup := seen[c]; dup {
+					t.Fatalf("mk(%#x, %d, %d) == mk%v", ch, fg, bg, o)
+				}
+				seen[c] = [3]int{int(ch), int(fg), int(bg)}
+			}
+		}
+	}
+	if blank != px(def, def) || txt(' ', red, blue) != px(blue, blue) || txt(0x7f, red, def).ch() != '?' {
+		t.Fatal("blank, text space or control glyph packed wrongly")
 	}
 }
