@@ -132,3 +132,39 @@ func TestUnauthSet(t *testing.T) {
 		t.Errorf("len %d after done, want 2", u.len())
 	}
 }
+
+// FuzzDecoder feeds arbitrary input whole and in chunks of fuzzed sizes:
+// the keys must be the same either way (the decoder's state carries across
+// reads), every key must be one the game knows, and a rune key must be a
+// printable ASCII byte.
+func FuzzDecoder(f *testing.F) {
+	f.Add([]byte("\x1b[A\x1bOBx\x1b[1;5C\x1b[D\r\x7f\t\x1b[Z\x03\x04\x0c\x15 "), []byte{1, 2, 3})
+	f.Add([]byte("\x1b\x1b[B\x1b[\x01k\x1bw\xff\xc3\xa9"), []byte{5})
+	f.Add([]byte("\x1b[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;Aq"), []byte{0, 7, 1})
+	f.Fuzz(func(t *testing.T, in, sizes []byte) {
+		want := decodeAll(string(in))
+		var chunks []string
+		rest := in
+		for k := 0; len(rest) > 0; k++ {
+			n := 1
+			if len(sizes) > 0 {
+				n = 1 + int(sizes[k%len(sizes)])%17
+			}
+			n = min(n, len(rest))
+			chunks = append(chunks, string(rest[:n]))
+			rest = rest[n:]
+		}
+		got := decodeAll(chunks...)
+		if !slices.Equal(got, want) {
+			t.Fatalf("chunks %q: got %v, whole gave %v", chunks, got, want)
+		}
+		for _, e := range got {
+			if e.k == keyNone || e.k > keyEsc {
+				t.Fatalf("key %d emitted", e.k)
+			}
+			if e.k == keyRune && (e.r < 0x20 || e.r > 0x7e) {
+				t.Fatalf("rune key with byte %#x", e.r)
+			}
+		}
+	})
+}
