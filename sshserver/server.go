@@ -441,47 +441,59 @@ func (s *Server) count(kind string, d int32) {
 // addLive makes ss receive tick notifications and watchdog checks.
 func (s *Server) addLive(ss *session) {
 	s.mu.Lock()
-	ss.idx = len(s.live)
-	s.live = append(s.live, ss)
+	s.live = addIndexed(s.live, ss)
 	s.mu.Unlock()
 }
 
 // removeLive undoes addLive.
 func (s *Server) removeLive(ss *session) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := ss.idx
-	if i < 0 || i >= len(s.live) || s.live[i] != ss {
-		return
-	}
-	last := len(s.live) - 1
-	s.live[i] = s.live[last]
-	s.live[i].idx = i
-	s.live[last] = nil
-	s.live = s.live[:last]
-	ss.idx = -1
+	s.live = removeIndexed(s.live, ss)
+	s.mu.Unlock()
 }
 
 // addConn puts c under keepalive.
 func (s *Server) addConn(c *conn) {
 	s.mu.Lock()
-	c.idx = len(s.pinged)
-	s.pinged = append(s.pinged, c)
+	s.pinged = addIndexed(s.pinged, c)
 	s.mu.Unlock()
 }
 
 // removeConn undoes addConn.
 func (s *Server) removeConn(c *conn) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := c.idx
-	if i < 0 || i >= len(s.pinged) || s.pinged[i] != c {
-		return
+	s.pinged = removeIndexed(s.pinged, c)
+	s.mu.Unlock()
+}
+
+// indexed is a member of an unordered list that knows its own position, so
+// it leaves the list in O(1) (the last member takes its place).
+type indexed interface {
+	comparable
+	index() *int // the member's position in its list, -1 when in none
+}
+
+func (ss *session) index() *int { return &ss.idx }
+func (c *conn) index() *int     { return &c.idx }
+
+// addIndexed appends x to list and records its position.
+func addIndexed[T indexed](list []T, x T) []T {
+	*x.index() = len(list)
+	return append(list, x)
+}
+
+// removeIndexed takes x out of list (nothing when x is not in it) and
+// returns the shortened list.
+func removeIndexed[T indexed](list []T, x T) []T {
+	i := *x.index()
+	if i < 0 || i >= len(list) || list[i] != x {
+		return list
 	}
-	last := len(s.pinged) - 1
-	s.pinged[i] = s.pinged[last]
-	s.pinged[i].idx = i
-	s.pinged[last] = nil
-	s.pinged = s.pinged[:last]
-	c.idx = -1
+	last := len(list) - 1
+	list[i] = list[last]
+	*list[i].index() = i
+	var zero T
+	list[last] = zero
+	*x.index() = -1
+	return list[:last]
 }

@@ -168,3 +168,32 @@ func FuzzDecoder(f *testing.F) {
 		}
 	})
 }
+
+// TestIndexedList checks the O(1) list behind Server.live and
+// Server.pinged: positions stay right as members leave, and removing a
+// member twice or one never added changes nothing.
+func TestIndexedList(t *testing.T) {
+	var list []*session
+	ss := make([]*session, 4)
+	for i := range ss {
+		ss[i] = &session{idx: -1}
+		list = addIndexed(list, ss[i])
+	}
+	list = removeIndexed(list, ss[1])
+	list = removeIndexed(list, ss[1])
+	list = removeIndexed(list, &session{idx: 0})
+	if len(list) != 3 || ss[1].idx != -1 {
+		t.Fatalf("len %d, removed idx %d", len(list), ss[1].idx)
+	}
+	for i, m := range list {
+		if m.idx != i || m == ss[1] {
+			t.Fatalf("member at %d has idx %d", i, m.idx)
+		}
+	}
+	for _, m := range []*session{ss[0], ss[2], ss[3]} {
+		list = removeIndexed(list, m)
+	}
+	if len(list) != 0 {
+		t.Fatalf("%d members left", len(list))
+	}
+}
