@@ -230,15 +230,7 @@ func delta(d Dir) (int, int) {
 }
 
 func (w *World) idx(x, y int) int32 {
-	x %= w.w
-	if x < 0 {
-		x += w.w
-	}
-	y %= w.h
-	if y < 0 {
-		y += w.h
-	}
-	return int32(y*w.w + x)
+	return int32(wrap(y, w.h)*w.w + wrap(x, w.w))
 }
 
 func abs(a int) int {

@@ -127,24 +127,22 @@ const TopN = 10
 
 // At returns the pixel at (x, y), wrapping both coordinates.
 func (v *View) At(x, y int) Pixel {
-	x %= v.W
-	if x < 0 {
-		x += v.W
-	}
-	y %= v.H
-	if y < 0 {
-		y += v.H
-	}
-	return v.Pix[y*v.W+x]
+	return v.Pix[wrap(y, v.H)*v.W+wrap(x, v.W)]
 }
 
 // Row returns row y (wrapped) of the pixel grid, W pixels long.
 func (v *View) Row(y int) []Pixel {
-	y %= v.H
-	if y < 0 {
-		y += v.H
-	}
+	y = wrap(y, v.H)
 	return v.Pix[y*v.W : (y+1)*v.W]
+}
+
+// wrap maps a onto 0..n-1 on the torus.
+func wrap(a, n int) int {
+	a %= n
+	if a < 0 {
+		a += n
+	}
+	return a
 }
 
 // Snake returns the info for id, and false when id no longer names a snake.

@@ -3,8 +3,6 @@ package loadtest
 import (
 	"bufio"
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -68,11 +66,7 @@ func StartFloor(o FloorOptions) (*Floor, error) {
 	if o.Hz <= 0 {
 		o.Hz = 10
 	}
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	signer, err := ssh.NewSignerFromKey(key)
+	signer, err := newKey()
 	if err != nil {
 		return nil, err
 	}

@@ -181,11 +181,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadtest: address %q: %w", o.Addr, err)
 	}
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	signer, err := ssh.NewSignerFromKey(key)
+	signer, err := newKey()
 	if err != nil {
 		return nil, err
 	}
@@ -387,21 +383,26 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-func (r *runner) failCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, c := range r.failReasons {
-		n += c
+// newKey returns a fresh ed25519 key (the swarm's client key, the floor's
+// host key): nothing keeps it past the run.
+func newKey() (ssh.Signer, error) {
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
 	}
-	return n
+	return ssh.NewSignerFromKey(key)
 }
 
-func (r *runner) endCount() int {
+func (r *runner) failCount() int { return r.total(r.failReasons) }
+
+func (r *runner) endCount() int { return r.total(r.endReasons) }
+
+// total sums one of the runner's counts by reason.
+func (r *runner) total(byReason map[string]int) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
-	for _, c := range r.endReasons {
+	for _, c := range byReason {
 		n += c
 	}
 	return n

@@ -3,8 +3,6 @@ package loadtest
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"maps"
 	"net"
 	"runtime"
@@ -99,11 +97,12 @@ type scriptServer struct {
 }
 
 func startScriptServer(t *testing.T) *scriptServer {
-	_, key, _ := ed25519.GenerateKey(rand.Reader)
-	signer, _ := ssh.NewSignerFromKey(key)
+	signer, err := newKey()
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := &scriptServer{cfg: &ssh.ServerConfig{NoClientAuth: true}, keys: map[string][]byte{}}
 	s.cfg.AddHostKey(signer)
-	var err error
 	if s.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
