@@ -90,31 +90,55 @@ func run(tb testing.TB, enc encoder, zone int, term *vtmodel.Term) (sizes []int,
 	nf, nh := 0, 0
 	for i := 0; i < scenTicks; i++ {
 		s.step()
-		var out []byte
-		if enc == nil {
-			out = r.Frame(&s.v, h)
-		} else {
-			r.full = false
-			r.compose(&s.v, h)
-			out = enc(r, i == 0)
-		}
-		if term != nil {
-			term.Write(out)
-			if err := check(term, r); err != nil {
-				tb.Fatalf("frame %d: %v", i, err)
-			}
-		}
+		out := drawFrame(tb, r, &s.v, h, enc, i, term)
 		if i > 0 {
 			sizes = append(sizes, len(out))
 		}
 		nf += fruitInView(r)
 		for _, sn := range s.v.Snakes {
-			if mod(sn.Head.X-r.camX, s.v.W) < r.cols && mod(sn.Head.Y-r.camY, s.v.H) < 2*r.pfRows {
+			if onScreen(r, &s.v, sn.Head) {
 				nh++
 			}
 		}
 	}
 	return sizes, float64(nf) / scenTicks, float64(nh) / scenTicks
+}
+
+// drawFrame draws frame i of v with enc (nil: the real encoder) and, with
+// term set, replays it there and checks the screen.
+func drawFrame(tb testing.TB, r *Renderer, v *game.View, h *HUD, enc encoder, i int, term *vtmodel.Term) []byte {
+	var out []byte
+	if enc == nil {
+		out = r.Frame(v, h)
+	} else {
+		r.full = false
+		r.compose(v, h)
+		out = enc(r, i == 0)
+	}
+	if term != nil {
+		term.Write(out)
+		if err := check(term, r); err != nil {
+			tb.Fatalf("frame %d: %v", i, err)
+		}
+	}
+	return out
+}
+
+// onScreen reports whether world pixel p is on r's playfield.
+func onScreen(r *Renderer, v *game.View, p game.Point) bool {
+	return mod(p.X-r.camX, v.W) < r.cols && mod(p.Y-r.camY, v.H) < 2*r.pfRows
+}
+
+// warm returns the standard scenario and a renderer that has drawn its
+// first 50 frames.
+func warm() (*sim, *HUD, *Renderer) {
+	s, h := scenario()
+	r := New(ANSI16, 80, 24)
+	for i := 0; i < 50; i++ {
+		s.step()
+		r.Frame(&s.v, h)
+	}
+	return s, h, r
 }
 
 // fruitInView counts the fruit pixels on the playfield.
@@ -252,12 +276,7 @@ func TestZeroAllocs(t *testing.T) {
 // BenchmarkCompose times composing one steady-state 80x24 frame (view + HUD
 // -> cells) alone.
 func BenchmarkCompose(b *testing.B) {
-	s, h := scenario()
-	r := New(ANSI16, 80, 24)
-	for i := 0; i < 50; i++ {
-		s.step()
-		r.Frame(&s.v, h)
-	}
+	s, h, r := warm()
 	b.ReportAllocs()
 	for b.Loop() {
 		r.compose(&s.v, h)
@@ -267,12 +286,7 @@ func BenchmarkCompose(b *testing.B) {
 // BenchmarkEncode times encoding one steady-state 80x24 frame alone (the
 // same frame each time, from the same terminal state).
 func BenchmarkEncode(b *testing.B) {
-	s, h := scenario()
-	r := New(ANSI16, 80, 24)
-	for i := 0; i < 50; i++ {
-		s.step()
-		r.Frame(&s.v, h)
-	}
+	s, h, r := warm()
 	prev := append([]cell(nil), r.prev...)
 	s.step()
 	r.compose(&s.v, h)

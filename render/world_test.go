@@ -34,20 +34,7 @@ func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, leng
 	var lsum, lnum, fsum, vsum int
 	for t := 0; t < scenTicks; t++ {
 		v := w.Acquire()
-		var out []byte
-		if enc == nil {
-			out = r.Frame(v, h)
-		} else {
-			r.full = false
-			r.compose(v, h)
-			out = enc(r, t == 0)
-		}
-		if term != nil {
-			term.Write(out)
-			if err := check(term, r); err != nil {
-				tb.Fatalf("tick %d: %v", t, err)
-			}
-		}
+		out := drawFrame(tb, r, v, h, enc, t, term)
 		if t > 0 {
 			sizes = append(sizes, len(out))
 		}
@@ -64,7 +51,7 @@ func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, leng
 			}
 			lsum += s.Length
 			lnum++
-			if mod(s.Head.X-r.camX, v.W) < r.cols && mod(s.Head.Y-r.camY, v.H) < 2*r.pfRows {
+			if onScreen(r, v, s.Head) {
 				vsum++
 			}
 			if next[i]--; next[i] > 0 {
