@@ -72,22 +72,9 @@ func (w *World) drain() {
 		}
 	}
 	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
-	// Turn checks new turns against the current direction: bring the
-	// inboxes of snakes turned by the last Step (spawns, protected
-	// steering) up to date.
-	for _, slot := range w.redir {
-		w.box[slot].dir = w.snakes[slot].dir
-		w.snakes[slot].redir = false
-	}
-	w.redir = w.redir[:0]
-}
-
-// turned notes that Step changed the direction of snake slot, so the next
-// drain updates the direction its inbox checks turns against.
-func (w *World) turned(slot int32) {
-	if s := &w.snakes[slot]; !s.redir {
-		s.redir = true
-		w.redir = append(w.redir, slot)
+	// Turn checks new turns against the current direction.
+	for i := 0; i < w.nslots; i++ {
+		w.box[i].dir = w.snakes[i].dir
 	}
 }
 
@@ -183,7 +170,6 @@ func (w *World) spawn(slot int32, budget *int) bool {
 			w.set(i, MakePixel(kind, int(slot), s.colour))
 		}
 		s.dir = d
-		w.turned(slot)
 		s.alive, s.wantLife = true, false
 		s.spawnTick = w.tick
 		s.protUntil = w.tick + uint64(w.cfg.Protect)
@@ -586,10 +572,8 @@ func (w *World) aim(i, ph int) {
 		w.grid[s.next] &^= botClaim
 		if n, x, y := w.move(s.hd, s.hx, s.hy, left(s.dir)); w.open(n) {
 			s.dir, s.next, s.nx, s.ny = left(s.dir), n, x, y
-			w.turned(int32(i))
 		} else if n, x, y := w.move(s.hd, s.hx, s.hy, right(s.dir)); w.open(n) {
 			s.dir, s.next, s.nx, s.ny = right(s.dir), n, x, y
-			w.turned(int32(i))
 		} else {
 			s.wait = true
 			return

@@ -108,7 +108,6 @@ type snake struct {
 	used     bool
 	alive    bool
 	wantLife bool // waiting for a spawn (join, respawn)
-	redir    bool // in World.redir
 	colour   Colour
 	dir      Dir
 
@@ -220,7 +219,6 @@ type World struct {
 	logs   [logN][]change
 	prot   []int32 // slots spawned recently enough that protection may still expire into a view
 	spawnq []int32
-	redir  []int32 // slots whose direction Step changed outside drain
 	counts []int32
 	top    [TopN]Entry
 	ntop   int
@@ -288,7 +286,6 @@ func New(cfg Config) (*World, error) {
 		w.snakes[i].tx, w.snakes[i].ty = -1, -1
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
-	w.redir = make([]int32, 0, cfg.MaxSnakes)
 	w.prot = make([]int32, 0, 1024)
 	w.dirty = make([]int32, 0, cfg.MaxSnakes)
 	w.scratch = make([]int32, 0, cfg.MaxSnakes)
