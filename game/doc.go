@@ -1,7 +1,9 @@
 // Package game owns the snaked world: one wrapping playfield, its snakes,
-// fruit and bots, the rules of one tick, and the read-only views published
-// for renderers. It has no clock, no terminal and no network: the daemon calls
-// Step(tick) ten times a second and readers call Acquire/Release.
+// fruit and bots, the rules of one tick, the read-only views published for
+// renderers, and the Clock that steps it in real time. It has no terminal
+// and no network. The rules never read the wall clock: Step(tick) takes the
+// tick number, the Clock (its owner is the daemon's main) calls it ten times
+// a second, and readers call Acquire/Release.
 //
 // # World
 //

@@ -26,6 +26,14 @@ const (
 // without black, white and the greys, so every snake shows on a dark screen.
 var palette = [...]Colour{1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14}
 
+// Limits of Config: New refuses a world outside them.
+const (
+	MinSide     = 16      // shortest world side in pixels
+	MaxSide     = 1 << 14 // longest world side in pixels
+	MaxPixels   = 1 << 26 // most W*H (the grid and each view buffer take 4 bytes a pixel)
+	MaxCapacity = 1 << 16 // most MaxSnakes
+)
+
 // Join errors.
 var (
 	ErrFull      = errors.New("game: the world is full")
@@ -51,14 +59,14 @@ func DefaultConfig() Config {
 }
 
 func (c *Config) fill() error {
-	if c.W < 16 || c.H < 16 || c.W > 1<<14 || c.H > 1<<14 {
-		return errors.New("game: W and H must be in 16..16384")
+	if c.W < MinSide || c.H < MinSide || c.W > MaxSide || c.H > MaxSide {
+		return errors.New("game: W and H must be in " + strconv.Itoa(MinSide) + ".." + strconv.Itoa(MaxSide))
 	}
-	if c.W*c.H > 1<<26 {
-		return errors.New("game: W*H must be at most 2^26 pixels")
+	if c.W*c.H > MaxPixels {
+		return errors.New("game: W*H must be at most " + strconv.Itoa(MaxPixels) + " pixels")
 	}
-	if c.MaxSnakes < 1 || c.MaxSnakes > 1<<16 {
-		return errors.New("game: MaxSnakes must be in 1..65536")
+	if c.MaxSnakes < 1 || c.MaxSnakes > MaxCapacity {
+		return errors.New("game: MaxSnakes must be in 1.." + strconv.Itoa(MaxCapacity))
 	}
 	if c.Bots < 0 || c.Bots > c.MaxSnakes {
 		return errors.New("game: Bots must be in 0..MaxSnakes")
