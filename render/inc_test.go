@@ -23,21 +23,62 @@ func TestTrim(t *testing.T) {
 	}
 }
 
-// TestMarkSpan: the mask bits cover exactly the spans of the cells marked,
-// up to the widest terminal.
+// TestMarkSpan: at the widest terminal and at every width next to a
+// multiple of span, allMask has one bit per span of a row and markSpan sets
+// exactly the bits of the spans that cells [x0, x1) fall in, for every
+// 0 <= x0 <= x1 <= width, in that row only. The masks wanted are built cell
+// by cell in 64 bits, so a width whose spans do not all fit the 32-bit mask
+// (a wider MaxCols or a narrower span) fails here instead of agreeing with
+// the truncated mask.
 func TestMarkSpan(t *testing.T) {
-	r := New(ANSI16, MaxCols, 3)
-	if r.allMask != 1<<32-1 {
-		t.Fatalf("allMask %x for %d columns", r.allMask, MaxCols)
+	if n := (MaxCols + span - 1) / span; n > 64 {
+		t.Fatalf("%d spans at %d columns: the reference below holds 64", n, MaxCols)
 	}
-	for _, c := range []struct {
-		x0, x1 int
-		want   uint32
-	}{{0, 1, 1}, {15, 17, 3}, {16, 32, 2}, {3, 3, 0}, {490, 500, 3 << 30}, {496, 500, 1 << 31}, {0, MaxCols, 1<<32 - 1}, {480, 500, 3 << 30}} {
-		r.mask[1] = 0
-		r.markSpan(1, c.x0, c.x1)
-		if r.mask[1] != c.want {
-			t.Errorf("markSpan(%d, %d) = %x, want %x", c.x0, c.x1, r.mask[1], c.want)
+	widths := []int{MaxCols}
+	for m := span; m <= MaxCols+1; m += span {
+		for _, w := range []int{m - 1, m, m + 1} {
+			if w >= 1 && w < MaxCols {
+				widths = append(widths, w)
+			}
+		}
+	}
+	for _, w := range widths {
+		r := New(ANSI16, w, 3)
+		if r.cols != w || len(r.mask) != 3 {
+			t.Fatalf("New(%d, 3): %d columns, %d mask rows", w, r.cols, len(r.mask))
+		}
+		var all uint64
+		for x := 0; x < w; x++ {
+			all |= 1 << (x / span)
+		}
+		if uint64(r.allMask) != all {
+			t.Errorf("width %d: allMask %#x, want %#x", w, r.allMask, all)
+		}
+		bad := 0
+		for x0 := 0; x0 <= w; x0++ {
+			var want uint64 // spans of cells [x0, x1)
+			for x1 := x0; x1 <= w; x1++ {
+				if x1 > x0 {
+					want |= 1 << ((x1 - 1) / span)
+				}
+				r.mask[0], r.mask[1], r.mask[2] = 0, 0, 0
+				r.markSpan(1, x0, x1)
+				if uint64(r.mask[1]) != want || r.mask[0] != 0 || r.mask[2] != 0 {
+					if bad++; bad <= 3 {
+						t.Errorf("width %d: markSpan(1, %d, %d): rows %#x %#x %#x, want 0 %#x 0",
+							w, x0, x1, r.mask[0], r.mask[1], r.mask[2], want)
+					}
+				}
+			}
+		}
+		if bad > 3 {
+			t.Errorf("width %d: %d spans wrong in all", w, bad)
+		}
+		// markSpan adds to what a row holds.
+		r.mask[1] = 1
+		r.markSpan(1, w-1, w)
+		if want := 1 | uint64(1)<<((w-1)/span); uint64(r.mask[1]) != want {
+			t.Errorf("width %d: markSpan(1, %d, %d) on mask 1: %#x, want %#x", w, w-1, w, r.mask[1], want)
 		}
 	}
 }
