@@ -1,113 +1,36 @@
 package loadtest
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// sample is one line of the Prometheus text exposition format.
-type sample struct {
-	name   string
-	labels map[string]string
-	value  float64
-}
+// maxScrape bounds the bytes read from a metrics endpoint.
+const maxScrape = 64 << 20
 
-// parseMetrics reads the Prometheus text format (comments skipped, labels
-// parsed, timestamps ignored). Malformed lines are skipped.
-func parseMetrics(r io.Reader) []sample {
-	var out []sample
-	sc := bufio.NewScanner(io.LimitReader(r, 64<<20))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		s := sample{labels: map[string]string{}}
-		rest := line
-		if i := strings.IndexAny(line, "{ \t"); i >= 0 {
-			s.name = line[:i]
-			rest = line[i:]
-		} else {
-			continue
-		}
-		if rest[0] == '{' {
-			end, ok := parseLabels(rest[1:], s.labels)
-			if !ok {
-				continue
-			}
-			rest = rest[1+end:]
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(f[0], 64)
-		if err != nil {
-			continue
-		}
-		s.value = v
-		out = append(out, s)
-	}
-	return out
-}
-
-// parseLabels parses `k="v",k2="v2"}` into m and returns the index just
-// past the closing brace.
-func parseLabels(s string, m map[string]string) (int, bool) {
-	i := 0
-	for i < len(s) {
-		for i < len(s) && (s[i] == ' ' || s[i] == ',') {
-			i++
-		}
-		if i < len(s) && s[i] == '}' {
-			return i + 1, true
-		}
-		eq := strings.IndexByte(s[i:], '=')
-		if eq < 0 || i+eq+1 >= len(s) || s[i+eq+1] != '"' {
-			return 0, false
-		}
-		key := strings.TrimSpace(s[i : i+eq])
-		j := i + eq + 2
-		var v strings.Builder
-		for ; j < len(s) && s[j] != '"'; j++ {
-			if s[j] == '\\' && j+1 < len(s) {
-				j++
-				switch s[j] {
-				case 'n':
-					v.WriteByte('\n')
-				default:
-					v.WriteByte(s[j])
-				}
-				continue
-			}
-			v.WriteByte(s[j])
-		}
-		if j >= len(s) {
-			return 0, false
-		}
-		m[key] = v.String()
-		i = j + 1
-	}
-	return 0, false
-}
-
-// scrape fetches and parses a metrics endpoint.
-func scrape(ctx context.Context, url string) ([]sample, error) {
+// scrape fetches a metrics endpoint and returns its samples, flattened the
+// way Prometheus stores them: a histogram becomes its _bucket (label le),
+// _sum and _count series, a summary its quantile series, _sum and _count.
+func scrape(ctx context.Context, url string) (model.Vector, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
+	// The text format; a server that answers in protobuf anyway is
+	// decoded as such (ResponseFormat).
+	req.Header.Set("Accept", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
@@ -116,15 +39,43 @@ func scrape(ctx context.Context, url string) ([]sample, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("metrics: %s", resp.Status)
 	}
-	return parseMetrics(resp.Body), nil
+	ss, err := decodeMetrics(io.LimitReader(resp.Body, maxScrape), expfmt.ResponseFormat(resp.Header))
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %s: %w", url, err)
+	}
+	return ss, nil
+}
+
+// decodeMetrics reads a whole exposition in format f (FmtUnknown is read
+// as text). An exposition that does not parse is an error: the daemon's
+// exporter writes none, so one means the URL is not what it should be.
+func decodeMetrics(r io.Reader, f expfmt.Format) (model.Vector, error) {
+	dec := expfmt.SampleDecoder{
+		Dec:  expfmt.NewDecoder(r, f),
+		Opts: &expfmt.DecodeOptions{},
+	}
+	var all model.Vector
+	// One metric family per Decode; the input is bounded, and so is this.
+	for range maxScrape {
+		var v model.Vector
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return all, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, v...)
+	}
+	return nil, errors.New("too many metric families")
 }
 
 // gauge sums the samples named name (all label sets); ok is false if none.
-func gauge(ss []sample, name string) (float64, bool) {
+func gauge(ss model.Vector, name string) (float64, bool) {
 	sum, ok := 0.0, false
 	for _, s := range ss {
-		if s.name == name {
-			sum += s.value
+		if string(s.Metric[model.MetricNameLabel]) == name {
+			sum += float64(s.Value)
 			ok = true
 		}
 	}
@@ -133,17 +84,17 @@ func gauge(ss []sample, name string) (float64, bool) {
 
 // histBuckets sums the cumulative buckets of histogram name over all label
 // sets, keyed by upper bound.
-func histBuckets(ss []sample, name string) map[float64]float64 {
+func histBuckets(ss model.Vector, name string) map[float64]float64 {
 	b := map[float64]float64{}
 	for _, s := range ss {
-		if s.name != name+"_bucket" {
+		if string(s.Metric[model.MetricNameLabel]) != name+"_bucket" {
 			continue
 		}
-		le, err := strconv.ParseFloat(s.labels["le"], 64)
+		le, err := strconv.ParseFloat(string(s.Metric[model.BucketLabel]), 64)
 		if err != nil {
 			continue
 		}
-		b[le] += s.value
+		b[le] += float64(s.Value)
 	}
 	return b
 }
@@ -208,7 +159,7 @@ type MetricsStats struct {
 // metricsStats compares two scrapes taken at the start and end of the
 // window. The tick metric may be a histogram (seconds) or a summary with
 // quantile labels.
-func metricsStats(url, tick string, before, after []sample) MetricsStats {
+func metricsStats(url, tick string, before, after model.Vector) MetricsStats {
 	m := MetricsStats{URL: url, TickMetric: tick, TickP50ms: math.NaN(), TickP99ms: math.NaN()}
 	m.Goroutines, _ = gauge(after, "go_goroutines")
 	f1, ok1 := gauge(after, "snaked_frames_total")
@@ -241,14 +192,14 @@ func metricsStats(url, tick string, before, after []sample) MetricsStats {
 		return m.finite()
 	}
 	for _, s := range after {
-		if s.name != tick {
+		if string(s.Metric[model.MetricNameLabel]) != tick {
 			continue
 		}
-		switch s.labels["quantile"] {
+		switch s.Metric[model.QuantileLabel] {
 		case "0.5":
-			m.TickP50ms = 1000 * s.value
+			m.TickP50ms = 1000 * float64(s.Value)
 		case "0.99":
-			m.TickP99ms = 1000 * s.value
+			m.TickP99ms = 1000 * float64(s.Value)
 		}
 	}
 	if math.IsNaN(m.TickP50ms) {

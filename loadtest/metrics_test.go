@@ -7,6 +7,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 const exposition = `# HELP go_goroutines Number of goroutines.
@@ -20,9 +26,11 @@ snaked_tick_seconds_bucket{le="+Inf"} 100
 snaked_tick_seconds_sum 0.2
 snaked_tick_seconds_count 100
 weird{a="x\"y",b="1,2"} 3 1700000000
-broken{a="x} 1
+# TYPE rpc_seconds summary
 rpc_seconds{quantile="0.5"} 0.003
 rpc_seconds{quantile="0.99"} 0.009
+rpc_seconds_sum 1
+rpc_seconds_count 300
 snaked_frames_total 1000
 snaked_bytes_sent_total 150000
 snaked_frames_skipped_total 7
@@ -30,29 +38,54 @@ go_memstats_heap_inuse_bytes 2.097152e+06
 go_memstats_stack_inuse_bytes 1.048576e+06
 `
 
-func TestParseMetrics(t *testing.T) {
-	ss := parseMetrics(strings.NewReader(exposition))
+// series returns the samples named name.
+func series(ss model.Vector, name string) []*model.Sample {
+	var out []*model.Sample
+	for _, s := range ss {
+		if string(s.Metric[model.MetricNameLabel]) == name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func TestDecodeMetrics(t *testing.T) {
+	ss, err := decodeMetrics(strings.NewReader(exposition), expfmt.FmtUnknown)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if g, ok := gauge(ss, "go_goroutines"); !ok || g != 42 {
 		t.Errorf("go_goroutines %v %v", g, ok)
 	}
-	found := false
-	for _, s := range ss {
-		if s.name == "weird" {
-			found = true
-			if s.labels["a"] != `x"y` || s.labels["b"] != "1,2" || s.value != 3 {
-				t.Errorf("weird parsed as %+v", s)
-			}
-		}
-		if s.name == "broken" {
-			t.Errorf("malformed line parsed: %+v", s)
-		}
+	if _, ok := gauge(ss, "nope"); ok {
+		t.Error("absent metric found")
 	}
-	if !found {
-		t.Error("line with escaped labels and a timestamp lost")
+	if w := series(ss, "weird"); len(w) != 1 || w[0].Metric["a"] != `x"y` || w[0].Metric["b"] != "1,2" || w[0].Value != 3 {
+		t.Errorf("line with escaped labels and a timestamp parsed as %v", w)
 	}
 	b := histBuckets(ss, "snaked_tick_seconds")
-	if len(b) != 4 || b[math.Inf(1)] != 100 || b[0.002] != 50 {
+	if len(b) != 4 || b[math.Inf(1)] != 100 || b[0.002] != 50 || b[0.001] != 10 {
 		t.Errorf("buckets %v", b)
+	}
+	if c, _ := gauge(ss, "snaked_tick_seconds_count"); c != 100 {
+		t.Errorf("histogram count %v", c)
+	}
+	q := map[model.LabelValue]model.SampleValue{}
+	for _, s := range series(ss, "rpc_seconds") {
+		q[s.Metric[model.QuantileLabel]] = s.Value
+	}
+	if len(q) != 2 || q["0.5"] != 0.003 || q["0.99"] != 0.009 {
+		t.Errorf("summary quantiles %v", q)
+	}
+	// A malformed exposition is an error, not a partial read.
+	for _, bad := range []string{
+		exposition + "broken{a=\"x} 1\n",
+		"go_goroutines forty-two\n",
+		"# TYPE x histogram\nx_bucket{le=\"1\"} -1\n",
+	} {
+		if ss, err := decodeMetrics(strings.NewReader(bad), expfmt.FmtText); err == nil {
+			t.Errorf("%q decoded: %v", bad, ss)
+		}
 	}
 }
 
@@ -83,7 +116,14 @@ func TestHistQuantile(t *testing.T) {
 
 func TestMetricsStatsSummaryAndScrape(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(exposition))
+		switch r.URL.Path {
+		case "/":
+			w.Write([]byte(exposition))
+		case "/html":
+			w.Write([]byte("<html>not metrics</html>\n"))
+		default:
+			http.NotFound(w, r)
+		}
 	}))
 	defer srv.Close()
 	ss, err := scrape(context.Background(), srv.URL)
@@ -107,5 +147,77 @@ func TestMetricsStatsSummaryAndScrape(t *testing.T) {
 	}
 	if _, err := scrape(context.Background(), srv.URL+"/x\x00"); err == nil {
 		t.Error("bad URL accepted")
+	}
+	if _, err := scrape(context.Background(), srv.URL+"/nope"); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("404 scraped: %v", err)
+	}
+	if ss, err := scrape(context.Background(), srv.URL+"/html"); err == nil {
+		t.Errorf("an HTML page scraped as %v", ss)
+	}
+}
+
+// TestScrapeRegistry scrapes what client_golang's handler serves (the
+// exporter the daemon uses, same metric names) before and after a window
+// and checks the numbers the report takes from it.
+func TestScrapeRegistry(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	tick := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "snaked_tick_seconds", Buckets: []float64{0.001, 0.002, 0.004},
+	})
+	frames := prometheus.NewCounter(prometheus.CounterOpts{Name: "snaked_frames_total"})
+	bytesSent := prometheus.NewCounter(prometheus.CounterOpts{Name: "snaked_bytes_sent_total"})
+	skipped := prometheus.NewCounter(prometheus.CounterOpts{Name: "snaked_frames_skipped_total"})
+	sessions := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "snaked_sessions"}, []string{"kind"})
+	reg.MustRegister(tick, frames, bytesSent, skipped, sessions, collectors.NewGoCollector())
+	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer srv.Close()
+
+	// Before the window: 100 ticks of 0.5 ms, and some traffic.
+	for range 100 {
+		tick.Observe(0.0005)
+	}
+	frames.Add(500)
+	bytesSent.Add(10_000)
+	before, err := scrape(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In the window: 40 ticks of 1.5 ms, 40 of 3 ms, 20 of 10 ms.
+	for i := range 100 {
+		switch {
+		case i < 40:
+			tick.Observe(0.0015)
+		case i < 80:
+			tick.Observe(0.003)
+		default:
+			tick.Observe(0.010)
+		}
+	}
+	frames.Add(2000)
+	bytesSent.Add(300_000)
+	skipped.Add(3)
+	sessions.WithLabelValues("player").Set(7)
+	sessions.WithLabelValues("spectator").Set(2)
+	after, err := scrape(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := metricsStats(srv.URL, "snaked_tick_seconds", before, after)
+	if m.Error != "" || m.TickCount != 100 {
+		t.Errorf("window ticks %+v", m)
+	}
+	// Rank 50 of the window's 100: 10 of the 40 in (0.002, 0.004] = 2.5 ms.
+	// Rank 99 is past 0.004 (+Inf): the highest finite bound, 4 ms.
+	if math.Abs(m.TickP50ms-2.5) > 1e-9 || m.TickP99ms != 4 {
+		t.Errorf("tick p50 %v p99 %v, want 2.5 and 4", m.TickP50ms, m.TickP99ms)
+	}
+	if m.FramesSent != 2000 || m.BytesSent != 300_000 || m.MeanFrameBytes != 150 || m.FramesSkipped != 3 {
+		t.Errorf("frames/bytes in the window %+v", m)
+	}
+	if m.Goroutines < 1 || m.HeapInuseMiB <= 0 || m.StackInuseMiB <= 0 {
+		t.Errorf("Go collector %+v", m)
+	}
+	if g, ok := gauge(after, "snaked_sessions"); !ok || g != 9 {
+		t.Errorf("sessions summed over kinds: %v %v", g, ok)
 	}
 }

@@ -1,89 +1,48 @@
 package loadtest
 
 import (
-	"bytes"
-	"errors"
-	"os"
-	"strconv"
+	"math"
 	"time"
-)
 
-// clockTicks is USER_HZ, the unit of utime/stime in /proc/PID/stat. It is
-// 100 on every Linux build Go supports.
-const clockTicks = 100
+	"github.com/prometheus/procfs"
+)
 
 // procSample is one reading of a process's CPU time and memory.
 type procSample struct {
 	at    time.Time
 	cpu   time.Duration // utime + stime
 	rss   int64         // bytes (VmRSS)
-	peak  int64         // bytes (VmHWM)
 	valid bool
 }
 
-// readProc reads /proc/PID/{stat,status}; pid 0 means this process.
-func readProc(pid int) (procSample, error) {
-	dir := "/proc/self"
-	if pid > 0 {
-		dir = "/proc/" + strconv.Itoa(pid)
-	}
+// readProc reads the CPU time (/proc/PID/stat) and the resident memory
+// (VmRSS in /proc/PID/status) of process pid under fs; pid 0 means this
+// process.
+func readProc(fs procfs.FS, pid int) (procSample, error) {
 	s := procSample{at: time.Now()}
-	stat, err := os.ReadFile(dir + "/stat")
+	var p procfs.Proc
+	var err error
+	if pid > 0 {
+		p, err = fs.Proc(pid)
+	} else {
+		p, err = fs.Self()
+	}
 	if err != nil {
 		return s, err
 	}
-	cpu, err := parseStatCPU(stat)
+	stat, err := p.Stat()
 	if err != nil {
 		return s, err
 	}
-	s.cpu = cpu
-	status, err := os.ReadFile(dir + "/status")
+	// CPUTime is in seconds, counted in clock ticks: round off the float.
+	s.cpu = time.Duration(math.Round(stat.CPUTime() * float64(time.Second)))
+	status, err := p.NewStatus()
 	if err != nil {
 		return s, err
 	}
-	s.rss = statusKB(status, "VmRSS:") * 1024
-	s.peak = statusKB(status, "VmHWM:") * 1024
+	s.rss = int64(status.VmRSS)
 	s.valid = true
 	return s, nil
-}
-
-// parseStatCPU returns utime+stime from the contents of /proc/PID/stat.
-// The command name (field 2) may contain spaces and parentheses, so fields
-// are counted after the last ')'.
-func parseStatCPU(stat []byte) (time.Duration, error) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, errors.New("malformed stat")
-	}
-	f := bytes.Fields(stat[i+1:])
-	// f[0] is field 3 (state); utime is field 14, stime field 15.
-	if len(f) < 13 {
-		return 0, errors.New("short stat")
-	}
-	u, err1 := strconv.ParseUint(string(f[11]), 10, 64)
-	s, err2 := strconv.ParseUint(string(f[12]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, errors.New("bad utime/stime")
-	}
-	return time.Duration(u+s) * time.Second / clockTicks, nil
-}
-
-// statusKB returns the value in kB of a /proc/PID/status line, 0 if absent.
-func statusKB(status []byte, key string) int64 {
-	i := bytes.Index(status, []byte(key))
-	if i < 0 {
-		return 0
-	}
-	rest := status[i+len(key):]
-	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-		rest = rest[:j]
-	}
-	f := bytes.Fields(rest)
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseInt(string(f[0]), 10, 64)
-	return v
 }
 
 // ProcStats is a process's cost over the measurement window.
@@ -100,17 +59,25 @@ type ProcStats struct {
 	Error         string  `json:"error,omitempty"`
 }
 
-// procWatch follows one process through a run.
+// procWatch follows one process through a run. Not safe for concurrent
+// use: the run samples it from one goroutine at a time.
 type procWatch struct {
-	pid         int
+	fs          procfs.FS
+	pid         int        // 0: this process
 	base        procSample // before any session
 	start, last procSample // window start, latest
 	maxRSS      int64
-	err         error
+	err         error // the first error met
+}
+
+// newProcWatch follows process pid (0: this process) under /proc.
+func newProcWatch(pid int) *procWatch {
+	fs, err := procfs.NewDefaultFS()
+	return &procWatch{fs: fs, pid: pid, err: err}
 }
 
 func (w *procWatch) sample() procSample {
-	s, err := readProc(w.pid)
+	s, err := readProc(w.fs, w.pid)
 	if err != nil && w.err == nil {
 		w.err = err
 	}

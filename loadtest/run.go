@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -214,10 +215,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	checkEvery := max(1, o.N/max(nChecked, 1))
 
-	swarm := &procWatch{}
+	swarm := newProcWatch(0)
 	var server *procWatch
 	if o.ServerPID > 0 {
-		server = &procWatch{pid: o.ServerPID}
+		server = newProcWatch(o.ServerPID)
 	}
 	swarm.base = swarm.sample()
 	if server != nil {
@@ -287,7 +288,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}()
 
 	// Sample both processes every second; scrape metrics at window start.
-	var before []sample
+	var before model.Vector
 	var scrapeErr error
 	sampled := make(chan struct{})
 	go func() {
@@ -344,7 +345,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			server.start = server.base
 		}
 	}
-	var after []sample
+	var after model.Vector
 	if o.MetricsURL != "" && scrapeErr == nil {
 		after, scrapeErr = scrape(context.Background(), o.MetricsURL)
 	}
