@@ -27,11 +27,11 @@ func TestSmokeDaemon(t *testing.T) {
 	}
 	_, key, _ := ed25519.GenerateKey(rand.Reader)
 	signer, _ := ssh.NewSignerFromKey(key)
-	srv, err := sshserver.New(sshserver.Config{
-		HostSigners:   []ssh.Signer{signer},
-		ShutdownGrace: time.Second,
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}, w)
+	cfg := sshserver.DefaultConfig()
+	cfg.HostSigners = []ssh.Signer{signer}
+	cfg.ShutdownGrace = time.Second
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv, err := sshserver.New(cfg, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +42,13 @@ func TestSmokeDaemon(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
+	clockCtx, stopClock := context.WithCancel(context.Background())
+	clockDone := make(chan struct{})
+	go func() {
+		defer close(clockDone)
+		game.Clock{OnRound: srv.Ticked}.Run(clockCtx, w)
+	}()
+	defer func() { stopClock(); <-clockDone }()
 
 	o := loadtest.DefaultOptions()
 	o.Addr = ln.Addr().String()
@@ -49,7 +56,7 @@ func TestSmokeDaemon(t *testing.T) {
 	o.Ramp = time.Second
 	o.Duration = 5 * time.Second
 	o.CheckShare = 0.04
-	o.PerAddr = 16 // sshserver.Config.MaxPerIP defaults to 16 (cmd/snaked: 64)
+	o.PerAddr = cfg.MaxPerIP
 	rep, err := loadtest.Run(context.Background(), o)
 	cancel()
 	if err := <-served; err != nil {

@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"golang.org/x/crypto/ssh"
+
+	"snaked/render"
 )
 
 func TestWindowChangesBeforeShell(t *testing.T) {
@@ -178,9 +180,9 @@ func TestPtySizesClamped(t *testing.T) {
 		t.Errorf("pty 0x0 TERM %q: got %dx%d TERM %q, want 1x1 and TERM dropped", "xterm;rm -rf", cols, rows, term)
 	}
 	sess.WindowChange(4294967295, 4294967295)
-	if !eventually(5*time.Second, func() bool { c, r, _ := get(); return c == maxCols && r == maxRows }) {
+	if !eventually(5*time.Second, func() bool { c, r, _ := get(); return c == render.MaxCols && r == render.MaxRows }) {
 		c, r, _ := get()
-		t.Errorf("4-billion window-change: %dx%d, want %dx%d", c, r, maxCols, maxRows)
+		t.Errorf("4-billion window-change: %dx%d, want %dx%d", c, r, render.MaxCols, render.MaxRows)
 	}
 	before := tm.bytes()
 	if !eventually(5*time.Second, func() bool { return tm.bytes() > before }) {
@@ -304,67 +306,78 @@ func TestSlowlorisHandshake(t *testing.T) {
 
 func TestUnauthCap(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.MaxUnauth = 6
-	cfg.MaxUnauthPerIP = 2
+	cfg.MaxHandshakes = 6
+	cfg.MaxHandshakesPerIP = 2
+	cfg.HandshakeQueue = 1
 	cfg.HandshakeTimeout = 5 * time.Second
 	h := start(t, cfg, testWorld(t, 0))
 	var held []net.Conn
 	refused := 0
 	for _, ip := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"} {
-		for range 3 {
+		for range 4 {
 			c := h.rawFrom(ip)
 			held = append(held, c)
 		}
-		// The third from one address is refused at once.
+		// Two handshakes run, one waits in the queue; the fourth from one
+		// address is refused at once.
 		if closedWithin(held[len(held)-1], 2*time.Second) {
 			refused++
 		}
 	}
 	if refused != 4 {
-		t.Errorf("%d of 4 over-the-per-IP-cap connections refused", refused)
+		t.Errorf("%d of 4 over-the-queue connections refused", refused)
 	}
-	if n := h.srv.unauth.len(); n > cfg.MaxUnauth {
-		t.Errorf("%d pending handshakes, cap %d", n, cfg.MaxUnauth)
+	if n := h.srv.unauth.len(); n > cfg.MaxHandshakes {
+		t.Errorf("%d pending handshakes, cap %d", n, cfg.MaxHandshakes)
 	}
 	// A real player still gets in while the stalled handshakes are pending.
 	c, err := h.dialFrom("127.0.0.1", "real")
 	if err != nil {
 		t.Fatalf("real client locked out: %v", err)
 	}
-	if n := h.srv.unauth.len(); n < cfg.MaxUnauth-1 {
+	if n := h.srv.unauth.len(); n < cfg.MaxHandshakes-1 {
 		t.Errorf("only %d stalled handshakes pending; the test did not fill the cap", n)
 	}
 	tm := play(t, c, 80, 24)
 	tm.waitScreen("playing")
 }
 
+// TestConnectionCaps: past MaxPerIP or MaxSessions a client is told why,
+// in the SSH banner before authentication and in the refusal of its
+// session channel.
 func TestConnectionCaps(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.MaxSessions = 2
 	cfg.MaxPerIP = 1
 	h := start(t, cfg, testWorld(t, 0))
-	a, err := h.dialFrom("127.0.0.1", "a1")
+	a, _, err := h.dialBanner("127.0.0.1", "a1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	play(t, a, 80, 24).waitScreen("playing")
-	b, err := h.dialFrom("127.0.0.1", "b1")
-	if err == nil {
-		if _, err = b.NewSession(); err == nil || !strings.Contains(err.Error(), "too many connections from this address") {
-			t.Errorf("second connection from one address: %v", err)
+	refused := func(src, user, want string) {
+		t.Helper()
+		c, banner, err := h.dialBanner(src, user)
+		if err == nil {
+			_, err = c.NewSession()
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s from %s: session error %v, want it to say %q", user, src, err, want)
+		}
+		if !strings.Contains(banner, want) || strings.Count(banner, "\n") != 1 {
+			t.Errorf("%s from %s: banner %q, want one line saying %q", user, src, banner, want)
 		}
 	}
-	c, err := h.dialFrom("127.0.0.2", "c1")
+	refused("127.0.0.1", "b1", "too many connections from your address")
+	c, banner, err := h.dialBanner("127.0.0.2", "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	play(t, c, 80, 24).waitScreen("2 playing")
-	d, err := h.dialFrom("127.0.0.3", "d1")
-	if err == nil {
-		if _, err = d.NewSession(); err == nil || !strings.Contains(err.Error(), "server full") {
-			t.Errorf("connection over the cap: %v", err)
-		}
+	if banner != "" {
+		t.Errorf("admitted client got banner %q", banner)
 	}
+	play(t, c, 80, 24).waitScreen("2 playing")
+	refused("127.0.0.3", "d1", "the server is full")
 }
 
 func TestSendBufferSmall(t *testing.T) {

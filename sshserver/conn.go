@@ -20,7 +20,7 @@ type conn struct {
 	idx int // index in srv.pinged; guarded by srv.mu
 
 	once   sync.Once
-	reason string // why it closed; written once under once
+	reason cause // why it closed; written once under once
 
 	pingDue  atomic.Int64 // unix nanos when the next keepalive is due
 	pingSent atomic.Int64 // unix nanos the unanswered keepalive was sent; 0 when none is in flight
@@ -31,13 +31,13 @@ type conn struct {
 }
 
 // closeWith closes the connection, remembering the first reason given.
-func (c *conn) closeWith(reason string) {
+func (c *conn) closeWith(reason cause) {
 	c.once.Do(func() { c.reason = reason })
 	c.raw.Close()
 }
 
 // why reports the reason recorded by closeWith, or def.
-func (c *conn) why(def string) string {
+func (c *conn) why(def cause) cause {
 	c.once.Do(func() { c.reason = def })
 	return c.reason
 }
@@ -55,25 +55,30 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		}
 	}()
 	pprof.SetGoroutineLabels(s.labels) // x/crypto's goroutines inherit it
-	if tc, ok := raw.(*net.TCPConn); ok {
-		tc.SetWriteBuffer(s.cfg.SendBuffer)
-		tc.SetNoDelay(true)
-	}
 	// The connection counts as unauthenticated until it is admitted, so
 	// refused ones waiting for their channel open stay under that cap.
 	defer s.unauth.done(pending)
+	if !s.waitSlot(pending) {
+		return
+	}
+	if tc, ok := raw.(*net.TCPConn); ok {
+		if s.cfg.SendBuffer > 0 {
+			tc.SetWriteBuffer(s.cfg.SendBuffer)
+		}
+		tc.SetNoDelay(true)
+	}
 	raw.SetDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
 	sc, chans, reqs, err := ssh.NewServerConn(raw, s.ssh)
 	if err != nil {
-		cause := "error"
+		why := hsError
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			cause = "timeout"
+			why = hsTimeout
 		} else if !s.unauth.done(pending) {
-			cause = "evicted"
+			why = hsEvicted
 		}
-		s.m.handshake.WithLabelValues(cause).Inc()
-		s.log.Debug("handshake failed", "remote", remote, "cause", cause, "err", err)
+		s.m.handshake.WithLabelValues(why.String()).Inc()
+		s.log.Debug("handshake failed", "remote", remote, "cause", why.String(), "err", err)
 		return
 	}
 	raw.SetDeadline(time.Time{})
@@ -91,22 +96,22 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	defer sc.Close()
 
 	key := ipKey(raw.RemoteAddr())
-	reason := s.conns.admit(key)
+	why, ok := s.conns.admit(key)
 	select {
 	case <-s.stopping:
-		if reason == "" {
+		if ok {
 			s.conns.release(key)
 		}
-		reason = "shutting down"
+		why, ok = refuseShuttingDown, false
 	default:
 	}
-	if reason != "" {
-		s.refuse(k, reason)
+	if !ok {
+		s.refuse(k, why)
 		return
 	}
 	defer s.conns.release(key)
 	if !s.unauth.done(pending) {
-		c.closeWith("evicted") // pushed out by the unauthenticated cap at the last moment
+		c.closeWith(causeEvicted) // pushed out by the unauthenticated cap at the last moment
 	}
 	c.log.Info("connect")
 	if s.cfg.KeepAlive > 0 {
@@ -115,38 +120,66 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		defer s.removeConn(c)
 	}
 
-	why := s.channels(k)
-	c.log.Info("disconnect", "reason", why)
+	c.log.Info("disconnect", "reason", s.channels(k).String())
+}
+
+// waitSlot waits, for a queued connection, until it gets a handshake slot;
+// it reports false when the connection must close instead (it waited
+// HandshakeTimeout, was evicted, or the server is stopping).
+func (s *Server) waitSlot(e *unauthEntry) bool {
+	if e.ready == nil {
+		return true
+	}
+	t := time.NewTimer(s.cfg.HandshakeTimeout)
+	defer t.Stop()
+	select {
+	case <-e.ready:
+		if s.unauth.started(e) {
+			return true
+		}
+		s.m.handshake.WithLabelValues(hsEvicted.String()).Inc()
+	case <-t.C:
+		if s.unauth.done(e) {
+			s.m.handshake.WithLabelValues(hsQueueTimeout.String()).Inc()
+			s.log.Debug("handshake queue timeout", "remote", e.conn.RemoteAddr().String())
+		}
+	case <-s.stopping:
+	}
+	return false
+}
+
+// banner is shown by SSH clients before authentication. It is empty unless
+// the connection is going to be refused admission: then it says why, so
+// the player reads the reason and not a bare "connection closed".
+func (s *Server) banner(m ssh.ConnMetadata) string {
+	why, ok := s.conns.wouldAdmit(ipKey(m.RemoteAddr()))
+	select {
+	case <-s.stopping:
+		why, ok = refuseShuttingDown, false
+	default:
+	}
+	if ok {
+		return ""
+	}
+	return why.message() + "\r\n"
 }
 
 // refuse turns the connection away with reason, shown to the client when it
 // opens its session channel, then closes it.
-func (s *Server) refuse(k *ctl, reason string) {
-	s.m.rejections.WithLabelValues(reasonLabel(reason)).Inc()
-	k.c.log.Info("reject", "reason", reason)
-	k.refuse = reason
+func (s *Server) refuse(k *ctl, why refusal) {
+	s.m.rejections.WithLabelValues(why.String()).Inc()
+	k.c.log.Info("reject", "reason", why.String())
+	k.refuse, k.refusing = why, true
 	t := time.NewTimer(s.cfg.HandshakeTimeout)
 	defer t.Stop()
 	k.wait(nil, nil, t.C, s.closing) // until the first channel open, a timeout or the shutdown
-	k.c.closeWith(reason)
+	k.c.closeWith(causeRefused)
 	k.drain()
-}
-
-func reasonLabel(r string) string {
-	switch r {
-	case "server full":
-		return "conn_cap"
-	case "too many connections from this address":
-		return "conn_per_ip"
-	case "shutting down":
-		return "shutting_down"
-	}
-	return "other"
 }
 
 // channels waits for the connection's session channel, runs the session,
 // and returns when the connection has closed, with the reason.
-func (s *Server) channels(k *ctl) string {
+func (s *Server) channels(k *ctl) cause {
 	c := k.c
 	t := time.NewTimer(s.cfg.HandshakeTimeout)
 	defer t.Stop()
@@ -154,13 +187,13 @@ func (s *Server) channels(k *ctl) string {
 	for k.sess == nil {
 		switch k.wait(nil, nil, timeout, closing) {
 		case evGone:
-			return c.why("closed without a session")
+			return c.why(causeGone)
 		case evTimer:
 			timeout = nil
-			c.closeWith("no session opened in time")
+			c.closeWith(causeNoSession)
 		case evClosing:
 			closing = nil
-			c.closeWith("shutdown")
+			c.closeWith(causeShutdown)
 		}
 	}
 	t.Stop()
@@ -188,14 +221,15 @@ const (
 // requests, and between them runs the session's life cycle: every wait of
 // that life cycle is a ctl.wait, so no source is left undrained.
 type ctl struct {
-	srv     *Server
-	c       *conn
-	chans   <-chan ssh.NewChannel // nil once closed
-	greqs   <-chan *ssh.Request   // global requests; nil once closed
-	sess    *session              // the session once its channel is open
-	sreqs   <-chan *ssh.Request   // its requests; nil before it opens and once it closed
-	refuse  string                // non-empty: refuse every channel with this reason
-	refused int                   // channel opens refused
+	srv      *Server
+	c        *conn
+	chans    <-chan ssh.NewChannel // nil once closed
+	greqs    <-chan *ssh.Request   // global requests; nil once closed
+	sess     *session              // the session once its channel is open
+	sreqs    <-chan *ssh.Request   // its requests; nil before it opens and once it closed
+	refusing bool                  // refuse every channel, with refuse's message
+	refuse   refusal               // why, when refusing
+	refused  int                   // channel opens refused
 }
 
 // wait serves the connection until a or b closes, t fires, closing closes,
@@ -230,7 +264,7 @@ func (k *ctl) wait(a, b <-chan struct{}, t <-chan time.Time, closing <-chan stru
 		case r, ok := <-k.sreqs:
 			if !ok {
 				k.sreqs = nil
-				k.sess.end(reasonClosed)
+				k.sess.end(causeClosed)
 				return evReqs
 			}
 			k.sess.handle(r)
@@ -249,32 +283,28 @@ func (k *ctl) drain() {
 func (k *ctl) open(nc ssh.NewChannel) bool {
 	s, c := k.srv, k.c
 	switch {
-	case k.refuse != "":
-		msg := k.refuse
-		if k.refused == 0 {
-			msg = "snaked: " + msg + "; please try again later"
-		}
-		nc.Reject(ssh.ResourceShortage, msg)
-		c.closeWith(k.refuse)
+	case k.refusing:
+		nc.Reject(ssh.ResourceShortage, k.refuse.message())
+		c.closeWith(causeRefused)
 	case nc.ChannelType() == "session" && k.sess == nil:
 		ch, reqs, err := nc.Accept()
 		if err != nil {
-			c.closeWith("channel accept failed")
+			c.closeWith(causeAcceptFailed)
 			return false
 		}
 		k.sess = newSession(s, c, ch)
 		k.sreqs = reqs
 		return true
 	case nc.ChannelType() != "session":
-		s.m.rejections.WithLabelValues("channel_type").Inc()
+		s.m.rejections.WithLabelValues(refuseChannelType.String()).Inc()
 		c.log.Debug("refused channel", "type", quote(nc.ChannelType()))
 		nc.Reject(ssh.Prohibited, "snaked serves a game only")
 	default:
-		s.m.rejections.WithLabelValues("extra_session").Inc()
+		s.m.rejections.WithLabelValues(refuseExtraSession.String()).Inc()
 		nc.Reject(ssh.Prohibited, "one session per connection")
 	}
 	if k.refused++; k.refused > maxRefusedChannels {
-		c.closeWith("too many refused channels")
+		c.closeWith(causeRefusedChannels)
 	}
 	return false
 }
@@ -287,7 +317,7 @@ func (s *Server) keepalive(c *conn, now int64) {
 	ka := s.cfg.KeepAlive.Nanoseconds()
 	if sent := c.pingSent.Load(); sent != 0 {
 		if now-sent > 3*ka {
-			c.closeWith("keepalive timeout")
+			c.closeWith(causeKeepAlive)
 		}
 		return
 	}
@@ -305,7 +335,7 @@ func (s *Server) keepalive(c *conn, now int64) {
 		defer func() {
 			if r := recover(); r != nil {
 				c.log.Error("panic in keepalive", "panic", r)
-				c.closeWith(reasonPanic)
+				c.closeWith(causePanic)
 			}
 		}()
 		if _, _, err := c.ssh.SendRequest("keepalive@openssh.com", true, nil); err != nil {

@@ -77,20 +77,20 @@ func testConfig(t testing.TB) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Config{
-		HostSigners:      []ssh.Signer{signer},
-		MaxSessions:      100,
-		MaxPerIP:         100,
-		MaxUnauth:        64,
-		MaxUnauthPerIP:   32,
-		ShutdownGrace:    300 * time.Millisecond,
-		HandshakeTimeout: 2 * time.Second,
-		KeepAlive:        -1,
-		IdleTimeout:      time.Minute,
-		StallTimeout:     time.Second,
-		SendBuffer:       16 << 10,
-		JoinHint:         "ssh -p 2222 test",
-	}
+	cfg := DefaultConfig()
+	cfg.HostSigners = []ssh.Signer{signer}
+	cfg.MaxSessions = 100
+	cfg.MaxPerIP = 100
+	cfg.MaxHandshakes = 64
+	cfg.MaxHandshakesPerIP = 32
+	cfg.ShutdownGrace = 300 * time.Millisecond
+	cfg.HandshakeTimeout = 2 * time.Second
+	cfg.KeepAlive = 0
+	cfg.IdleTimeout = time.Minute
+	cfg.StallTimeout = time.Second
+	cfg.SendBuffer = 16 << 10
+	cfg.JoinHint = "ssh -p 2222 test"
+	return cfg
 }
 
 func start(t *testing.T, cfg Config, w *game.World) *harness {
@@ -107,8 +107,20 @@ func start(t *testing.T, cfg Config, w *game.World) *harness {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{t: t, srv: srv, w: w, addr: ln.Addr().String(), logs: logs, cancel: cancel, served: make(chan error, 1)}
+	// The world's clock, as the daemon's main runs it: it outlives Serve,
+	// so the shutdown countdown still ticks.
+	clockCtx, stopClock := context.WithCancel(context.Background())
+	clockDone := make(chan struct{})
+	go func() {
+		defer close(clockDone)
+		game.Clock{OnRound: srv.Ticked}.Run(clockCtx, w)
+	}()
 	go func() { h.served <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { h.stop(cfg.ShutdownGrace + 6*time.Second) })
+	t.Cleanup(func() {
+		h.stop(cfg.ShutdownGrace + 6*time.Second)
+		stopClock()
+		<-clockDone
+	})
 	return h
 }
 
@@ -312,19 +324,28 @@ func (h *harness) sessionOf(user string) *session {
 
 // dialFrom connects from the loopback address src (e.g. "127.0.0.2").
 func (h *harness) dialFrom(src, user string) (*ssh.Client, error) {
+	c, _, err := h.dialBanner(src, user)
+	return c, err
+}
+
+// dialBanner is dialFrom that also returns the SSH banner the server sent.
+func (h *harness) dialBanner(src, user string) (*ssh.Client, string, error) {
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
 	raw, err := d.Dial("tcp", h.addr)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	c, chans, reqs, err := ssh.NewClientConn(raw, h.addr, clientConfig(user))
+	var banner string
+	cc := clientConfig(user)
+	cc.BannerCallback = func(msg string) error { banner += msg; return nil }
+	c, chans, reqs, err := ssh.NewClientConn(raw, h.addr, cc)
 	if err != nil {
 		raw.Close()
-		return nil, err
+		return nil, banner, err
 	}
 	cl := ssh.NewClient(c, chans, reqs)
 	h.t.Cleanup(func() { cl.Close() })
-	return cl, nil
+	return cl, banner, nil
 }
 
 // rawFrom opens a bare TCP connection from src that never speaks SSH.

@@ -1,5 +1,10 @@
 package sshserver
 
+import (
+	"sync"
+	"time"
+)
+
 // key is one decoded keystroke.
 type key uint8
 
@@ -24,7 +29,9 @@ const (
 
 // decoder turns the bytes a terminal sends into keys. Escape sequences may
 // be split across reads: the decoder keeps its state between calls. Unknown
-// or overlong sequences are dropped.
+// or overlong sequences are dropped. An ESC that ends a read stays pending:
+// whoever feeds the decoder calls expire when nothing followed it in time
+// (escWait), and the lone ESC becomes the Esc key.
 type decoder struct {
 	state uint8 // 0 ground, 1 after ESC, 2 in CSI, 3 after ESC O (SS3)
 	n     int   // bytes of the current CSI sequence
@@ -73,6 +80,19 @@ func (d *decoder) feed(p []byte, emit func(k key, r byte)) {
 	}
 }
 
+// pending reports whether the decoder holds the start of a sequence: a
+// lone ESC, or a CSI or SS3 sequence not finished yet.
+func (d *decoder) pending() bool { return d.state != 0 }
+
+// expire ends what is pending because no byte followed in time: a lone ESC
+// is the Esc key, an unfinished sequence is dropped.
+func (d *decoder) expire(emit func(k key, r byte)) {
+	if d.state == 1 {
+		emit(keyEsc, 0)
+	}
+	d.state = 0
+}
+
 func (d *decoder) csi(final byte, emit func(k key, r byte)) {
 	switch final {
 	case 'A':
@@ -110,5 +130,70 @@ func (d *decoder) ground(c byte, emit func(k key, r byte)) {
 		emit(keyCtrlU, 0)
 	case c >= 0x20 && c < 0x7f:
 		emit(keyRune, c)
+	}
+}
+
+// input is one session's key decoding: the decoder, and the timer that
+// turns a pending ESC into the Esc key when nothing follows it within
+// escWait. The reader feeds it; the timer's callback runs on a goroutine
+// of its own, so mu serialises the two. stop, called by the reader when it
+// ends, makes any later callback a no-op.
+type input struct {
+	emit func(key, byte) // where keys go
+	done <-chan struct{} // closed when the session ends: decode nothing more
+
+	mu      sync.Mutex  // guards the fields below
+	dec     decoder     //
+	timer   *time.Timer // armed while a sequence is pending
+	gen     uint64      // feeds so far: a timer armed before the latest feed is stale
+	armed   uint64      // gen when the timer was armed
+	stopped bool        // the reader ended
+}
+
+// feed decodes p and arms the Esc timer when p ends inside a sequence.
+func (in *input) feed(p []byte) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.gen++
+	select {
+	case <-in.done: // drain only
+		return
+	default:
+	}
+	in.dec.feed(p, in.emit)
+	if !in.dec.pending() {
+		return
+	}
+	in.armed = in.gen
+	if in.timer == nil {
+		in.timer = time.AfterFunc(escWait, in.expire)
+	} else {
+		in.timer.Reset(escWait)
+	}
+}
+
+// expire is the timer's callback: a pending sequence that saw no byte
+// since the timer was armed ends (see decoder.expire).
+func (in *input) expire() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.stopped || in.armed != in.gen {
+		return
+	}
+	select {
+	case <-in.done:
+		return
+	default:
+	}
+	in.dec.expire(in.emit)
+}
+
+// stop disarms the timer for good.
+func (in *input) stop() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.stopped = true
+	if in.timer != nil {
+		in.timer.Stop()
 	}
 }

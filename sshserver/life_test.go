@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"snaked/game"
+	"snaked/render"
 )
 
 // freezable is a client-side connection whose reads can be stopped, to
@@ -65,7 +66,7 @@ func TestStalledReaderDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess.RequestPty("xterm", maxRows, maxCols, ssh.TerminalModes{})
+	sess.RequestPty("xterm", render.MaxRows, render.MaxCols, ssh.TerminalModes{})
 	stdin, _ := sess.StdinPipe()
 	sess.StdoutPipe()
 	if err := sess.Shell(); err != nil {
@@ -93,7 +94,7 @@ func TestStalledReaderDropped(t *testing.T) {
 			}
 		}
 	}()
-	dropped := eventually(15*time.Second, func() bool { return strings.Contains(h.logs.String(), `reason="writer stalled"`) })
+	dropped := eventually(15*time.Second, func() bool { return strings.Contains(h.logs.String(), "reason="+causeStalled.String()) })
 	close(stop)
 	took := time.Since(t0)
 	if !dropped {
@@ -129,7 +130,7 @@ func countFDs() int {
 
 func TestAbruptDisconnects(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.MaxUnauthPerIP = 64
+	cfg.MaxHandshakesPerIP = 64
 	h := start(t, cfg, testWorld(t, 2))
 	play(t, h.dial("warmup"), 80, 24).waitScreen("playing")
 	time.Sleep(100 * time.Millisecond)
@@ -227,7 +228,7 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	deaf, _ := ssh.NewClient(cc, chans, reqs).NewSession()
-	deaf.RequestPty("xterm", maxRows, maxCols, ssh.TerminalModes{})
+	deaf.RequestPty("xterm", render.MaxRows, render.MaxCols, ssh.TerminalModes{})
 	deafIn, _ := deaf.StdinPipe()
 	deaf.Shell()
 	fz.frozen.Store(true)
@@ -293,7 +294,7 @@ func TestKeepAlive(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("unanswered keepalives did not drop the connection")
 	}
-	if !eventually(5*time.Second, func() bool { return strings.Contains(h.logs.String(), `reason="keepalive timeout"`) }) {
+	if !eventually(5*time.Second, func() bool { return strings.Contains(h.logs.String(), "reason="+causeKeepAlive.String()) }) {
 		t.Errorf("no keepalive timeout logged:\n%s", h.logs.String())
 	}
 	before := good.bytes()

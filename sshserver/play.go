@@ -16,17 +16,16 @@ const (
 )
 
 // reader drains the channel and turns bytes into keys until the input ends.
+// Keys change what the next frame shows; none of them draws at once: the
+// writer draws at most one frame per tick, whatever the client sends.
 func (s *session) reader() {
+	defer s.in.stop()
 	buf := make([]byte, 512)
 	for {
 		n, err := s.ch.Read(buf)
 		if n > 0 {
 			s.lastInput.Store(time.Now().UnixNano())
-			select {
-			case <-s.done: // drain only
-			default:
-				s.dec.feed(buf[:n], s.emit)
-			}
+			s.in.feed(buf[:n])
 		}
 		if err != nil {
 			return // the request loop sees the channel close
@@ -57,15 +56,13 @@ func (s *session) onKey(k key, r byte) {
 func (s *session) common(k key, r byte) bool {
 	switch {
 	case k == keyCtrlC || k == keyCtrlD || k == keyRune && (r == 'q' || r == 'Q'):
-		s.end(reasonQuit)
+		s.end(causeQuit)
 	case k == keyCtrlL:
 		s.repaint.Store(true)
-		s.poke()
 	case k == keyRune && r == '?':
 		s.mu.Lock()
 		s.help = !s.help
 		s.mu.Unlock()
-		s.poke()
 	default:
 		return false
 	}
@@ -162,42 +159,38 @@ func (s *session) watchKey(k key, r byte) {
 		return
 	}
 	s.steered.Store(true)
-	s.poke()
 }
 
 func (s *session) joinKey(k key, r byte) {
 	s.mu.Lock()
+	j := s.join
+	if j == nil {
+		s.mu.Unlock()
+		return
+	}
 	switch k {
 	case keyCtrlC, keyCtrlD, keyEsc:
 		s.mu.Unlock()
-		s.end(reasonQuit)
+		s.end(causeQuit)
 		return
 	case keyEnter:
-		name := string(s.input)
+		name := j.Name()
 		s.mu.Unlock()
 		if name == "" {
 			name = "guest" + strconv.Itoa(1000+int(time.Now().UnixNano()/1000%9000))
 		}
-		s.join(name)
+		s.enter(name)
 		return
 	case keyBackspace:
-		if len(s.input) > 0 {
-			s.input = s.input[:len(s.input)-1]
-		}
+		j.Backspace()
 	case keyCtrlU:
-		s.input = s.input[:0]
+		j.Clear()
 	case keyRune:
-		if nickByte(r) && len(s.input) < maxNick {
-			s.input = append(s.input, r)
-		}
+		j.Type(r)
 	case keyCtrlL:
-	default:
-		s.mu.Unlock()
-		return
+		j.Invalidate()
 	}
-	s.dirty = true
 	s.mu.Unlock()
-	s.poke()
 }
 
 // writer draws the newest state each time it is poked, one Write per frame.
@@ -217,13 +210,7 @@ func (s *session) writer() {
 		}
 		switch phase(s.phase.Load()) {
 		case phaseJoin:
-			if n := s.srv.shutdownIn.Load(); n != shown {
-				shown = n
-				s.mu.Lock()
-				s.dirty = true
-				s.mu.Unlock()
-			}
-			s.drawJoin(shown)
+			s.drawJoin(&shown)
 		case phasePlay, phaseWatch:
 			if r == nil {
 				s.mu.Lock()
@@ -305,46 +292,25 @@ func (s *session) camera(v *game.View, hud *render.HUD) {
 	hud.Cam = s.cam
 }
 
-// drawJoin draws the nickname screen when something on it changed.
-func (s *session) drawJoin(shutdownIn int32) {
+// drawJoin draws the join screen when something on it changed; shown is
+// the shutdown countdown it shows.
+func (s *session) drawJoin(shown *int32) {
+	n := s.srv.shutdownIn.Load()
 	s.mu.Lock()
-	if !s.dirty {
+	j := s.join
+	if j == nil {
 		s.mu.Unlock()
 		return
 	}
-	s.dirty = false
-	cols, rows := s.cols, s.rows
-	input := string(s.input)
-	msg := s.joinMsg
+	if n != *shown || s.resized {
+		*shown, s.resized = n, false
+		j.Invalidate()
+	}
+	b := j.Draw(s.buf[:0], s.cols, s.rows, int(n))
 	s.mu.Unlock()
-
-	b := s.buf[:0]
-	b = append(b, "\x1b[?1049h\x1b[0m\x1b[H\x1b[2J"...)
-	line := func(y int, text string) {
-		if y > rows {
-			return
-		}
-		b = append(b, "\x1b["...)
-		b = strconv.AppendInt(b, int64(y), 10)
-		b = append(b, ";3H"...)
-		if w := cols - 3; len(text) > w {
-			text = text[:max(w, 0)]
-		}
-		b = append(b, text...)
-	}
-	line(2, "snaked - multiplayer snake over SSH")
-	line(4, "Pick a nickname: "+input)
-	line(6, "Letters, digits, _ and -, at most 16. Enter joins (empty: a guest name).")
-	line(7, "Esc or Ctrl-C leaves.")
-	line(9, msg)
-	if shutdownIn >= 0 {
-		line(10, "SHUTTING DOWN IN "+strconv.Itoa(int(shutdownIn)))
-	}
-	// Park the cursor after the input.
-	b = append(b, "\x1b[4;"...)
-	b = strconv.AppendInt(b, int64(min(3+len("Pick a nickname: ")+len(input), cols)), 10)
-	b = append(b, "H\x1b[?25h"...)
 	s.buf = b
-	s.touched = true
-	s.write(b)
+	if len(b) > 0 {
+		s.touched = true
+		s.write(b)
+	}
 }

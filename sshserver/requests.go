@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/ssh"
+
+	"snaked/render"
 )
 
 // handle answers one of the session channel's requests; the connection's
@@ -46,7 +48,7 @@ func (s *session) request(typ string, p []byte) bool {
 			s.c.log.Debug("ignored TERM", "term", quote(term))
 		}
 		s.pty = true
-		s.cols, s.rows = clamp(cols, maxCols), clamp(rows, maxRows)
+		s.cols, s.rows = clamp(cols, render.MaxCols), clamp(rows, render.MaxRows)
 		s.resized = true
 		return true
 	case "window-change":
@@ -56,11 +58,9 @@ func (s *session) request(typ string, p []byte) bool {
 			return false
 		}
 		s.mu.Lock()
-		s.cols, s.rows = clamp(cols, maxCols), clamp(rows, maxRows)
-		s.resized = true
-		s.dirty = true
+		s.cols, s.rows = clamp(cols, render.MaxCols), clamp(rows, render.MaxRows)
+		s.resized = true // applied by the next frame
 		s.mu.Unlock()
-		s.poke()
 		return true
 	case "env":
 		name, p, ok1 := parseString(p)
@@ -96,7 +96,7 @@ func (s *session) request(typ string, p []byte) bool {
 		return true
 	}
 	// subsystem, x11-req, auth-agent-req@openssh.com, signal, break, ...
-	s.srv.m.rejections.WithLabelValues("request").Inc()
+	s.srv.m.rejections.WithLabelValues(refuseRequest.String()).Inc()
 	return false
 }
 

@@ -1,19 +1,21 @@
 // Package sshserver owns snaked's SSH side: the transport and its bounds,
-// the anonymous auth policy, the session life cycle (join screen, play,
-// spectate, goodbye), input decoding, one writer per session, the world's
-// tick loop, metrics and every goroutine that touches the network.
+// the anonymous auth policy, the session life cycle (join, play, spectate,
+// goodbye), input decoding, one writer per session, metrics and every
+// goroutine that touches the network. It does not run the world's clock:
+// whoever does (the daemon's main, with a game.Clock) calls Ticked after
+// each round, and screens outside play are drawn by their own packages.
 //
-// One goroutine owns the world and ticks it at game.TicksPerSecond; after
-// each tick it pokes every session through a one-slot, latest-wins
-// notification and never writes to or waits for a session. Each connection
-// has one control goroutine that answers global requests, channel opens and
-// the session's requests (pty, window-change, env, shell) and runs the
-// session's life cycle; each session adds one reader (keys) and one writer
-// that renders the newest view and writes it in one Write. With x/crypto's
-// three per connection that is six goroutines per session. A watchdog drops
-// sessions whose write stalls and players who went idle, and sends every
-// connection's keepalive from a short-lived goroutine that waits for the
-// reply.
+// Ticked pokes every session through a one-slot, latest-wins notification
+// and never writes to or waits for a session; a session draws only when
+// poked, so at most one frame per tick whatever its client sends. Each
+// connection has one control goroutine that answers global requests,
+// channel opens and the session's requests (pty, window-change, env, shell)
+// and runs the session's life cycle; each session adds one reader (keys) and
+// one writer that renders the newest view and writes it in one Write. With
+// x/crypto's three per connection that is six goroutines per session. A
+// watchdog drops sessions whose write stalls and players who went idle, and
+// sends every connection's keepalive from a short-lived goroutine that waits
+// for the reply.
 package sshserver
 
 import (
@@ -32,79 +34,6 @@ import (
 
 	"snaked/game"
 )
-
-// Config configures a Server. Zero values take the documented defaults.
-type Config struct {
-	HostSigners      []ssh.Signer  // host keys; at least one
-	MaxSessions      int           // established connections (players + spectators); default 2000
-	MaxPerIP         int           // established connections per IPv4 / IPv6 /64; default 16
-	MaxUnauth        int           // connections still in the handshake; default 256
-	MaxUnauthPerIP   int           // handshakes per IPv4 / IPv6 /64; default 4
-	SpectatorUser    string        // user name that spectates; default "watch"
-	ShutdownGrace    time.Duration // shutdown countdown; default 5s
-	HandshakeTimeout time.Duration // SSH handshake, and shell request after it; default 10s
-	KeepAlive        time.Duration // keepalive interval, 3 unanswered => drop; default 15s, <0 off
-	IdleTimeout      time.Duration // players without input are dropped; default 5m
-	StallTimeout     time.Duration // a write blocked longer is dropped; default 5s
-	SendBuffer       int           // SO_SNDBUF bytes per connection; default 64 KiB
-	JoinHint         string        // how to join, shown in banners, e.g. "ssh -p 2222 host"
-	MetricsAddr      string        // "" = off; else Prometheus /metrics and /debug/pprof/ there
-	Logger           *slog.Logger  // default slog.Default()
-}
-
-// Bounds on client requests that are not worth a knob.
-const (
-	maxCols     = 500
-	maxRows     = 200
-	maxEnvReqs  = 64  // env requests answered per session; later ones refused
-	maxEnvKept  = 8   // env variables kept for profile detection
-	maxEnvValue = 256 // longer values are refused
-	maxCatchUp  = 3   // ticks the loop runs back to back when late
-
-	maxRefusedChannels = 16 // channel opens refused before the connection is closed
-)
-
-func (c *Config) defaults() {
-	if c.MaxSessions <= 0 {
-		c.MaxSessions = 2000
-	}
-	if c.MaxPerIP <= 0 {
-		c.MaxPerIP = 16
-	}
-	if c.MaxUnauth <= 0 {
-		c.MaxUnauth = 256
-	}
-	if c.MaxUnauthPerIP <= 0 {
-		c.MaxUnauthPerIP = 4
-	}
-	if c.SpectatorUser == "" {
-		c.SpectatorUser = "watch"
-	}
-	if c.ShutdownGrace <= 0 {
-		c.ShutdownGrace = 5 * time.Second
-	}
-	if c.HandshakeTimeout <= 0 {
-		c.HandshakeTimeout = 10 * time.Second
-	}
-	if c.KeepAlive == 0 {
-		c.KeepAlive = 15 * time.Second
-	}
-	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = 5 * time.Minute
-	}
-	if c.StallTimeout <= 0 {
-		c.StallTimeout = 5 * time.Second
-	}
-	if c.SendBuffer <= 0 {
-		c.SendBuffer = 64 << 10
-	}
-	if c.JoinHint == "" {
-		c.JoinHint = "ssh -t <host>"
-	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
-}
 
 // Server is the SSH daemon. Create it with New and run it with Serve.
 type Server struct {
@@ -140,16 +69,18 @@ func New(cfg Config, w *game.World) (*Server, error) {
 	if w == nil {
 		return nil, errors.New("sshserver: nil world")
 	}
-	if len(cfg.HostSigners) == 0 {
-		return nil, errors.New("sshserver: no host key")
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
-	cfg.defaults()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
 	s := &Server{
 		cfg:      cfg,
 		w:        w,
 		log:      cfg.Logger,
 		m:        newMetrics(),
-		unauth:   newUnauthSet(cfg.MaxUnauth, cfg.MaxUnauthPerIP),
+		unauth:   newUnauthSet(cfg.MaxHandshakes, cfg.MaxHandshakesPerIP, cfg.HandshakeQueue),
 		conns:    connSet{max: cfg.MaxSessions, perIP: cfg.MaxPerIP},
 		stopping: make(chan struct{}),
 		closing:  make(chan struct{}),
@@ -163,11 +94,9 @@ func New(cfg Config, w *game.World) (*Server, error) {
 	}
 	sc.KeyExchanges = []string{ssh.KeyExchangeMLKEM768X25519, ssh.KeyExchangeCurve25519}
 	for _, k := range cfg.HostSigners {
-		if k == nil {
-			return nil, errors.New("sshserver: nil host key")
-		}
 		sc.AddHostKey(k)
 	}
+	sc.BannerCallback = s.banner
 	s.ssh = sc
 	return s, nil
 }
@@ -179,8 +108,7 @@ func (s *Server) Addr() net.Addr {
 	return s.addr
 }
 
-// Serve accepts on ln and runs the world's tick loop until ctx is cancelled,
-// then runs the shutdown countdown (every session shows it), says goodbye,
+// Serve accepts on ln until ctx is cancelled, then runs the shutdown countdown (every session shows it), says goodbye,
 // restores every terminal, sends exit-status, closes, and returns. It returns
 // within ShutdownGrace + 5 s even with clients that never read. Serve closes
 // ln. It returns nil after a shutdown asked for by ctx, else the listener's
@@ -193,7 +121,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.addr = ln.Addr()
 	s.mu.Unlock()
 
-	var bg sync.WaitGroup // tick loop, watchdog, metrics listener
+	var bg sync.WaitGroup // watchdog, metrics listener
 	stopBG := make(chan struct{})
 	var hs *http.Server
 	if s.cfg.MetricsAddr != "" {
@@ -210,7 +138,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			}
 		})
 	}
-	bg.Go(func() { s.tickLoop(stopBG) })
 	bg.Go(func() { s.watchdog(stopBG) })
 
 	acceptErr := make(chan error, 1)
@@ -306,11 +233,11 @@ func (s *Server) accept(ln net.Listener) error {
 		e, evicted := s.unauth.add(c, key)
 		if evicted != nil {
 			evicted.Close()
-			s.m.handshake.WithLabelValues("evicted").Inc()
+			s.m.handshake.WithLabelValues(hsEvicted.String()).Inc()
 		}
 		if e == nil {
-			s.m.rejections.WithLabelValues("unauth_per_ip").Inc()
-			s.log.Debug("reject", "remote", c.RemoteAddr().String(), "reason", "too many handshakes from this address")
+			s.m.rejections.WithLabelValues(refuseHandshakeQueue.String()).Inc()
+			s.log.Debug("reject", "remote", c.RemoteAddr().String(), "reason", "handshake queue full")
 			c.Close()
 			continue
 		}
@@ -336,37 +263,20 @@ func isTemporary(err error) bool {
 	return errors.As(err, &t) && t.Temporary()
 }
 
-// tickLoop steps the world at game.TicksPerSecond with bounded catch-up and
-// pokes every session after each round. It never blocks on a session.
-func (s *Server) tickLoop(stop <-chan struct{}) {
-	period := time.Second / game.TicksPerSecond
-	v := s.w.Acquire()
-	tick := v.Tick
-	v.Release()
-	next := time.Now().Add(period)
-	t := time.NewTimer(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
+// Ticked tells the server that the world published round r's view: it
+// records the round and wakes every session's writer (latest wins). It
+// never blocks on a session. The world's clock calls it after each round.
+func (s *Server) Ticked(r game.Round) {
+	if r.Steps > 0 {
+		per := r.Took.Seconds() / float64(r.Steps)
+		for range r.Steps {
+			s.m.tick.Observe(per)
 		}
-		now := time.Now()
-		for n := 0; !now.Before(next) && n < maxCatchUp; n++ {
-			tick++
-			t0 := time.Now()
-			s.w.Step(tick)
-			s.m.tick.Observe(time.Since(t0).Seconds())
-			next = next.Add(period)
-		}
-		if now = time.Now(); !now.Before(next) {
-			s.m.ticksLate.Add(float64(now.Sub(next)/period + 1))
-			next = now.Add(period)
-		}
-		s.notifyAll()
-		t.Reset(time.Until(next))
 	}
+	if r.Dropped > 0 {
+		s.m.ticksLate.Add(float64(r.Dropped))
+	}
+	s.notifyAll()
 }
 
 // notifyAll pokes every live session's writer (latest wins, never blocks).
@@ -410,11 +320,11 @@ func (s *Server) watchdog(stop <-chan struct{}) {
 		for _, ss := range batch {
 			if ws := ss.writeStart.Load(); ws != 0 && now-ws > stall {
 				s.m.stalls.Inc()
-				ss.c.closeWith("writer stalled")
+				ss.c.closeWith(causeStalled)
 				continue
 			}
-			if ss.idleCounts() && now-ss.lastInput.Load() > idle {
-				ss.end("idle")
+			if idle > 0 && ss.idleCounts() && now-ss.lastInput.Load() > idle {
+				ss.end(causeIdle)
 			}
 		}
 		clear(batch)
@@ -429,11 +339,11 @@ func (s *Server) liveCount() int {
 }
 
 // count adjusts the banner's player and spectator numbers.
-func (s *Server) count(kind string, d int32) {
-	switch kind {
-	case "player":
+func (s *Server) count(k kind, d int32) {
+	switch k {
+	case kindPlayer:
 		s.players.Add(d)
-	case "spectator":
+	case kindSpectator:
 		s.spectators.Add(d)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"snaked/game"
+	"snaked/internal/join"
 	"snaked/render"
 )
 
@@ -23,17 +24,6 @@ const (
 	phaseJoin               // the nickname screen
 	phasePlay               // driving a snake
 	phaseWatch              // spectating
-)
-
-// Session end reasons with their own goodbye.
-const (
-	reasonQuit     = "quit"
-	reasonShutdown = "shutdown"
-	reasonIdle     = "idle"
-	reasonFull     = "world full"
-	reasonNoPty    = "no pty"
-	reasonClosed   = "client closed"
-	reasonPanic    = "internal error"
 )
 
 // hintFor is how long the short controls hint shows when nobody steers.
@@ -52,7 +42,7 @@ type session struct {
 	started chan struct{} // closed by handle on shell or exec
 	done    chan struct{} // closed by end
 	endOnce sync.Once
-	reason  string // why the session ended; written once in end
+	reason  cause // why the session ended; written once in end
 
 	phase      atomic.Int32 // a phase
 	id         atomic.Uint64
@@ -70,11 +60,11 @@ type session struct {
 	buf     []byte         // join screen bytes
 
 	jmu  sync.Mutex // guards kind and left, and serialises join with leave
-	kind string     // what the session counts as now
+	kind kind       // what the session counts as now
 	left bool       // leave ran: no more joins
 
-	dec  decoder         // owned by the reader
 	emit func(key, byte) // s.onKey, bound once
+	in   input           // the reader's decoder and Esc timer
 
 	mu      sync.Mutex // guards the fields below
 	pty     bool
@@ -87,13 +77,11 @@ type session struct {
 	rows    int
 	resized bool
 	help    bool
-	input   []byte     // join screen: the nickname typed so far
-	joinMsg string     // join screen: why the last try failed
-	dirty   bool       // join screen needs drawing
-	follow  int        // spectator: index into the leaderboard
-	free    bool       // spectator: free camera instead of following
-	cam     game.Point // spectator: free camera centre, or the followed head
-	dx, dy  int        // spectator: pans not yet applied
+	join    *join.Screen // the join screen, while on it
+	follow  int          // spectator: index into the leaderboard
+	free    bool         // spectator: free camera instead of following
+	cam     game.Point   // spectator: free camera centre, or the followed head
+	dx, dy  int          // spectator: pans not yet applied
 }
 
 func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
@@ -110,6 +98,7 @@ func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
 		rows:    24,
 	}
 	s.emit = s.onKey
+	s.in = input{emit: s.emit, done: s.done}
 	return s
 }
 
@@ -122,7 +111,7 @@ func (s *session) poke() {
 }
 
 // end finishes the session; the first reason wins.
-func (s *session) end(reason string) {
+func (s *session) end(reason cause) {
 	s.endOnce.Do(func() {
 		s.reason = reason
 		close(s.done)
@@ -130,12 +119,12 @@ func (s *session) end(reason string) {
 }
 
 // why is the reason the session ended.
-func (s *session) why() string {
+func (s *session) why() cause {
 	select {
 	case <-s.done:
 		return s.reason
 	default:
-		return "running"
+		return causeRunning
 	}
 }
 
@@ -151,9 +140,9 @@ func (s *session) idleCounts() bool {
 func (s *session) guard(who string) {
 	if r := recover(); r != nil {
 		s.c.log.Error("panic in session", "in", who, "panic", r)
-		s.end(reasonPanic)
+		s.end(causePanic)
 		if who == "run" {
-			s.c.closeWith(reasonPanic)
+			s.c.closeWith(causePanic)
 		}
 	}
 }
@@ -184,9 +173,9 @@ func (s *session) run(k *ctl) {
 	t := time.NewTimer(s.srv.cfg.HandshakeTimeout)
 	switch k.wait(s.started, s.done, t.C, s.srv.closing) {
 	case evTimer:
-		s.end("no shell request")
+		s.end(causeNoShell)
 	case evClosing:
-		s.end(reasonShutdown)
+		s.end(causeShutdown)
 	}
 	t.Stop()
 	select {
@@ -200,8 +189,8 @@ func (s *session) run(k *ctl) {
 	pty, exec := s.pty, s.exec
 	s.mu.Unlock()
 	if exec || !pty {
-		s.srv.m.rejections.WithLabelValues("no_pty").Inc()
-		s.end(reasonNoPty)
+		s.srv.m.rejections.WithLabelValues(refuseNoPty.String()).Inc()
+		s.end(causeNoPty)
 		s.finish(k)
 		return
 	}
@@ -211,17 +200,17 @@ func (s *session) run(k *ctl) {
 	defer s.leave()
 	if strings.EqualFold(s.user, s.srv.cfg.SpectatorUser) {
 		s.phase.Store(int32(phaseWatch))
-		s.setKind("spectator")
-		s.srv.m.joins.WithLabelValues("spectator").Inc()
+		s.setKind(kindSpectator)
+		s.srv.m.joins.WithLabelValues(kindSpectator.String()).Inc()
 		s.c.log.Info("watch")
 	} else {
-		s.setKind("joining")
-		s.phase.Store(int32(phaseJoin))
+		s.setKind(kindJoining)
 		s.mu.Lock()
-		s.dirty = true
+		s.join = join.NewScreen()
 		s.mu.Unlock()
-		if n := sanitizeNick(s.user); usableNick(n) {
-			s.join(n)
+		s.phase.Store(int32(phaseJoin))
+		if n := join.Sanitize(s.user); join.Usable(n) {
+			s.enter(n)
 		}
 	}
 
@@ -233,11 +222,10 @@ func (s *session) run(k *ctl) {
 		defer s.guard("writer")
 		s.writer()
 	})
-	s.poke()
-	// Every other event ends the session: its requests ended, or the
-	// connection is gone.
+	// The writer draws its first frame at the next tick. Every other event
+	// ends the session: its requests ended, or the connection is gone.
 	if k.wait(s.done, nil, nil, s.srv.closing) == evClosing {
-		s.end(reasonShutdown)
+		s.end(causeShutdown)
 	}
 	for k.wait(writeDone, nil, nil, nil) == evReqs {
 	}
@@ -245,12 +233,12 @@ func (s *session) run(k *ctl) {
 	s.finish(k)
 }
 
-// join tries to enter the world as name. On a taken name it stays on (or
-// goes to) the join screen; on a full world the session ends.
-func (s *session) join(name string) {
+// enter tries to enter the world as name. On a taken name it stays on the
+// join screen; on a full world the session ends.
+func (s *session) enter(name string) {
 	select {
 	case <-s.srv.stopping:
-		s.end(reasonShutdown)
+		s.end(causeShutdown)
 		return
 	default:
 	}
@@ -266,27 +254,29 @@ func (s *session) join(name string) {
 		s.id.Store(uint64(id))
 		s.alive.Store(true)
 		s.begin = time.Now()
-		s.srv.m.joins.WithLabelValues("player").Inc()
-		s.setKind("player")
+		s.srv.m.joins.WithLabelValues(kindPlayer.String()).Inc()
+		s.setKind(kindPlayer)
 		s.phase.Store(int32(phasePlay))
 		s.c.log.Info("join", "nick", name)
 	case errors.Is(err, game.ErrNameTaken):
-		s.srv.m.rejections.WithLabelValues("name_taken").Inc()
-		s.mu.Lock()
-		s.joinMsg = "\"" + name + "\" is taken: pick another"
-		s.dirty = true
-		s.mu.Unlock()
+		s.srv.m.rejections.WithLabelValues(refuseNameTaken.String()).Inc()
+		s.joinFail("\"" + name + "\" is taken: pick another")
 	case errors.Is(err, game.ErrFull):
-		s.srv.m.rejections.WithLabelValues("world_full").Inc()
-		s.end(reasonFull)
+		s.srv.m.rejections.WithLabelValues(refuseWorldFull.String()).Inc()
+		s.end(causeWorldFull)
 	default:
 		s.c.log.Warn("join failed", "nick", name, "err", err)
-		s.mu.Lock()
-		s.joinMsg = "could not join: pick another name"
-		s.dirty = true
-		s.mu.Unlock()
+		s.joinFail("could not join: pick another name")
 	}
-	s.poke()
+}
+
+// joinFail shows msg on the join screen.
+func (s *session) joinFail(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.join != nil {
+		s.join.Fail(msg)
+	}
 }
 
 // leave removes the player's snake, if any, and stops counting the session.
@@ -300,22 +290,21 @@ func (s *session) leave() {
 	if id := game.ID(s.id.Load()); id != 0 {
 		s.srv.w.Leave(id)
 	}
-	s.setKind("")
+	s.setKind(kindNone)
 }
 
 // setKind moves the session between the kinds counted in the banner and the
-// metrics ("player", "spectator", "joining"; "" for none). Callers hold jmu
-// or run before the reader starts.
-func (s *session) setKind(k string) {
+// metrics. Callers hold jmu or run before the reader starts.
+func (s *session) setKind(k kind) {
 	if s.kind == k {
 		return
 	}
-	if s.kind != "" {
-		s.srv.m.sessions.WithLabelValues(s.kind).Dec()
+	if s.kind != kindNone {
+		s.srv.m.sessions.WithLabelValues(s.kind.String()).Dec()
 		s.srv.count(s.kind, -1)
 	}
-	if k != "" {
-		s.srv.m.sessions.WithLabelValues(k).Inc()
+	if k != kindNone {
+		s.srv.m.sessions.WithLabelValues(k.String()).Inc()
 		s.srv.count(k, 1)
 	}
 	s.kind = k
@@ -326,8 +315,8 @@ func (s *session) setKind(k string) {
 func (s *session) finish(k *ctl) {
 	s.leave() // no join can race with the goodbye below
 	reason := s.why()
-	s.srv.m.disconn.WithLabelValues(reason).Inc()
-	if reason == reasonClosed {
+	s.srv.m.disconn.WithLabelValues(reason.String()).Inc()
+	if reason == causeClosed {
 		s.writeStart.Store(time.Now().UnixNano())
 		s.ch.Close()
 		s.writeStart.Store(0)
@@ -339,7 +328,7 @@ func (s *session) finish(k *ctl) {
 	}
 	code := uint32(1)
 	switch reason {
-	case reasonQuit:
+	case causeQuit:
 		code = 0
 		b = append(b, "Thanks for playing snaked"...)
 		if s.nick != "" {
@@ -353,31 +342,31 @@ func (s *session) finish(k *ctl) {
 			}
 		}
 		b = append(b, ".\r\n"...)
-	case reasonShutdown:
+	case causeShutdown:
 		code = 0
 		b = append(b, "snaked is shutting down. Thanks for playing, see you soon!\r\n"...)
-	case reasonIdle:
+	case causeIdle:
 		b = append(b, "snaked: disconnected after "...)
 		b = append(b, s.srv.cfg.IdleTimeout.String()...)
 		b = append(b, " without input.\r\n"...)
-	case reasonFull:
+	case causeWorldFull:
 		b = append(b, "snaked: the world is full right now; please try again in a minute.\r\n"...)
-	case reasonNoPty:
+	case causeNoPty:
 		b = append(b, "snaked is a game: connect with "...)
 		b = append(b, s.srv.cfg.JoinHint...)
 		b = append(b, " (it needs a terminal; add -t)\r\n"...)
-	case reasonPanic:
+	case causePanic:
 		b = append(b, "snaked: internal error, sorry.\r\n"...)
 	default:
-		b = append(b, "snaked: "...)
-		b = append(b, reason...)
-		b = append(b, "\r\n"...)
+		b = append(b, "snaked: disconnected ("...)
+		b = append(b, reason.String()...)
+		b = append(b, ").\r\n"...)
 	}
 	// The whole goodbye runs under the stall watchdog: any of these packets
 	// can block on a client that does not read.
 	s.writeStart.Store(time.Now().UnixNano())
 	var n int
-	if reason == reasonNoPty {
+	if reason == causeNoPty {
 		n, _ = s.ch.Stderr().Write(b)
 	} else {
 		n, _ = s.ch.Write(b)

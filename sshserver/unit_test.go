@@ -66,29 +66,7 @@ func TestDecoderHostile(t *testing.T) {
 	}
 }
 
-func TestSanitizeNick(t *testing.T) {
-	cases := map[string]string{
-		"alice":                               "alice",
-		"Bob_the-Builder99":                   "Bob_the-Builder9",
-		"\x1b[31mred\x1b[0m":                  "31mred0m",
-		"é\u202etxt\x00":                      "txt",
-		"   ":                                 "",
-		"a.b@c":                               "abc",
-		string(make([]byte, 100000)) + "late": "",
-	}
-	for in, want := range cases {
-		if got := sanitizeNick(in); got != want {
-			t.Errorf("sanitizeNick(%q) = %q, want %q", in[:min(len(in), 40)], got, want)
-		}
-	}
-	for _, n := range []string{"root", "ROOT", "admin", "ubuntu", "user", "pi", ""} {
-		if usableNick(n) {
-			t.Errorf("%q should not be usable", n)
-		}
-	}
-	if !usableNick("alice") {
-		t.Error("alice should be usable")
-	}
+func TestQuote(t *testing.T) {
 	if q := quote("a\x1b\u202e"); q != `a\x1b\u202e` {
 		t.Errorf("quote = %s", q)
 	}
@@ -108,28 +86,72 @@ func TestIPKey(t *testing.T) {
 }
 
 func TestUnauthSet(t *testing.T) {
-	u := newUnauthSet(3, 2)
+	u := newUnauthSet(4, 2, 1) // 4 tracked, 2 handshakes and 1 queued per address
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
-	c1, _ := net.Pipe()
-	e1, ev := u.add(c1, a)
-	if e1 == nil || ev != nil {
-		t.Fatal("first add")
+	conns := make([]net.Conn, 8)
+	for i := range conns {
+		conns[i], _ = net.Pipe()
 	}
-	e2, _ := u.add(c1, a)
-	if e3, _ := u.add(c1, a); e3 != nil {
-		t.Error("per-IP cap not enforced")
+	closed := func(ch chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
 	}
-	c2, _ := net.Pipe()
-	u.add(c2, b)
-	e5, ev := u.add(c2, b) // global cap 3: evicts the oldest (e1)
-	if e5 == nil || ev != c1 {
-		t.Fatal("global cap must evict the oldest")
+	e1, ev := u.add(conns[1], a)
+	e2, _ := u.add(conns[2], a)
+	if e1 == nil || e2 == nil || ev != nil || e1.ready != nil || e2.ready != nil {
+		t.Fatal("the first two from one address must start at once")
 	}
-	if u.done(e1) {
-		t.Error("evicted entry reported as pending")
+	e3, _ := u.add(conns[3], a)
+	if e3 == nil || e3.ready == nil || closed(e3.ready) || u.started(e3) {
+		t.Fatal("the third from one address must wait in the queue")
 	}
-	if !u.done(e2) || u.len() != 2 {
-		t.Errorf("len %d after done, want 2", u.len())
+	if e, _ := u.add(conns[4], a); e != nil {
+		t.Error("the address's queue holds one: the fourth must be refused")
+	}
+	if u.queued() != 1 {
+		t.Errorf("queued %d, want 1", u.queued())
+	}
+	// A finished handshake hands its slot to the oldest queued one.
+	if !u.done(e1) || !closed(e3.ready) || !u.started(e3) || u.queued() != 0 {
+		t.Fatal("done must start the queued connection")
+	}
+	// Global cap 4: e2, e3, e5, e6 tracked; e7 evicts the oldest (e2).
+	e5, _ := u.add(conns[5], b)
+	e6, _ := u.add(conns[6], b)
+	e7, ev := u.add(conns[7], b)
+	if e5 == nil || e6 == nil || e7 == nil || ev != conns[2] {
+		t.Fatalf("global cap must evict the oldest: evicted %v", ev)
+	}
+	if e7.ready == nil {
+		t.Fatal("b's third must be queued")
+	}
+	if u.done(e2) {
+		t.Error("evicted entry reported as tracked")
+	}
+	if u.len() != 4 {
+		t.Errorf("len %d, want 4", u.len())
+	}
+	// Evicting a queued entry wakes it without a slot.
+	e8, ev := u.add(conns[0], a) // evicts e3 (a's running one)
+	if ev != conns[3] || e8 == nil || e8.ready != nil {
+		t.Fatalf("evicted %v; a's new one must start at once (a has no handshakes left)", ev)
+	}
+	u.done(e5)
+	if !closed(e7.ready) || !u.started(e7) {
+		t.Error("b's queued connection did not get the freed slot")
+	}
+	e9, _ := u.add(conns[4], b) // b: e6, e7 running; queued
+	_, ev = u.add(conns[5], a)  // evicts e6 (oldest): e9 takes its slot
+	if ev != conns[6] || !closed(e9.ready) || !u.started(e9) {
+		t.Errorf("evicting a running entry must start the queued one (evicted %v)", ev)
+	}
+	_, ev = u.add(conns[1], a) // a: e8 and the last one run; this one is queued, and e7 is evicted
+	if ev != conns[7] {
+		t.Errorf("evicted %v, want b's oldest", ev)
 	}
 }
 

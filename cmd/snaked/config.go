@@ -10,26 +10,33 @@ import (
 	"strings"
 	"time"
 
+	"snaked/game"
 	"snaked/hostkeys"
+	"snaked/render"
+	"snaked/sshserver"
 )
 
-// config is everything the daemon is started with.
+// config is everything the daemon is started with. Its defaults come from
+// the packages that own them (game.DefaultConfig, sshserver.DefaultConfig),
+// and every flag's range from their exported limits: the flag table below
+// is the only place that names them, and -h and the README's tables are
+// printed from it.
 type config struct {
-	Addr          string
-	StateDir      string
-	MaxSessions   int
-	MaxPerIP      int
-	Bots          int
-	WorldW        int
-	WorldH        int
-	Seed          uint64
-	SpectatorUser string
-	ShutdownGrace time.Duration
-	IdleTimeout   time.Duration
-	StallTimeout  time.Duration
-	MetricsAddr   string
-	JoinHint      string
-	LogLevel      slog.Level
+	Addr     string
+	StateDir string // "" = hostkeys.DefaultDir()
+	World    game.Config
+	Server   sshserver.Config
+	LogLevel slog.Level
+}
+
+// option is one flag: its name (the environment twin is derived from it),
+// what it sets and how it is shown in -h and the README.
+type option struct {
+	name  string
+	value flag.Value // parses and range-checks; its String at registration is the default
+	def   string     // the default as shown, when the value's String is not telling
+	rng   string     // the allowed values as shown, "" when any
+	usage string
 }
 
 // envName is the environment twin of a flag: -max-sessions is SNAKED_MAX_SESSIONS.
@@ -37,7 +44,243 @@ func envName(flagName string) string {
 	return "SNAKED_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// worldSize is a flag.Value for WxH.
+// maxBots keeps players plus bots within the world's capacity.
+var maxBots = game.MaxCapacity - int(sshserver.SessionsRange.Max)
+
+// options returns the daemon's flags, bound to c (which holds the defaults).
+func options(c *config) []option {
+	d := func(r sshserver.Range) string { return r.DurationString() }
+	return []option{
+		{name: "addr", value: &text{p: &c.Addr}, usage: "address to listen on for SSH"},
+		{name: "state-dir", value: &text{p: &c.StateDir, empty: true}, def: "$XDG_STATE_HOME/snaked, else ~/.local/state/snaked",
+			usage: "directory holding the host key (created 0700; the key 0600)"},
+		{name: "world", value: worldSize{&c.World.W, &c.World.H},
+			rng:   fmt.Sprintf("each side %d..%d, at most %d pixels", game.MinSide, game.MaxSide, game.MaxPixels),
+			usage: "world size in pixels, WxH (a text cell is 1x2 pixels)"},
+		{name: "bots", value: &integer{p: &c.World.Bots, r: sshserver.Range{Min: 0, Max: int64(maxBots)}},
+			usage: "server-side snakes kept in the world"},
+		{name: "seed", value: &seed{p: &c.World.Seed}, def: "0 (from the clock)", usage: "world seed"},
+		{name: "max-sessions", value: &integer{p: &c.Server.MaxSessions, r: sshserver.SessionsRange},
+			usage: "most concurrent sessions, players and spectators together"},
+		{name: "max-per-ip", value: &integer{p: &c.Server.MaxPerIP, r: sshserver.SessionsRange},
+			usage: "most concurrent sessions from one IPv4 address or IPv6 /64"},
+		{name: "max-handshakes", value: &integer{p: &c.Server.MaxHandshakes, r: sshserver.HandshakesRange},
+			usage: "most connections not yet admitted (in the SSH handshake or queued for it); past it the oldest is dropped"},
+		{name: "max-handshakes-per-ip", value: &integer{p: &c.Server.MaxHandshakesPerIP, r: sshserver.HandshakesRange},
+			usage: "SSH handshakes running at once per address; more connections from it queue"},
+		{name: "handshake-queue", value: &integer{p: &c.Server.HandshakeQueue, r: sshserver.QueueRange},
+			usage: "connections per address waiting for a handshake slot (a NAT's crowd); past it they are closed; 0 = none wait"},
+		{name: "handshake-timeout", value: &duration{p: &c.Server.HandshakeTimeout, r: sshserver.HandshakeRange}, rng: d(sshserver.HandshakeRange),
+			usage: "longest wait in the handshake queue, then for the handshake, then for the shell request"},
+		{name: "keepalive", value: &duration{p: &c.Server.KeepAlive, r: sshserver.KeepAliveRange}, rng: d(sshserver.KeepAliveRange),
+			usage: "SSH keepalive interval; three unanswered drop the connection; 0 = off"},
+		{name: "afk", value: &duration{p: &c.Server.IdleTimeout, r: sshserver.IdleRange}, rng: d(sshserver.IdleRange),
+			usage: "disconnect players who send no input for this long; 0 = never"},
+		{name: "stall", value: &duration{p: &c.Server.StallTimeout, r: sshserver.StallRange}, rng: d(sshserver.StallRange),
+			usage: "disconnect a session whose write blocks this long"},
+		{name: "send-buffer", value: &integer{p: &c.Server.SendBuffer, r: sshserver.SendBufferRange},
+			usage: "kernel send buffer per connection in bytes (SO_SNDBUF); 0 = the kernel's default"},
+		{name: "max-cells", value: &integer{p: &c.Server.MaxCells, r: sshserver.CellsRange},
+			usage: fmt.Sprintf("terminal cells one session is drawn on (%d bytes of state each); a bigger terminal gets a centred playfield of this many", render.CellBytes)},
+		{name: "max-cells-total", value: &integer{p: &c.Server.MaxCellsTotal, r: sshserver.CellsTotalRange},
+			usage: fmt.Sprintf("terminal cells all sessions together are drawn on; when they are used up a session gets %dx%d", render.MinCols, render.MinRows)},
+		{name: "spectator-user", value: &text{p: &c.Server.SpectatorUser}, usage: "SSH user name that spectates instead of playing"},
+		{name: "shutdown-grace", value: &duration{p: &c.Server.ShutdownGrace, r: sshserver.GraceRange}, rng: d(sshserver.GraceRange),
+			usage: "countdown shown to players before shutdown; 0 = goodbye at once"},
+		{name: "metrics-addr", value: &text{p: &c.Server.MetricsAddr, empty: true}, def: "empty (off)",
+			usage: "serve Prometheus /metrics and /debug/pprof/ here, e.g. 127.0.0.1:9222; keep it on loopback"},
+		{name: "join-hint", value: &text{p: &c.Server.JoinHint, empty: true}, def: "ssh -p PORT localhost",
+			usage: "how to join, shown in the banner"},
+		{name: "log-level", value: level{&c.LogLevel}, rng: "debug, info, warn, error", usage: "log level"},
+	}
+}
+
+// defaults is the configuration with no flag and no environment.
+func defaults() config {
+	c := config{Addr: ":2222", World: game.DefaultConfig(), Server: sshserver.DefaultConfig(), LogLevel: slog.LevelInfo}
+	c.World.Seed = 0
+	c.Server.JoinHint = "" // derived from the listener
+	return c
+}
+
+// parseConfig reads flags from args and, for every flag not given there, its
+// SNAKED_* environment twin. With -h it prints the help to out and returns
+// flag.ErrHelp.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
+	c := defaults()
+	opts := options(&c)
+	fs := flag.NewFlagSet("snaked", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned; -h prints below
+	for _, o := range opts {
+		fs.Var(o.value, o.name, o.usage)
+	}
+	rows := helpRows(opts)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		writeHelp(out, rows)
+		return c, err
+	}
+	if err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, o := range opts {
+		if given[o.name] {
+			continue
+		}
+		if v := getenv(envName(o.name)); v != "" {
+			if err := o.value.Set(v); err != nil {
+				return c, fmt.Errorf("%s=%q (flag -%s): %v", envName(o.name), v, o.name, err)
+			}
+		}
+	}
+	c.World.MaxSnakes = c.Server.MaxSessions + c.World.Bots
+	return c, nil
+}
+
+// helpRow is one flag as -h and the README show it.
+type helpRow struct{ flag, env, def, rng, usage string }
+
+func helpRows(opts []option) []helpRow {
+	rows := make([]helpRow, len(opts))
+	for i, o := range opts {
+		def := o.def
+		if def == "" {
+			def = o.value.String()
+		}
+		rng := o.rng
+		if rng == "" {
+			if r, ok := o.value.(interface{ rangeText() string }); ok {
+				rng = r.rangeText()
+			}
+		}
+		rows[i] = helpRow{"-" + o.name, envName(o.name), def, rng, o.usage}
+	}
+	return rows
+}
+
+// bounds are the fixed bounds on clients, for -h and the README.
+func bounds() []sshserver.Bound {
+	b := sshserver.FixedBounds()
+	return append(b,
+		sshserver.Bound{What: "nickname", Value: fmt.Sprintf("[A-Za-z0-9_-], 1..%d bytes, unique ignoring case; else the join screen asks", game.MaxName)},
+		sshserver.Bound{What: "memory per session", Value: worstRSS()},
+	)
+}
+
+// writeHelp prints the -h text.
+func writeHelp(out io.Writer, rows []helpRow) {
+	fmt.Fprintf(out, "Usage: snaked [flags]\n\nEvery flag can also be set by its environment twin (-max-sessions by\nSNAKED_MAX_SESSIONS); a flag on the command line wins.\n\nFlags:\n")
+	for _, r := range rows {
+		fmt.Fprintf(out, "  %s (env %s)\n      %s\n      default: %s", r.flag, r.env, r.usage, r.def)
+		if r.rng != "" {
+			fmt.Fprintf(out, "; allowed: %s", r.rng)
+		}
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintf(out, "\nFixed bounds:\n")
+	for _, b := range bounds() {
+		fmt.Fprintf(out, "  %s: %s\n", b.What, b.Value)
+	}
+}
+
+// text is a string flag; empty says whether "" is allowed.
+type text struct {
+	p     *string
+	empty bool
+}
+
+func (v *text) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v *text) Set(s string) error {
+	if s == "" && !v.empty {
+		return errors.New("must not be empty")
+	}
+	*v.p = s
+	return nil
+}
+
+// integer is an int flag within a range.
+type integer struct {
+	p *int
+	r sshserver.Range
+}
+
+func (v *integer) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v *integer) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("want a whole number in %s", v.r)
+	}
+	if n < v.r.Min || n > v.r.Max {
+		return fmt.Errorf("%d is out of range %s", n, v.r)
+	}
+	*v.p = int(n)
+	return nil
+}
+
+func (v *integer) rangeText() string { return v.r.String() }
+
+// duration is a duration flag within a range.
+type duration struct {
+	p *time.Duration
+	r sshserver.Range
+}
+
+func (v *duration) String() string {
+	if v.p == nil {
+		return "0s"
+	}
+	return v.p.String()
+}
+
+func (v *duration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 5s or 2m in %s", v.r.DurationString())
+	}
+	if int64(d) < v.r.Min || int64(d) > v.r.Max {
+		return fmt.Errorf("%v is out of range %s", d, v.r.DurationString())
+	}
+	*v.p = d
+	return nil
+}
+
+// seed is the world seed; 0 picks one from the clock at start.
+type seed struct{ p *uint64 }
+
+func (v *seed) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*v.p, 10)
+}
+
+func (v *seed) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return errors.New("want a whole number from 0 to 2^64-1")
+	}
+	*v.p = n
+	return nil
+}
+
+// worldSize is the world's WxH in pixels.
 type worldSize struct{ w, h *int }
 
 func (s worldSize) String() string {
@@ -49,92 +292,37 @@ func (s worldSize) String() string {
 
 func (s worldSize) Set(v string) error {
 	a, b, ok := strings.Cut(strings.ToLower(v), "x")
-	if !ok {
-		return errors.New("want WxH in pixels, e.g. 1024x512")
-	}
 	w, err1 := strconv.Atoi(a)
 	h, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil || w < 16 || h < 16 || w > 16384 || h > 16384 {
-		return errors.New("want WxH with each side between 16 and 16384 pixels")
+	if !ok || err1 != nil || err2 != nil {
+		return errors.New("want WxH in pixels, e.g. 1024x512")
+	}
+	if w < game.MinSide || h < game.MinSide || w > game.MaxSide || h > game.MaxSide {
+		return fmt.Errorf("%dx%d: each side must be in %d..%d", w, h, game.MinSide, game.MaxSide)
+	}
+	if w*h > game.MaxPixels {
+		return fmt.Errorf("%dx%d is %d pixels: at most %d", w, h, w*h, game.MaxPixels)
 	}
 	*s.w, *s.h = w, h
 	return nil
 }
 
-// parseConfig reads flags from args and, for every flag not given there, its
-// SNAKED_* environment twin. defW and defH are the world's default size.
-func parseConfig(args []string, getenv func(string) string, out io.Writer, defW, defH int) (config, error) {
-	c := config{WorldW: defW, WorldH: defH}
-	fs := flag.NewFlagSet("snaked", flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.StringVar(&c.Addr, "addr", ":2222", "address to listen on for SSH")
-	fs.StringVar(&c.StateDir, "state-dir", hostkeys.DefaultDir(), "directory holding the host key (created 0700)")
-	fs.IntVar(&c.MaxSessions, "max-sessions", 3000, "most concurrent sessions, players and spectators together")
-	fs.IntVar(&c.MaxPerIP, "max-per-ip", 64, "most concurrent connections from one IPv4 address or IPv6 /64")
-	fs.IntVar(&c.Bots, "bots", 6, "server-side snakes kept in the world")
-	fs.Var(worldSize{&c.WorldW, &c.WorldH}, "world", "world size in pixels, WxH (a cell is 1x2 pixels)")
-	fs.Uint64Var(&c.Seed, "seed", 0, "world seed; 0 picks one from the clock")
-	fs.StringVar(&c.SpectatorUser, "spectator-user", "watch", "SSH user name that spectates instead of playing")
-	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 5*time.Second, "countdown shown to players before shutdown")
-	fs.DurationVar(&c.IdleTimeout, "afk", 5*time.Minute, "disconnect players who send no input for this long")
-	fs.DurationVar(&c.StallTimeout, "stall", 5*time.Second, "disconnect a session whose writes block this long")
-	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics and pprof here (e.g. 127.0.0.1:9222); empty = off")
-	fs.StringVar(&c.JoinHint, "join-hint", "", "how to join, shown in the banner (default: ssh -p PORT localhost)")
-	level := fs.String("log-level", "info", "debug, info, warn or error")
-	fs.Usage = func() {
-		fmt.Fprintf(out, "Usage: snaked [flags]\n\nEvery flag can also be set by its environment twin, e.g. -max-sessions by SNAKED_MAX_SESSIONS.\n\n")
-		fs.VisitAll(func(f *flag.Flag) {
-			fmt.Fprintf(out, "  -%s (env %s)\n    \t%s (default %q)\n", f.Name, envName(f.Name), f.Usage, f.DefValue)
-		})
+// level is the log level.
+type level struct{ p *slog.Level }
+
+func (l level) String() string {
+	if l.p == nil {
+		return "info"
 	}
-	if err := fs.Parse(args); err != nil {
-		return c, err
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var envErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		if given[f.Name] || envErr != nil {
-			return
-		}
-		if v := getenv(envName(f.Name)); v != "" {
-			if err := fs.Set(f.Name, v); err != nil {
-				envErr = fmt.Errorf("%s=%q: %v", envName(f.Name), v, err)
-			}
-		}
-	})
-	if envErr != nil {
-		return c, envErr
-	}
-	if err := c.Level(*level); err != nil {
-		return c, err
-	}
-	switch {
-	case c.MaxSessions < 1:
-		return c, errors.New("-max-sessions must be at least 1")
-	case c.MaxPerIP < 1:
-		return c, errors.New("-max-per-ip must be at least 1")
-	case c.Bots < 0:
-		return c, errors.New("-bots must not be negative")
-	case c.ShutdownGrace < 0 || c.ShutdownGrace > 10*time.Minute:
-		return c, errors.New("-shutdown-grace must be between 0 and 10m")
-	case c.IdleTimeout <= 0 || c.StallTimeout <= 0:
-		return c, errors.New("-afk and -stall must be positive")
-	case c.SpectatorUser == "":
-		return c, errors.New("-spectator-user must not be empty")
-	}
-	return c, nil
+	return strings.ToLower(l.p.String())
 }
 
-// Level sets c.LogLevel from its name.
-func (c *config) Level(name string) error {
-	if err := c.LogLevel.UnmarshalText([]byte(name)); err != nil {
-		return fmt.Errorf("-log-level: %v", err)
+func (l level) Set(s string) error {
+	switch s {
+	case "debug", "info", "warn", "error":
+		return l.p.UnmarshalText([]byte(s))
 	}
-	return nil
+	return errors.New("want debug, info, warn or error")
 }
 
 // defaultJoinHint is the banner's "how to join" for a daemon listening on
@@ -158,4 +346,19 @@ func spectateHint(join, user string) string {
 		}
 	}
 	return user + "@" + join
+}
+
+// stateDir is the host key's directory.
+func (c *config) stateDir() string {
+	if c.StateDir == "" {
+		return hostkeys.DefaultDir()
+	}
+	return c.StateDir
+}
+
+// worstRSS describes the most memory one session holds, at the defaults.
+func worstRSS() string {
+	def := sshserver.DefaultConfig()
+	return fmt.Sprintf("renderer state up to -max-cells x %d bytes (%d KiB at the default %d cells), plus the SSH connection's buffers",
+		render.CellBytes, def.MaxCells*render.CellBytes>>10, def.MaxCells)
 }

@@ -4,26 +4,44 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"snaked/game"
+	"snaked/sshserver"
 )
+
+var update = flag.Bool("update", false, "rewrite the README's generated tables")
 
 func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// TestDefaults: with no flag and no environment the daemon runs with the
+// packages' own defaults.
 func TestDefaults(t *testing.T) {
-	c, err := parseConfig(nil, env(nil), &bytes.Buffer{}, 1024, 512)
+	c, err := parseConfig(nil, env(nil), &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != ":2222" || c.SpectatorUser != "watch" || c.ShutdownGrace != 5*time.Second ||
-		c.MetricsAddr != "" || c.WorldW != 1024 || c.WorldH != 512 {
-		t.Errorf("defaults: %+v", c)
+	gd, sd := game.DefaultConfig(), sshserver.DefaultConfig()
+	if c.World.W != gd.W || c.World.H != gd.H || c.World.Bots != gd.Bots || c.World.Seed != 0 {
+		t.Errorf("world %+v, want game.DefaultConfig's size and bots, seed 0", c.World)
 	}
-	if c.JoinHint != "" {
-		t.Errorf("join hint %q, want empty (derived from the listener)", c.JoinHint)
+	sd.JoinHint = "" // derived from the listener
+	if c.Server.MaxSessions != sd.MaxSessions || c.Server.MaxPerIP != sd.MaxPerIP ||
+		c.Server.ShutdownGrace != sd.ShutdownGrace || c.Server.KeepAlive != sd.KeepAlive ||
+		c.Server.MaxHandshakesPerIP != sd.MaxHandshakesPerIP || c.Server.MaxCells != sd.MaxCells ||
+		c.Server.JoinHint != "" || c.Server.SpectatorUser != sd.SpectatorUser {
+		t.Errorf("server %+v, want sshserver.DefaultConfig", c.Server)
+	}
+	if c.World.MaxSnakes != c.Server.MaxSessions+c.World.Bots {
+		t.Errorf("world capacity %d, want sessions + bots", c.World.MaxSnakes)
+	}
+	if c.Addr != ":2222" || c.StateDir != "" {
+		t.Errorf("addr %q, state dir %q", c.Addr, c.StateDir)
 	}
 	if h := defaultJoinHint("127.0.0.1:2300"); h != "ssh -p 2300 localhost" {
 		t.Errorf("defaultJoinHint = %q", h)
@@ -35,22 +53,38 @@ func TestDefaults(t *testing.T) {
 
 func TestEnvTwinsAndFlagPrecedence(t *testing.T) {
 	e := env(map[string]string{
-		"SNAKED_ADDR":           "127.0.0.1:2300",
-		"SNAKED_MAX_SESSIONS":   "77",
-		"SNAKED_WORLD":          "200x100",
-		"SNAKED_SHUTDOWN_GRACE": "2s",
-		"SNAKED_BOTS":           "3",
+		"SNAKED_ADDR":              "127.0.0.1:2300",
+		"SNAKED_MAX_SESSIONS":      "77",
+		"SNAKED_WORLD":             "200x100",
+		"SNAKED_SHUTDOWN_GRACE":    "2s",
+		"SNAKED_BOTS":              "3",
+		"SNAKED_KEEPALIVE":         "0",
+		"SNAKED_HANDSHAKE_QUEUE":   "9",
+		"SNAKED_SEND_BUFFER":       "32768",
+		"SNAKED_HANDSHAKE_TIMEOUT": "3s",
 	})
-	c, err := parseConfig([]string{"-bots", "9"}, e, &bytes.Buffer{}, 1024, 512)
+	c, err := parseConfig([]string{"-bots", "9", "-max-handshakes-per-ip", "7"}, e, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != "127.0.0.1:2300" || c.MaxSessions != 77 || c.WorldW != 200 || c.WorldH != 100 ||
-		c.ShutdownGrace != 2*time.Second {
+	if c.Addr != "127.0.0.1:2300" || c.Server.MaxSessions != 77 || c.World.W != 200 || c.World.H != 100 ||
+		c.Server.ShutdownGrace != 2*time.Second || c.Server.KeepAlive != 0 || c.Server.HandshakeQueue != 9 ||
+		c.Server.SendBuffer != 32768 || c.Server.HandshakeTimeout != 3*time.Second || c.Server.MaxHandshakesPerIP != 7 {
 		t.Errorf("env not applied: %+v", c)
 	}
-	if c.Bots != 9 {
-		t.Errorf("flag should win over env: bots = %d", c.Bots)
+	if c.World.Bots != 9 {
+		t.Errorf("flag should win over env: bots = %d", c.World.Bots)
+	}
+}
+
+// TestZeroMeansWhatHelpSays: 0 is a value, not "use the default".
+func TestZeroMeansWhatHelpSays(t *testing.T) {
+	c, err := parseConfig([]string{"-shutdown-grace", "0", "-keepalive", "0", "-afk", "0", "-handshake-queue", "0", "-send-buffer", "0"}, env(nil), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Server.ShutdownGrace != 0 || c.Server.KeepAlive != 0 || c.Server.IdleTimeout != 0 || c.Server.HandshakeQueue != 0 || c.Server.SendBuffer != 0 {
+		t.Errorf("zeros not kept: %+v", c.Server)
 	}
 }
 
@@ -58,35 +92,106 @@ func TestBadValues(t *testing.T) {
 	cases := []struct {
 		args []string
 		env  map[string]string
-		want string
+		want []string // all must appear in the error
 	}{
-		{[]string{"-world", "10x10"}, nil, "between 16"},
-		{[]string{"-world", "banana"}, nil, "WxH"},
-		{nil, map[string]string{"SNAKED_WORLD": "1x"}, "SNAKED_WORLD"},
-		{[]string{"-max-sessions", "0"}, nil, "max-sessions"},
-		{[]string{"-bots", "-1"}, nil, "bots"},
-		{[]string{"-log-level", "loud"}, nil, "log-level"},
-		{[]string{"extra"}, nil, "unexpected argument"},
-		{[]string{"-spectator-user", ""}, nil, "spectator-user"},
+		{[]string{"-max-sessions", "70000"}, nil, []string{"-max-sessions", "1..60000"}},
+		{[]string{"-max-sessions", "0"}, nil, []string{"-max-sessions", "1..60000"}},
+		{[]string{"-world", "16384x16384"}, nil, []string{"-world", "at most 67108864"}},
+		{[]string{"-world", "10x10"}, nil, []string{"-world", "16..16384"}},
+		{[]string{"-world", "banana"}, nil, []string{"-world", "WxH"}},
+		{nil, map[string]string{"SNAKED_WORLD": "1x"}, []string{"SNAKED_WORLD", "-world"}},
+		{nil, map[string]string{"SNAKED_MAX_PER_IP": "-3"}, []string{"SNAKED_MAX_PER_IP", "-max-per-ip", "1..60000"}},
+		{[]string{"-bots", "-1"}, nil, []string{"-bots", "0..5536"}},
+		{[]string{"-shutdown-grace", "-1s"}, nil, []string{"-shutdown-grace", "0s..10m0s"}},
+		{[]string{"-stall", "0"}, nil, []string{"-stall", "100ms..10m0s"}},
+		{[]string{"-keepalive", "soon"}, nil, []string{"-keepalive", "duration"}},
+		{[]string{"-max-cells", "100"}, nil, []string{"-max-cells", "480..100000"}},
+		{[]string{"-log-level", "loud"}, nil, []string{"-log-level", "debug, info, warn or error"}},
+		{[]string{"extra"}, nil, []string{"unexpected argument"}},
+		{[]string{"-spectator-user", ""}, nil, []string{"-spectator-user", "empty"}},
+		{[]string{"-no-such-flag"}, nil, []string{"no-such-flag"}},
 	}
 	for _, tc := range cases {
-		_, err := parseConfig(tc.args, env(tc.env), &bytes.Buffer{}, 1024, 512)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v %v: err = %v, want it to mention %q", tc.args, tc.env, err, tc.want)
+		_, err := parseConfig(tc.args, env(tc.env), &bytes.Buffer{})
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%v %v: err = %v, want it to mention %q", tc.args, tc.env, err, w)
+			}
 		}
 	}
 }
 
-func TestHelpListsEnvTwins(t *testing.T) {
+func TestHelpListsEverything(t *testing.T) {
 	var out bytes.Buffer
-	_, err := parseConfig([]string{"-h"}, env(nil), &out, 1024, 512)
+	_, err := parseConfig([]string{"-h"}, env(nil), &out)
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{"-addr", "SNAKED_ADDR", "-state-dir", "-max-sessions", "-bots", "-world",
-		"-spectator-user", "-shutdown-grace", "-metrics-addr", "SNAKED_METRICS_ADDR"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("help lacks %q", want)
+	c := defaults()
+	for _, o := range options(&c) {
+		for _, want := range []string{"-" + o.name + " (env " + envName(o.name) + ")", o.usage} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("help lacks %q", want)
+			}
+		}
+	}
+	for _, b := range bounds() {
+		if !strings.Contains(out.String(), b.What+": "+b.Value) {
+			t.Errorf("help lacks the bound %q", b.What)
+		}
+	}
+}
+
+// readmeTables renders the README's flag table and bounds list from the
+// same rows -h prints.
+func readmeTables() (flags, bnds string) {
+	c := defaults()
+	var b strings.Builder
+	b.WriteString("| flag | environment | default | allowed | meaning |\n|---|---|---|---|---|\n")
+	for _, r := range helpRows(options(&c)) {
+		rng := r.rng
+		if rng == "" {
+			rng = "any"
+		}
+		b.WriteString("| `" + r.flag + "` | `" + r.env + "` | " + r.def + " | " + rng + " | " + r.usage + " |\n")
+	}
+	flags = b.String()
+	b.Reset()
+	b.WriteString("| bound | value |\n|---|---|\n")
+	for _, x := range bounds() {
+		b.WriteString("| " + x.What + " | " + x.Value + " |\n")
+	}
+	return flags, b.String()
+}
+
+// TestReadmeMatchesHelp: the README's flag table and bounds are exactly what
+// -h prints (go test ./cmd/snaked -run Readme -update rewrites them).
+func TestReadmeMatchesHelp(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	flags, bnds := readmeTables()
+	for _, sec := range []struct{ name, want string }{{"flags", flags}, {"bounds", bnds}} {
+		begin, end := "<!-- "+sec.name+": generated by TestReadmeMatchesHelp -->\n", "<!-- end "+sec.name+" -->"
+		i, j := strings.Index(readme, begin), strings.Index(readme, end)
+		if i < 0 || j < i {
+			t.Fatalf("README lacks the %q ... %q markers", begin, end)
+		}
+		got := readme[i+len(begin) : j]
+		if got == sec.want {
+			continue
+		}
+		if *update {
+			readme = readme[:i+len(begin)] + sec.want + readme[j:]
+			continue
+		}
+		t.Errorf("README's %s table differs from -h; run go test ./cmd/snaked -run Readme -update\ngot:\n%s\nwant:\n%s", sec.name, got, sec.want)
+	}
+	if *update {
+		if err := os.WriteFile("../../README.md", []byte(readme), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

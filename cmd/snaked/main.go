@@ -1,6 +1,7 @@
 // Command snaked is the SSH snake daemon: it parses its configuration, loads
-// the host key, builds the world and the SSH server, and runs until SIGINT or
-// SIGTERM, then shuts down within the grace period plus a hard deadline.
+// the host key, builds the world, its clock and the SSH server, and runs
+// until SIGINT or SIGTERM, then shuts down within the grace period plus a
+// hard deadline.
 package main
 
 import (
@@ -45,8 +46,7 @@ func main() {
 }
 
 func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	def := game.DefaultConfig()
-	cfg, err := parseConfig(args, getenv, stderr, def.W, def.H)
+	cfg, err := parseConfig(args, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -56,7 +56,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 
-	key, err := hostkeys.Load(cfg.StateDir)
+	key, err := hostkeys.Load(cfg.stateDir())
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 1
@@ -65,15 +65,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		log.Info("created host key", "path", key.Path)
 	}
 
-	gc := def
-	gc.W, gc.H = cfg.WorldW, cfg.WorldH
-	gc.MaxSnakes = cfg.MaxSessions + cfg.Bots
-	gc.Bots = cfg.Bots
-	gc.Seed = cfg.Seed
-	if gc.Seed == 0 {
-		gc.Seed = uint64(time.Now().UnixNano())
+	if cfg.World.Seed == 0 {
+		cfg.World.Seed = uint64(time.Now().UnixNano())
 	}
-	world, err := game.New(gc)
+	world, err := game.New(cfg.World)
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 2
@@ -84,21 +79,13 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 1
 	}
-	if cfg.JoinHint == "" {
-		cfg.JoinHint = defaultJoinHint(ln.Addr().String())
+	sc := cfg.Server
+	if sc.JoinHint == "" {
+		sc.JoinHint = defaultJoinHint(ln.Addr().String())
 	}
-	srv, err := sshserver.New(sshserver.Config{
-		HostSigners:   []ssh.Signer{key.Signer},
-		MaxSessions:   cfg.MaxSessions,
-		MaxPerIP:      cfg.MaxPerIP,
-		SpectatorUser: cfg.SpectatorUser,
-		ShutdownGrace: cfg.ShutdownGrace,
-		IdleTimeout:   cfg.IdleTimeout,
-		StallTimeout:  cfg.StallTimeout,
-		JoinHint:      cfg.JoinHint,
-		MetricsAddr:   cfg.MetricsAddr,
-		Logger:        log,
-	}, world)
+	sc.HostSigners = []ssh.Signer{key.Signer}
+	sc.Logger = log
+	srv, err := sshserver.New(sc, world)
 	if err != nil {
 		ln.Close()
 		fmt.Fprintln(stderr, "snaked:", err)
@@ -106,11 +93,24 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 
 	fmt.Fprintf(stdout, "snaked listening on %s (world %dx%d, %d bots)\nhost key %s\nplay:     %s\nspectate: %s\n",
-		ln.Addr(), gc.W, gc.H, gc.Bots, key.Fingerprint,
-		cfg.JoinHint, spectateHint(cfg.JoinHint, cfg.SpectatorUser))
+		ln.Addr(), cfg.World.W, cfg.World.H, cfg.World.Bots, key.Fingerprint,
+		sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+
+	// The world's clock runs until the server has said goodbye: the
+	// shutdown countdown is drawn by ticks.
+	clockCtx, stopClock := context.WithCancel(context.Background())
+	clockDone := make(chan struct{})
+	go func() {
+		defer close(clockDone)
+		game.Clock{OnRound: srv.Ticked}.Run(clockCtx, world)
+	}()
+	defer func() {
+		stopClock()
+		<-clockDone
+	}()
 
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
@@ -124,7 +124,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 0
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", "grace", cfg.ShutdownGrace)
+	log.Info("shutting down", "grace", sc.ShutdownGrace.String())
 	stop() // a second signal now kills the process the default way
 	select {
 	case err := <-done:
@@ -134,7 +134,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		}
 		log.Info("bye")
 		return 0
-	case <-time.After(cfg.ShutdownGrace + hardDeadline):
+	case <-time.After(sc.ShutdownGrace + hardDeadline):
 		log.Error("shutdown deadline passed; exiting with sessions still open")
 		return 1
 	}
