@@ -14,7 +14,7 @@ type Options struct {
 	Duration time.Duration // measurement window after the ramp
 
 	SpectatorShare float64 // share of sessions that log in as SpectatorUser (0..1)
-	CheckShare     float64 // share of sessions whose screens are checked; >0 means at least one
+	CheckShare     float64 // share of sessions whose screens internal/vtmodel checks; >0 means at least one
 
 	PerAddr          int           // sessions per loopback source address (default 64)
 	DialConcurrency  int           // dials in flight at once (default 64)
@@ -30,10 +30,6 @@ type Options struct {
 	SpectatorUser string // default "watch"
 	DeathMarker   string // text that only the death overlay writes (default "respawn")
 	BannerMarker  string // text the banner shows on checked screens ("": not checked)
-
-	// NewScreen builds the terminal model for checked sessions; nil turns
-	// screen checks off.
-	NewScreen func(cols, rows int) Screen
 
 	Log io.Writer // progress lines every 5 s; nil: quiet
 }
@@ -57,13 +53,8 @@ func DefaultOptions() Options {
 		SpectatorUser:    "watch",
 		DeathMarker:      "respawn",
 		BannerMarker:     "snake",
-		NewScreen:        defaultScreen,
 	}
 }
-
-// defaultScreen is the terminal model used when one is available in the
-// build (see screen_vt.go); nil otherwise.
-var defaultScreen func(cols, rows int) Screen
 
 // fill replaces zero fields that have a default and validates the rest.
 func (o *Options) fill() error {

@@ -70,7 +70,7 @@ func TestSmokeFloor(t *testing.T) {
 	if rep.Turns == 0 || rep.Deaths != 0 || rep.JoinScreens != 0 {
 		t.Errorf("turns %d deaths %d joins %d", rep.Turns, rep.Deaths, rep.JoinScreens)
 	}
-	if defaultScreen != nil && (rep.ScreenChecks == 0 || rep.ScreenFailures != 0) {
+	if rep.ScreenChecks == 0 || rep.ScreenFailures != 0 {
 		t.Errorf("screen checks %d failures %d %q", rep.ScreenChecks, rep.ScreenFailures, rep.ScreenProblems)
 	}
 	if rep.Swarm.CPUSeconds <= 0 || rep.Swarm.RSSMiB <= 0 {

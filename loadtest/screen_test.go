@@ -53,12 +53,8 @@ func TestStripTextAndJoinPrompt(t *testing.T) {
 }
 
 // testScreen feeds s through the project's terminal model.
-func testScreen(t *testing.T, cols, rows int, s string) Screen {
-	t.Helper()
-	if defaultScreen == nil {
-		t.Skip("no terminal model")
-	}
-	sc := defaultScreen(cols, rows)
+func testScreen(cols, rows int, s string) Screen {
+	sc := newScreen(cols, rows)
 	sc.Write([]byte(s))
 	return sc
 }
@@ -66,7 +62,7 @@ func testScreen(t *testing.T, cols, rows int, s string) Screen {
 func TestCheckScreen(t *testing.T) {
 	frames := floorFrames(300, 2)
 	good := "\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J\x1b[1;2H" + floorBanner + string(frames[0]) + string(frames[1])
-	if bad := CheckScreen(testScreen(t, 80, 24, good), 80, 24, "snake"); bad != nil {
+	if bad := CheckScreen(testScreen(80, 24, good), 80, 24, "snake"); bad != nil {
 		t.Fatalf("sane screen reported: %q", bad)
 	}
 	for name, c := range map[string]struct{ out, want string }{
@@ -77,7 +73,7 @@ func TestCheckScreen(t *testing.T) {
 		"undefined":    {good + "\x1b[3S", "undefined"},
 		"stray binary": {good + "\x1b[10;10H\x01", "unsupported"},
 	} {
-		bad := CheckScreen(testScreen(t, 80, 24, c.out), 80, 24, "snake")
+		bad := CheckScreen(testScreen(80, 24, c.out), 80, 24, "snake")
 		if !strings.Contains(strings.Join(bad, "|"), c.want) {
 			t.Errorf("%s: problems %q, want one mentioning %q", name, bad, c.want)
 		}
@@ -98,7 +94,7 @@ func TestFloorFrames(t *testing.T) {
 			for _, f := range fs {
 				all += string(f)
 			}
-			if bad := CheckScreen(testScreen(t, 80, 24, all), 80, 24, "snake"); bad != nil {
+			if bad := CheckScreen(testScreen(80, 24, all), 80, 24, "snake"); bad != nil {
 				t.Errorf("size %d: %q", size, bad)
 			}
 		}

@@ -5,6 +5,9 @@ import "snaked/internal/vtmodel"
 // vtScreen adapts the project's strict terminal model to Screen.
 type vtScreen struct{ *vtmodel.Term }
 
+// newScreen returns the terminal model a checked session feeds its bytes to.
+func newScreen(cols, rows int) Screen { return vtScreen{vtmodel.New(cols, rows)} }
+
 // Painted reports a visible glyph or a coloured background.
 func (s vtScreen) Painted(x, y int) bool {
 	c := s.Cell(x, y)
@@ -13,7 +16,3 @@ func (s vtScreen) Painted(x, y int) bool {
 
 // Unknown reports a cell whose content a real terminal does not pin down.
 func (s vtScreen) Unknown(x, y int) bool { return s.Cell(x, y).Ch == vtmodel.Unknown }
-
-func init() {
-	defaultScreen = func(cols, rows int) Screen { return vtScreen{vtmodel.New(cols, rows)} }
-}

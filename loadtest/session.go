@@ -218,9 +218,9 @@ func (s *session) hangUp() {
 // read consumes everything the server sends and measures it.
 func (s *session) read(ctx context.Context, start time.Time, stdout io.Reader) {
 	r := s.r
-	var screen Screen
-	if s.checked && r.o.NewScreen != nil {
-		screen = r.o.NewScreen(s.cols, s.rows)
+	var screen Screen // nil: this session's screen is not checked
+	if s.checked {
+		screen = newScreen(s.cols, s.rows)
 	}
 	var gotFirst, noFrame atomic.Bool
 	firstTimer := time.AfterFunc(r.o.HandshakeTimeout, func() {
