@@ -116,44 +116,27 @@ func TestLongSim(t *testing.T) {
 
 // TestConcurrentReaders runs readers and input goroutines against Step
 // (run it with -race): every view a reader holds must stay unchanged until
-// it releases it, and match its own tick's invariants.
+// it releases it, and match its own tick's invariants. A reader stops at
+// its first bad view, and the world stops stepping once one has, so a
+// broken view fails the test at once instead of flooding it.
 func TestConcurrentReaders(t *testing.T) {
 	w, err := New(Config{W: 128, H: 64, MaxSnakes: 64, Bots: 16, Seed: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for r := 0; r < 4; r++ {
+	const readers = 4
+	var stop, failed atomic.Bool
+	var seen [readers]atomic.Int64 // ticks each reader has checked views of
+	errs := make([]error, readers) // each reader's first error
+	var wg, ready sync.WaitGroup
+	ready.Add(readers)
+	for i := range readers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			last := uint64(0)
-			for n := 0; !stop.Load() && n < 1_000_000; n++ {
-				v := w.Acquire()
-				if v.Tick < last {
-					errs <- fmt.Errorf("view went back in time: %d after %d", v.Tick, last)
-					v.Release()
-					return
-				}
-				last = v.Tick
-				// hash twice; a concurrent write would change it (and
-				// trip the race detector).
-				a := pixSum(v)
-				heads := 0
-				for _, s := range v.Snakes {
-					if s.Used && s.Alive {
-						if v.At(s.Head.X, s.Head.Y).Kind() != Head {
-							errs <- fmt.Errorf("tick %d: head of %q not a head pixel", v.Tick, s.Name)
-						}
-						heads++
-					}
-				}
-				if b := pixSum(v); a != b {
-					errs <- fmt.Errorf("view changed while held (tick %d)", v.Tick)
-				}
-				v.Release()
+			ready.Done()
+			if errs[i] = readViews(w, &stop, &seen[i]); errs[i] != nil {
+				failed.Store(true)
 			}
 		}()
 	}
@@ -185,15 +168,42 @@ func TestConcurrentReaders(t *testing.T) {
 			}
 		}()
 	}
-	for tk := uint64(1); tk <= 400; tk++ {
+	// Every reader runs before the first step. Step 400 ticks, and on
+	// (up to 20,000) until each reader has checked views of 2 ticks or
+	// more, so they cannot all have read between steps; stop early once
+	// one has failed.
+	ready.Wait()
+	overlapped := func() bool {
+		for i := range seen {
+			if seen[i].Load() < 2 {
+				return false
+			}
+		}
+		return true
+	}
+	for tk := uint64(1); tk <= 400 || (tk <= 20_000 && !overlapped()); tk++ {
+		if failed.Load() {
+			break
+		}
 		w.Step(tk)
 	}
 	stop.Store(true)
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("reader %d: %v", i, err)
+		}
 	}
+	if t.Failed() {
+		return
+	}
+	var ns [readers]int64
+	for i := range seen {
+		if ns[i] = seen[i].Load(); ns[i] < 2 {
+			t.Errorf("reader %d checked views of %d ticks while the world stepped %d: want 2 or more", i, ns[i], w.tick)
+		}
+	}
+	t.Logf("%d ticks; each reader checked views of %v of them", w.tick, ns)
 	w.Step(w.tick + 1) // inputs have quiesced: every goroutine is done
 	if err := w.check(); err != nil {
 		t.Fatal(err)
@@ -206,6 +216,46 @@ func pixSum(v *View) uint64 {
 		s += uint64(p) * uint64(i|1)
 	}
 	return s
+}
+
+// readViews acquires and checks views until stop is set (at most a million
+// times), counting in seen the ticks it has checked views of. It returns
+// the first bad view's error and reads no more after it.
+func readViews(w *World, stop *atomic.Bool, seen *atomic.Int64) error {
+	last := uint64(0)
+	for n := 0; !stop.Load() && n < 1_000_000; n++ {
+		v := w.Acquire()
+		if n == 0 || v.Tick != last {
+			seen.Add(1)
+		}
+		err := checkHeld(v, last)
+		last = v.Tick
+		v.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkHeld checks a view while it is held: it is not older than tick
+// last (the reader's previous view), every live snake's head is on a head
+// pixel, and no pixel changes while it is being read (a concurrent write
+// would also trip the race detector).
+func checkHeld(v *View, last uint64) error {
+	if v.Tick < last {
+		return fmt.Errorf("view went back in time: %d after %d", v.Tick, last)
+	}
+	a := pixSum(v)
+	for _, s := range v.Snakes {
+		if s.Used && s.Alive && v.At(s.Head.X, s.Head.Y).Kind() != Head {
+			return fmt.Errorf("tick %d: head of %q at %v not a head pixel", v.Tick, s.Name, s.Head)
+		}
+	}
+	if b := pixSum(v); a != b {
+		return fmt.Errorf("view changed while held (tick %d)", v.Tick)
+	}
+	return nil
 }
 
 // TestViewIncremental holds views for a while so the pool grows and old
