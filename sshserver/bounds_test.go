@@ -2,15 +2,19 @@ package sshserver
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
 
 	"golang.org/x/crypto/ssh"
 
+	"snaked/game"
 	"snaked/render"
 )
 
@@ -380,30 +384,6 @@ func TestConnectionCaps(t *testing.T) {
 	refused("127.0.0.3", "d1", "the server is full")
 }
 
-func TestSendBufferSmall(t *testing.T) {
-	cfg := testConfig(t)
-	cfg.SendBuffer = 32 << 10
-	h := start(t, cfg, testWorld(t, 0))
-	play(t, h.dial("sndbuf"), 80, 24).waitScreen("playing")
-	h.srv.mu.Lock()
-	defer h.srv.mu.Unlock()
-	if len(h.srv.raws) == 0 {
-		t.Fatal("no connection")
-	}
-	for c := range h.srv.raws {
-		rc, err := c.(*net.TCPConn).SyscallConn()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got int
-		rc.Control(func(fd uintptr) { got = getSndBuf(fd) })
-		// Linux doubles the value for bookkeeping.
-		if got <= 0 || got > 2*cfg.SendBuffer {
-			t.Errorf("SO_SNDBUF = %d, want <= %d", got, 2*cfg.SendBuffer)
-		}
-	}
-}
-
 func TestChannelOpenFlood(t *testing.T) {
 	h := start(t, testConfig(t), testWorld(t, 0))
 	c := h.dial("opener")
@@ -417,5 +397,105 @@ func TestChannelOpenFlood(t *testing.T) {
 	}
 	if !closed {
 		t.Error("100 refused channel opens did not close the connection")
+	}
+}
+
+// lightPlayer is a player that only joins and drains its output: enough to
+// hold a session the way a real client does, cheaply.
+func lightPlayer(addr, src, user string) (*ssh.Client, error) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	raw, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c, chans, reqs, err := ssh.NewClientConn(raw, addr, clientConfig(user))
+	if err != nil {
+		raw.Close()
+		return nil, err
+	}
+	cl := ssh.NewClient(c, chans, reqs)
+	sess, err := cl.NewSession()
+	if err == nil {
+		err = sess.RequestPty("xterm", 24, 80, ssh.TerminalModes{})
+	}
+	var out io.Reader
+	if err == nil {
+		out, err = sess.StdoutPipe()
+	}
+	if err == nil {
+		err = sess.Shell()
+	}
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
+	// The first bytes say the session is drawn; then drain until it ends.
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(out, first); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	go io.Copy(io.Discard, out)
+	return cl, nil
+}
+
+// TestNATBurst: 56 players behind one address join within 0.25 s while
+// others play; all of them get in (the per-address handshake cap queues
+// them instead of refusing them). cmd/snaked's TestNATBurstUnderLoad runs
+// the same burst against the daemon with 900 others playing.
+func TestNATBurst(t *testing.T) {
+	cfg := testConfig(t)
+	def := DefaultConfig()
+	cfg.MaxPerIP, cfg.MaxHandshakes, cfg.MaxHandshakesPerIP, cfg.HandshakeQueue = def.MaxPerIP, def.MaxHandshakes, def.MaxHandshakesPerIP, def.HandshakeQueue
+	cfg.HandshakeTimeout = 20 * time.Second
+	w, err := game.New(game.Config{W: 512, H: 256, MaxSnakes: 100, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, cfg, w)
+	var clients []*ssh.Client
+	var mu sync.Mutex // guards clients
+	t.Cleanup(func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	})
+	join := func(src, user string) error {
+		c, err := lightPlayer(h.addr, src, user)
+		if err == nil {
+			mu.Lock()
+			clients = append(clients, c)
+			mu.Unlock()
+		}
+		return err
+	}
+	const others = 20
+	for i := range others {
+		if err := join(fmt.Sprintf("127.0.1.%d", 1+i/5), fmt.Sprintf("p%d", i)); err != nil {
+			t.Fatalf("player %d: %v", i, err)
+		}
+	}
+	const burst = 56
+	errs := make([]error, burst)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i := range burst {
+		wg.Go(func() {
+			time.Sleep(time.Duration(i) * 250 * time.Millisecond / burst)
+			errs[i] = join("127.0.2.1", fmt.Sprintf("nat%d", i))
+		})
+	}
+	wg.Wait()
+	in := 0
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("burst client %d: %v", i, err)
+		} else {
+			in++
+		}
+	}
+	t.Logf("%d of %d burst clients in within %v", in, burst, time.Since(t0))
+	if got := h.srv.players.Load(); got != others+burst {
+		t.Errorf("%d players, want %d", got, others+burst)
 	}
 }

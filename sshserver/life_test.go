@@ -114,8 +114,8 @@ func TestStalledReaderDropped(t *testing.T) {
 	if len(st) < 3 || gap >= cfg.StallTimeout {
 		t.Errorf("healthy session starved: %d reads, max gap %v (stall bound %v)", len(st), gap, cfg.StallTimeout)
 	}
-	if got := h.srv.m.stalls; got == nil {
-		t.Fatal("no stall metric")
+	if got := counter(t, h.srv.m.stalls); got != 1 {
+		t.Errorf("snaked_stall_disconnects_total = %v, want 1", got)
 	}
 }
 
@@ -277,11 +277,14 @@ func TestKeepAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	cc, chans, _, err := ssh.NewClientConn(raw, h.addr, clientConfig("mute"))
+	cc, chans, reqs, err := ssh.NewClientConn(raw, h.addr, clientConfig("mute"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go ssh.DiscardRequests(nil)
+	go func() {
+		for range reqs { // read, never answered; ends when the connection does
+		}
+	}()
 	go func() {
 		for nc := range chans {
 			nc.Reject(ssh.Prohibited, "")
@@ -366,6 +369,16 @@ func TestJoinScreen(t *testing.T) {
 	if tm3.vt.AltScreen() || !tm3.vt.CursorVisible() {
 		t.Error("terminal not restored after leaving the join screen")
 	}
+	tm3.mu.Unlock()
+	// A lone Esc leaves too, as the screen says: nothing follows it, so
+	// after the escape timeout it is the Esc key.
+	tm4 := play(t, h.dial("admin"), 80, 24)
+	tm4.waitScreen("Esc or Ctrl-C leaves")
+	tm4.send("\x1b")
+	if code := tm4.wait(); code != 0 {
+		t.Errorf("Esc: exit status %d, want 0", code)
+	}
+	tm3.mu.Lock() // for the deferred unlock
 }
 
 func TestFullWorld(t *testing.T) {

@@ -5,7 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
 	"snaked/game"
+	"snaked/render"
 )
 
 // perpendicular returns a key that turns a snake heading d by 90 degrees,
@@ -159,4 +163,62 @@ func TestSpectate(t *testing.T) {
 	if code := tm.wait(); code != 0 {
 		t.Errorf("exit status %d, want 0", code)
 	}
+}
+
+// TestRepaintsPacedByTick: a client flooding Ctrl-L, '?' and window-changes
+// gets at most one frame per tick, and its bytes per second stay within
+// one full repaint per tick.
+func TestRepaintsPacedByTick(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 4))
+	c := h.dial("flood")
+	tm := play(t, c, 200, 60)
+	tm.waitScreen("1 playing")
+	// The biggest frame the session can get: a full repaint at 200x60.
+	full := func() int {
+		r := render.New(render.ANSI256, 200, 60)
+		v := h.w.Acquire()
+		defer v.Release()
+		id := game.ID(h.sessionOf("flood").id.Load())
+		return len(r.Frame(v, &render.HUD{You: id, Follow: id, Help: true, ShutdownIn: -1}))
+	}()
+
+	const window = 2 * time.Second
+	frames0 := counter(t, h.srv.m.frames)
+	bytes0 := tm.bytes()
+	t0 := time.Now()
+	keys := []string{"\x0c", "?", "\x0c", "\x0c"}
+	for i := 0; time.Since(t0) < window; i++ {
+		tm.send(keys[i%len(keys)])
+		if i%8 == 0 {
+			cols := 160 + i%40
+			if err := tm.sess.WindowChange(60, cols); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(5 * time.Millisecond) // 200 a second
+	}
+	secs := time.Since(t0).Seconds()
+	frames := counter(t, h.srv.m.frames) - frames0
+	time.Sleep(300 * time.Millisecond) // the last frames arrive
+	bytes := tm.bytes() - bytes0
+	t.Logf("%.0f frames, %d bytes in %.2f s (full repaint %d B)", frames, bytes, secs, full)
+	if rate := frames / secs; rate > 11 {
+		t.Errorf("%.1f frames a second, want at most 11", rate)
+	}
+	if rate := float64(bytes) / secs; rate > 11*float64(full) {
+		t.Errorf("%.0f B/s, more than a full repaint (%d B) per tick", rate, full)
+	}
+	if frames < 5 {
+		t.Errorf("only %.0f frames in %.1f s: the session stopped drawing", frames, secs)
+	}
+}
+
+// counter reads a counter's value.
+func counter(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
+	"time"
 )
 
 type ev struct {
@@ -63,6 +64,81 @@ func TestDecoderHostile(t *testing.T) {
 	// Alt+key reports the key; high bytes are ignored.
 	if got := decodeAll("\x1bw\xff\xc3\xa9"); !slices.Equal(got, []ev{{keyRune, 'w'}}) {
 		t.Fatalf("alt/utf-8: got %v", got)
+	}
+}
+
+// decodeTimed feeds chunks; "" between chunks stands for escWait passing
+// with no input (the reader's timer calls expire).
+func decodeTimed(chunks ...string) []ev {
+	var d decoder
+	var out []ev
+	emit := func(k key, r byte) { out = append(out, ev{k, r}) }
+	for _, c := range chunks {
+		if c == "" {
+			d.expire(emit)
+			continue
+		}
+		d.feed([]byte(c), emit)
+	}
+	return out
+}
+
+// TestDecoderEscTimeout: a lone ESC is the Esc key once escWait passes with
+// nothing after it; within the wait, the rest of a sequence still joins it.
+func TestDecoderEscTimeout(t *testing.T) {
+	cases := []struct {
+		name   string
+		chunks []string
+		want   []ev
+	}{
+		{"ESC alone", []string{"\x1b", ""}, []ev{{keyEsc, 0}}},
+		{"ESC alone, no timeout yet", []string{"\x1b"}, nil},
+		{"ESC then a key after the timeout", []string{"\x1b", "", "x"}, []ev{{keyEsc, 0}, {keyRune, 'x'}}},
+		{"ESC then a key within the timeout (Alt+x)", []string{"\x1b", "x"}, []ev{{keyRune, 'x'}}},
+		{"split arrow within the timeout", []string{"\x1b", "[", "A"}, []ev{{keyUp, 0}}},
+		{"split SS3 arrow within the timeout", []string{"\x1bO", "B"}, []ev{{keyDown, 0}}},
+		{"unfinished CSI expires silently", []string{"\x1b[1;", "", "A"}, []ev{{keyRune, 'A'}}},
+		{"timeout with nothing pending", []string{"q", ""}, []ev{{keyRune, 'q'}}},
+		{"ESC ESC then timeout", []string{"\x1b\x1b", ""}, []ev{{keyEsc, 0}, {keyEsc, 0}}},
+	}
+	for _, c := range cases {
+		if got := decodeTimed(c.chunks...); !slices.Equal(got, c.want) {
+			t.Errorf("%s %q: got %v, want %v", c.name, c.chunks, got, c.want)
+		}
+	}
+}
+
+// TestInputEscTimer drives the reader's input with its real timer: a lone
+// ESC becomes Esc after escWait; an arrow split across two feeds inside the
+// wait stays an arrow; after stop, nothing more is emitted.
+func TestInputEscTimer(t *testing.T) {
+	keys := make(chan ev, 16)
+	done := make(chan struct{})
+	in := input{emit: func(k key, r byte) { keys <- ev{k, r} }, done: done}
+	next := func(d time.Duration) (ev, bool) {
+		select {
+		case e := <-keys:
+			return e, true
+		case <-time.After(d):
+			return ev{}, false
+		}
+	}
+	in.feed([]byte("\x1b"))
+	if e, ok := next(5 * time.Second); !ok || e.k != keyEsc {
+		t.Fatalf("lone ESC: got %v, %v; want Esc", e, ok)
+	}
+	in.feed([]byte("\x1b["))
+	in.feed([]byte("A")) // well within escWait
+	if e, ok := next(5 * time.Second); !ok || e.k != keyUp {
+		t.Fatalf("split arrow: got %v, %v; want Up", e, ok)
+	}
+	if e, ok := next(3 * escWait); ok {
+		t.Fatalf("extra key %v after the arrow", e)
+	}
+	in.feed([]byte("\x1b"))
+	in.stop()
+	if e, ok := next(3 * escWait); ok {
+		t.Fatalf("key %v after stop", e)
 	}
 }
 

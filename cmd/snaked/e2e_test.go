@@ -262,14 +262,17 @@ func TestOpenSSHShutdownCountdown(t *testing.T) {
 	}
 	x.waitFor("countdown", 5*time.Second, func(s string) bool { return strings.Contains(s, "SHUTTING DOWN IN") })
 	select {
-	case <-d.exited:
+	case err := <-d.exited:
+		d.exited <- err // for Cleanup
+		if err != nil {
+			t.Errorf("snaked exit: %v, want status 0", err)
+		}
 	case <-time.After(grace + 5*time.Second + 2*time.Second):
 		t.Fatalf("snaked still running %v after SIGTERM", time.Since(start))
 	}
 	if took := time.Since(start); took > grace+5*time.Second {
 		t.Errorf("shutdown took %v, bound is grace+5s", took)
 	}
-	d.exited <- nil // for Cleanup
 	x.waitFor("client back at the shell", 10*time.Second, func(s string) bool { return strings.Contains(s, "rc=") })
 	if on := strings.TrimSpace(x.run("display", "-p", "-t", "e2e", "#{alternate_on}")); on != "0" {
 		t.Errorf("terminal left in the alternate screen after shutdown")
