@@ -10,13 +10,24 @@ import (
 	"snaked/render"
 )
 
-// nullChannel is an ssh.Channel that swallows writes.
-type nullChannel struct{ n int }
+// nullChannel is an ssh.Channel that swallows writes (and keeps them, when
+// asked).
+type nullChannel struct {
+	n    int
+	keep bool
+	got  []byte
+}
 
-func (c *nullChannel) Read([]byte) (int, error)    { return 0, io.EOF }
-func (c *nullChannel) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
-func (c *nullChannel) Close() error                { return nil }
-func (c *nullChannel) CloseWrite() error           { return nil }
+func (c *nullChannel) Read([]byte) (int, error) { return 0, io.EOF }
+func (c *nullChannel) Write(p []byte) (int, error) {
+	c.n += len(p)
+	if c.keep {
+		c.got = append(c.got, p...)
+	}
+	return len(p), nil
+}
+func (c *nullChannel) Close() error      { return nil }
+func (c *nullChannel) CloseWrite() error { return nil }
 func (c *nullChannel) SendRequest(string, bool, []byte) (bool, error) {
 	return false, nil
 }
@@ -74,42 +85,73 @@ func TestFrameAllocs(t *testing.T) {
 	}
 }
 
+// benchSetup is the shared start of BenchmarkFramePath and
+// BenchmarkRenderOnly: a world with 8 bots, one player session, and the HUD
+// exactly as the session's writer builds it (filled by one frame).
+func benchSetup(b *testing.B) (*game.World, *session, *render.Renderer, *render.HUD, uint64) {
+	w := testWorld(b, 8)
+	s, r, _ := frameSetup(b, w, "bench", false)
+	hud := &render.HUD{Join: s.srv.cfg.JoinHint}
+	w.Step(1)
+	s.frame(r, hud, 0)
+	return w, s, r, hud, 1
+}
+
 // BenchmarkFramePath is one player's frame through the session (HUD, acquire,
 // render, write to a null channel, release) plus the world's Step.
 func BenchmarkFramePath(b *testing.B) {
-	w := testWorld(b, 8)
-	s, r, _ := frameSetup(b, w, "bench", false)
-	var hud render.HUD
-	tick, last := uint64(0), uint64(0)
-	b.ReportAllocs()
+	w, s, r, hud, tick := benchSetup(b)
+	last := tick
 	id := game.ID(s.id.Load())
+	b.ReportAllocs()
 	for b.Loop() {
 		tick++
 		w.Respawn(id) // ignored while alive
 		w.Step(tick)
-		last = s.frame(r, &hud, last)
+		last = s.frame(r, hud, last)
 	}
 }
 
-// BenchmarkRenderOnly is the same Step and render without the session, the
-// baseline for BenchmarkFramePath.
+// BenchmarkRenderOnly is the same Step and render on the same world and HUD
+// without the session (no HUD refresh, metrics or write): the baseline for
+// BenchmarkFramePath. The difference is the session's own cost per frame.
 func BenchmarkRenderOnly(b *testing.B) {
-	w := testWorld(b, 8)
-	id, err := w.Join("bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := render.New(render.ANSI16, 80, 24)
-	// The HUD the session would build (see session.frame).
-	hud := render.HUD{You: id, Follow: id, ShutdownIn: -1, Hint: true, Join: "ssh -p 2222 test"}
-	tick := uint64(0)
+	w, s, r, hud, tick := benchSetup(b)
+	id := game.ID(s.id.Load())
 	b.ReportAllocs()
 	for b.Loop() {
 		tick++
 		w.Respawn(id) // ignored while alive
 		w.Step(tick)
 		v := w.Acquire()
-		r.Frame(v, &hud)
+		r.Frame(v, hud)
 		v.Release()
+	}
+}
+
+// TestBenchBaselineAlike: the two benchmarks draw the same frames, byte for
+// byte, so their difference is the session's cost and nothing else.
+func TestBenchBaselineAlike(t *testing.T) {
+	var outs [2][]byte
+	for k := range outs {
+		w := testWorld(t, 8)
+		s, r, ch := frameSetup(t, w, "bench", false)
+		hud := &render.HUD{Join: s.srv.cfg.JoinHint}
+		ch.keep = true
+		var last uint64
+		for tick := uint64(1); tick <= 60; tick++ {
+			w.Step(tick)
+			if k == 0 || tick == 1 {
+				last = s.frame(r, hud, last)
+				continue
+			}
+			v := w.Acquire()
+			ch.Write(r.Frame(v, hud))
+			v.Release()
+		}
+		outs[k] = ch.got
+	}
+	if len(outs[0]) == 0 || string(outs[0]) != string(outs[1]) {
+		t.Errorf("session path wrote %d bytes, render-only %d: they differ", len(outs[0]), len(outs[1]))
 	}
 }
