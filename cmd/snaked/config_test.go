@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +204,39 @@ func TestSpectateHint(t *testing.T) {
 	}
 	if got := spectateHint("host", "watch"); got != "watch@host" {
 		t.Error(got)
+	}
+}
+
+// TestDocsStayInRepo: the README and docs/ link only to files of this
+// repository, and every relative link resolves.
+func TestDocsStayInRepo(t *testing.T) {
+	files, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "../../README.md")
+	link := regexp.MustCompile(`\]\(([^)#\s]+)`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "../shared") {
+			t.Errorf("%s refers to ../shared, outside the repository", f)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			p := filepath.Clean(filepath.Join(filepath.Dir(f), target))
+			if rel, err := filepath.Rel("../..", p); err != nil || strings.HasPrefix(rel, "..") {
+				t.Errorf("%s links %q, outside the repository", f, target)
+				continue
+			}
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("%s links %q, which does not exist", f, target)
+			}
+		}
 	}
 }
