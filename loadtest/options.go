@@ -16,6 +16,8 @@ type Options struct {
 	SpectatorShare float64 // share of sessions that log in as SpectatorUser (0..1)
 	CheckShare     float64 // share of sessions whose screens internal/vtmodel checks; >0 means at least one
 
+	Pty [2]int // every session's terminal, cols x rows; zero: the usual mix (mostly 80x24)
+
 	PerAddr          int           // sessions per loopback source address (default 64)
 	DialConcurrency  int           // dials in flight at once (default 64)
 	DialPerAddr      int           // dials in flight per source address (default 2)
@@ -70,6 +72,9 @@ func (o *Options) fill() error {
 	}
 	if o.SpectatorShare < 0 || o.SpectatorShare > 1 || o.CheckShare < 0 || o.CheckShare > 1 {
 		return errors.New("loadtest: shares must be within 0..1")
+	}
+	if o.Pty != [2]int{} && (o.Pty[0] < 1 || o.Pty[1] < 1 || o.Pty[0] > 1000 || o.Pty[1] > 1000) {
+		return errors.New("loadtest: pty size must be within 1x1..1000x1000")
 	}
 	if o.PerAddr <= 0 {
 		o.PerAddr = d.PerAddr

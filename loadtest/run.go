@@ -240,6 +240,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			p:      NewPlayer(o.Seed*1_000_003 + uint64(i)),
 		}
 		sz := ptySizes[i%len(ptySizes)]
+		if o.Pty != [2]int{} {
+			sz = o.Pty
+		}
 		s.cols, s.rows = sz[0], sz[1]
 		s.spectator = math.Floor(float64(i+1)*o.SpectatorShare) > math.Floor(float64(i)*o.SpectatorShare)
 		s.checked = nChecked > 0 && i%checkEvery == 0 && i/checkEvery < nChecked

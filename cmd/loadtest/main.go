@@ -25,6 +25,7 @@ func main() {
 	flag.DurationVar(&o.Duration, "duration", d.Duration, "measure for this long after the ramp")
 	flag.Float64Var(&o.SpectatorShare, "spectators", d.SpectatorShare, "share of sessions that spectate (0..1)")
 	flag.Float64Var(&o.CheckShare, "check", d.CheckShare, "share of sessions whose screens are checked (0..1)")
+	pty := flag.String("pty", "", "every session's terminal size, COLSxROWS (default: a mix, mostly 80x24)")
 	flag.IntVar(&o.PerAddr, "per-addr", d.PerAddr, "sessions per loopback source address")
 	flag.IntVar(&o.DialConcurrency, "dial-concurrency", d.DialConcurrency, "dials in flight at once")
 	flag.IntVar(&o.DialPerAddr, "dial-per-addr", d.DialPerAddr, "dials in flight per source address (keep below the server's unauthenticated per-address cap)")
@@ -47,6 +48,11 @@ func main() {
 	freePort := flag.Bool("free-port", false, "print a free loopback TCP port and exit")
 	cpuProfile := flag.String("cpuprofile", "", "write the swarm's (or the floor's) CPU profile to this file")
 	flag.Parse()
+	if *pty != "" {
+		if _, err := fmt.Sscanf(*pty, "%dx%d", &o.Pty[0], &o.Pty[1]); err != nil {
+			fatal(fmt.Errorf("-pty %q: want COLSxROWS, e.g. 200x60", *pty))
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
