@@ -14,6 +14,14 @@ import (
 // pen, so the cells they clear are plain default-background blanks on every
 // terminal. Cells exposed by DCH, ICH and scrolling (LF/RI at a margin) are
 // treated as unknown and always repainted.
+//
+// Coordinates are the drawn area's (see Renderer); only cursor addressing
+// (CUP, CHA, DECSTBM) and CR, which lands on the terminal's first column,
+// see the area's origin (ox, oy). When the area is narrower than the
+// terminal, the cells right and left of it (the margins) must stay blank:
+// ED and EL blank them too, which is harmless; DCH/ICH and scrolling move
+// whole terminal lines, so shiftRow, mendRow and scroll repair what they
+// would disturb there.
 
 const keep = 255 // sgr: leave this half of the pen as it is
 
@@ -145,9 +153,11 @@ func (r *Renderer) putCell(c cell) {
 	f, b, g, _ := r.glyph(c)
 	r.pen(f, b)
 	r.out = append(r.out, g...)
-	if r.cx == r.cols-1 {
+	if r.cx+r.ox == r.tcols-1 {
 		r.cx = -1 // pending wrap: only CR, CHA and CUP are safe now
 	} else {
+		// Past the area's last column this is the right margin's first
+		// cell: never written, only moved away from.
 		r.cx++
 	}
 }
@@ -230,8 +240,9 @@ const (
 	hReprint
 )
 
-// hplan is the cheapest same-row motion from 'from' to 'to' (from known).
-func hplan(from, to int) (cost, kind int) {
+// hplan is the cheapest same-row motion from 'from' to 'to' (from known;
+// -r.ox is the terminal's first column, where CR puts the cursor).
+func (r *Renderer) hplan(from, to int) (cost, kind int) {
 	switch {
 	case to == from:
 		return 0, hNone
@@ -244,7 +255,7 @@ func hplan(from, to int) (cost, kind int) {
 			cost, kind = n, hBS
 		}
 	}
-	if c := chaCost(to); c < cost {
+	if c := chaCost(to + r.ox); c < cost {
 		cost, kind = c, hCHA
 	}
 	return cost, kind
@@ -271,8 +282,8 @@ func (r *Renderer) emitH(kind, from, to int) {
 		}
 	case hCHA:
 		o = append(o, 0x1b, '[')
-		if to > 0 {
-			o = strconv.AppendInt(o, int64(to+1), 10)
+		if to+r.ox > 0 {
+			o = strconv.AppendInt(o, int64(to+r.ox+1), 10)
 		}
 		o = append(o, 'G')
 	case hReprint:
@@ -370,10 +381,10 @@ func (r *Renderer) plan(x, y int) motion {
 	if r.cx == x && r.cy == y {
 		return motion{plan: pH, h: hNone}
 	}
-	m := motion{cost: cupCost(x, y), plan: pCUP}
+	m := motion{cost: cupCost(x+r.ox, y+r.oy), plan: pCUP}
 	if r.cy == y {
 		if r.cx >= 0 {
-			c, k := hplan(r.cx, x)
+			c, k := r.hplan(r.cx, x)
 			m.try(c, pH, k, 0)
 			if n := x - r.cx; n > 0 && n <= 8 {
 				row := r.prev[y*r.cols:]
@@ -389,17 +400,17 @@ func (r *Renderer) plan(x, y int) motion {
 				m.try(c, pH, hReprint, 0)
 			}
 		} else {
-			m.try(chaCost(x), pH, hCHA, 0)
+			m.try(chaCost(x+r.ox), pH, hCHA, 0)
 		}
-		c, k := hplan(0, x)
+		c, k := r.hplan(-r.ox, x)
 		m.try(1+c, pCRH, k, 0)
 	} else if r.cy >= 0 && r.vok(r.cy, y) {
 		vc, v := vplan(r.cy, y)
 		if r.cx >= 0 {
-			c, k := hplan(r.cx, x)
+			c, k := r.hplan(r.cx, x)
 			m.try(vc+c, pVH, k, v)
 		}
-		c, k := hplan(0, x)
+		c, k := r.hplan(-r.ox, x)
 		m.try(1+vc+c, pCRVH, k, v)
 	}
 	return m
@@ -418,20 +429,21 @@ func (r *Renderer) move(m motion, x, y int) {
 	hk, vk := int(m.h), int(m.v)
 	switch m.plan {
 	case pCUP:
+		tx, ty := x+r.ox, y+r.oy
 		o := append(r.out, 0x1b, '[')
-		if y > 0 || x > 0 {
-			o = strconv.AppendInt(o, int64(y+1), 10)
+		if ty > 0 || tx > 0 {
+			o = strconv.AppendInt(o, int64(ty+1), 10)
 		}
-		if x > 0 {
+		if tx > 0 {
 			o = append(o, ';')
-			o = strconv.AppendInt(o, int64(x+1), 10)
+			o = strconv.AppendInt(o, int64(tx+1), 10)
 		}
 		r.out = append(o, 'H')
 	case pH:
 		r.emitH(hk, r.cx, x)
 	case pCRH:
 		r.out = append(r.out, '\r')
-		r.emitH(hk, 0, x)
+		r.emitH(hk, -r.ox, x)
 	case pVH:
 		r.emitV(vk, r.cy, y)
 		r.cy = y
@@ -440,7 +452,7 @@ func (r *Renderer) move(m motion, x, y int) {
 		r.out = append(r.out, '\r')
 		r.emitV(vk, r.cy, y)
 		r.cy = y
-		r.emitH(hk, 0, x)
+		r.emitH(hk, -r.ox, x)
 	}
 	r.cx, r.cy = x, y
 }
@@ -573,26 +585,44 @@ func (r *Renderer) rowPlan(prow, nrow []cell, dx int) (int, bool) {
 	if dx == 0 || dx >= r.cols || -dx >= r.cols || c == 0 {
 		return c, false
 	}
+	// With a right margin a shift takes a second edit (mendRow), but
+	// charging it here was measured to send more bytes, not fewer (est is
+	// rough): the rule stays the same.
 	if s := est(prow, dx, nrow) + 6; s < c {
 		return s, true
 	}
 	return c, false
 }
 
-// shiftRow moves row y's content left by dx (right when negative) with DCH
-// or ICH at its first column; cells shifted in become unknown.
+// shiftRow moves row y's content left by dx (right when negative); cells
+// shifted in become unknown. DCH and ICH move the rest of the terminal
+// line, right margin included: without a margin that is one DCH or ICH at
+// the area's first column; with one, it is the first of two edits and
+// mendRow the second, which restores the margin (see mendRow). r.prev
+// holds the row as it will be after both.
 func (r *Renderer) shiftRow(y, dx int) {
 	w := r.cols
 	row := r.prev[y*w : (y+1)*w]
-	r.moveTo(0, y)
-	if dx > 0 {
+	switch {
+	case r.cols < r.tcols && dx > 0:
+		r.moveTo(0, y)
 		r.csi(dx, 'P')
+	case r.cols < r.tcols:
+		r.moveTo(w+dx, y)
+		r.csi(-dx, 'P')
+	case dx > 0:
+		r.moveTo(0, y)
+		r.csi(dx, 'P')
+	default:
+		r.moveTo(0, y)
+		r.csi(-dx, '@')
+	}
+	if dx > 0 {
 		copy(row, row[dx:])
 		for i := w - dx; i < w; i++ {
 			row[i] = unknown
 		}
 	} else {
-		r.csi(-dx, '@')
 		copy(row[-dx:], row)
 		for i := 0; i < -dx; i++ {
 			row[i] = unknown
@@ -600,29 +630,80 @@ func (r *Renderer) shiftRow(y, dx int) {
 	}
 }
 
+// mendRow is the second edit of shiftRow(y, dx) on an area with a right
+// margin. On the terminal's line, with the area at columns [a, a+w):
+//
+//	left by n:  DCH n at a       pulls the margin n cells left, erased
+//	                             cells at the line's end;
+//	            ICH n at a+w-n   pushes the margin back and the erased
+//	                             cells off the line.
+//	right by n: DCH n at a+w-n   drops the area's last n cells, pulling
+//	                             the margin in and erasing the line's end;
+//	            ICH n at a       pushes the area right and the margin back.
+//
+// Either way the margin ends where it was, whatever colour the erased or
+// inserted cells take (BCE), and the n cells inserted in the area are
+// unknown. r.prev already holds the row as it is after both edits; in
+// between, a cursor move must not re-print cells from it. It cannot: for a
+// left shift the row then differs from r.prev only in its last n cells,
+// unknown there, which are never re-printed; for a right shift mendRow
+// moves to the area's first column, and re-printing only moves rightward.
+func (r *Renderer) mendRow(y, dx int) {
+	if dx > 0 {
+		r.moveTo(r.cols-dx, y)
+		r.csi(dx, '@')
+	} else {
+		r.moveTo(0, y)
+		r.csi(-dx, '@')
+	}
+}
+
 // scroll moves the playfield rows up by dy (down when negative) inside the
 // scroll region, with LF at its bottom margin (RI at its top). Every
 // terminal has those; SU/SD would save a few bytes on a rare event. Rows
 // scrolled in become unknown.
+//
+// The region spans whole terminal lines, so with margins left and right of
+// the area each line scrolled in is erased whole (EL 2, default pen) as it
+// comes in: whatever a terminal puts there (blanks in the pen's background
+// with BCE, or nothing defined) becomes default blanks, margins included,
+// and those area rows are known blank.
 func (r *Renderer) scroll(dy int) {
 	w, t, b := r.cols, r.top, r.bot
+	margin := r.cols < r.tcols
+	in := unknown
+	if margin {
+		in = blank
+	}
 	if dy > 0 {
 		r.moveTo(0, b)
+		if margin {
+			r.pen(keep, def)
+		}
 		for i := 0; i < dy; i++ {
 			r.out = append(r.out, '\n')
+			if margin {
+				r.out = append(r.out, "\x1b[2K"...)
+			}
 		}
 		copy(r.prev[t*w:(b+1)*w], r.prev[(t+dy)*w:(b+1)*w])
 		for i := (b + 1 - dy) * w; i < (b+1)*w; i++ {
-			r.prev[i] = unknown
+			r.prev[i] = in
 		}
 	} else {
 		r.moveTo(0, t)
+		if margin {
+			r.pen(keep, def)
+		}
 		for i := 0; i < -dy; i++ {
 			r.out = append(r.out, 0x1b, 'M')
+			if margin {
+				r.out = append(r.out, "\x1b[2K"...)
+			}
 		}
 		copy(r.prev[(t-dy)*w:(b+1)*w], r.prev[t*w:(b+1+dy)*w])
 		for i := t * w; i < (t-dy)*w; i++ {
-			r.prev[i] = unknown
+			r.prev[i] = in
 		}
 	}
 }
@@ -637,6 +718,9 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	}
 	if dy != 0 {
 		stay, moved := 0, 8+2*max(dy, -dy)
+		if r.cols < r.tcols {
+			moved += 3 + 4*max(dy, -dy) // the default pen, EL 2 per line (scroll)
+		}
 		for y := t; y <= b; y++ {
 			nrow := r.next[y*w : (y+1)*w]
 			c, _ := r.rowPlan(r.prev[y*w:(y+1)*w], nrow, dx)
@@ -655,9 +739,27 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	if dx == 0 {
 		return
 	}
+	if r.cols == r.tcols {
+		for y := t; y <= b; y++ {
+			if _, s := r.rowPlan(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx); s {
+				r.shiftRow(y, dx)
+			}
+		}
+		return
+	}
+	// With a right margin each shifted row takes two edits (mendRow): all
+	// first edits top to bottom, then all second ones, so that the cursor
+	// goes down a column for each pass (LF) rather than across each row.
+	var shifted [(MaxRows + 63) / 64]uint64
 	for y := t; y <= b; y++ {
 		if _, s := r.rowPlan(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx); s {
+			shifted[y/64] |= 1 << (y % 64)
 			r.shiftRow(y, dx)
+		}
+	}
+	for y := t; y <= b; y++ {
+		if shifted[y/64]&(1<<(y%64)) != 0 {
+			r.mendRow(y, dx)
 		}
 	}
 }
@@ -673,16 +775,23 @@ func (r *Renderer) encode(full bool, dx, dy int) {
 		if r.pfRows > 0 {
 			r.top, r.bot = r.pfTop, r.pfTop+r.pfRows-1
 			o := append(r.out, 0x1b, '[')
-			o = strconv.AppendInt(o, int64(r.top+1), 10)
+			o = strconv.AppendInt(o, int64(r.oy+r.top+1), 10)
 			o = append(o, ';')
-			o = strconv.AppendInt(o, int64(r.bot+1), 10)
+			o = strconv.AppendInt(o, int64(r.oy+r.bot+1), 10)
 			r.out = append(o, 'r')
 		} else {
+			// The region is the whole terminal; vok's idea of it (the
+			// area) is stricter, which is safe.
 			r.top, r.bot = 0, r.rows-1
 			r.out = append(r.out, "\x1b[r"...)
 		}
+		// ED 2 with the default pen: the whole terminal, margins
+		// included, becomes default blanks.
 		r.out = append(r.out, "\x1b[2J"...)
-		r.cx, r.cy, r.pfg, r.pbg = 0, 0, def, def
+		// DECSTBM homed the cursor to the terminal's first cell. Left of
+		// or above the area, cx and cy are negative: plan then only uses
+		// CUP, CHA and CR.
+		r.cx, r.cy, r.pfg, r.pbg = -r.ox, -r.oy, def, def
 		for i := range r.prev {
 			r.prev[i] = blank
 		}

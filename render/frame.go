@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math"
 	"strconv"
 
 	"snaked/game"
@@ -31,13 +32,21 @@ const (
 // Renderer turns views into bytes for one terminal. It keeps what the
 // terminal shows, the pen, the cursor and the camera. It is not safe for
 // concurrent use; one session owns it.
+//
+// It draws an area of cols x rows cells whose top-left cell is (ox, oy) on
+// a terminal of tcols x trows: the whole terminal unless a cell budget
+// makes the area smaller (see Fit). All state below is in area
+// coordinates and sized for the area.
 type Renderer struct {
-	prof       Profile
-	cols, rows int
-	full       bool // the next frame repaints everything
-	entered    bool // the alternate screen was entered
+	prof         Profile
+	cols, rows   int  // the drawn area
+	tcols, trows int  // the terminal
+	ox, oy       int  // the area's top-left cell on the terminal
+	budget       int  // cells the area may hold; 0: no budget
+	full         bool // the next frame repaints everything
+	entered      bool // the alternate screen was entered
 
-	prev, next []cell // what the terminal shows; what this frame wants
+	prev, next []cell // what the area shows; what this frame wants
 	buf        []byte // output, reused; its first len(syncOn) bytes are room for syncOn
 	out        []byte // the frame being built (aliases buf)
 	num        []byte // scratch for numbers and lines of text
@@ -45,8 +54,10 @@ type Renderer struct {
 	todo       []int32 // greedy: changed cells, y<<16 | x
 	gcost      []int32 // greedy: glyph cost of each, for the current pen
 
-	// Encoder state: cursor (cx -1 after writing the last column, when a
-	// wrap is pending), pen and scroll region.
+	// Encoder state: cursor (cx -1 after writing the terminal's last
+	// column, when a wrap is pending; cx or cy < 0 also when the cursor is
+	// left of or above the area; cx == cols in the right margin), pen and
+	// scroll region.
 	cx, cy   int
 	pfg, pbg uint8
 	top, bot int
@@ -81,25 +92,54 @@ type Renderer struct {
 // before the camera re-centres on it. See docs/BENCHMARKS-render.md.
 const DefaultZone = 50
 
-// New returns a renderer for a terminal of the given profile and size.
+// New returns a renderer for a terminal of the given profile and size,
+// with no cell budget.
 func New(p Profile, cols, rows int) *Renderer {
-	r := &Renderer{prof: p, zone: DefaultZone}
+	return NewBudget(p, cols, rows, 0)
+}
+
+// NewBudget returns a renderer for a terminal of the given profile and size
+// that keeps state for at most Fit(cols, rows, budget) cells. Unlike New
+// followed by SetBudget, it never allocates for the whole terminal.
+func NewBudget(p Profile, cols, rows, budget int) *Renderer {
+	r := &Renderer{prof: p, zone: DefaultZone, budget: max(budget, 0)}
 	r.Resize(cols, rows)
 	return r
 }
 
-// Resize sets the terminal size (clamped to 1..MaxCols, 1..MaxRows); the
-// next frame is a full repaint.
+// Output buffer capacity set aside at each Resize: bufPerCell bytes per
+// drawn cell plus bufExtra. A full repaint of a busy world takes about one
+// byte a cell; one where every cell changes colour pair takes up to ~9 and
+// grows the buffer; trim gives it back.
+const (
+	bufPerCell = 4
+	bufExtra   = 64
+)
+
+// CellBytes is the renderer state held per drawn cell: both cell grids and
+// the output buffer as sized for a full repaint (bufPerCell bytes a cell).
+// A renderer of a w x h area holds about CellBytes*w*h bytes after a
+// resize or a full repaint; see docs/BENCHMARKS-render.md for the measured
+// heap.
+const CellBytes = 2*2 + bufPerCell // two grids of 2-byte cells, the buffer
+
+// Resize sets the terminal size (clamped to 1..MaxCols, 1..MaxRows) and
+// fits the drawn area to it and the budget; the next frame is a full
+// repaint. The cell grids are allocated afresh whenever the area's cell
+// count changes, so a renderer never holds more than its area needs.
 func (r *Renderer) Resize(cols, rows int) {
 	cols, rows = min(max(cols, 1), MaxCols), min(max(rows, 1), MaxRows)
+	r.tcols, r.trows = cols, rows
+	cols, rows = Fit(cols, rows, r.budget)
+	r.ox, r.oy = (r.tcols-cols)/2, (r.trows-rows)/2
 	r.cols, r.rows = cols, rows
 	n := cols * rows
-	if cap(r.prev) < n {
+	if cap(r.prev) != n {
 		r.prev, r.next = make([]cell, n), make([]cell, n)
 	}
 	r.prev, r.next = r.prev[:n], r.next[:n]
-	if cap(r.buf) < 4*n+64 {
-		r.buf = make([]byte, 0, 4*n+64)
+	if c := bufPerCell*n + bufExtra; cap(r.buf) < c || cap(r.buf) > max(c, trimTo) {
+		r.buf = make([]byte, 0, c)
 	}
 	if cap(r.mask) < rows {
 		r.mask = make([]uint32, rows)
@@ -108,6 +148,56 @@ func (r *Renderer) Resize(cols, rows int) {
 	r.allMask = uint32(uint64(1)<<((cols+span-1)/span) - 1)
 	r.full, r.camOK, r.incOK = true, false, false
 	r.markAll()
+}
+
+// SetBudget bounds the cells the renderer keeps state for (cells <= 0: no
+// budget); the next frame is a full repaint. A terminal larger than the
+// budget is drawn in a centred area of Fit's size; the rest of the screen
+// is cleared once per full repaint and never written again.
+func (r *Renderer) SetBudget(cells int) {
+	r.budget = max(cells, 0)
+	r.Resize(r.tcols, r.trows)
+}
+
+// Fit returns the size of the area a renderer with the given cell budget
+// draws on a cols x rows terminal (after clamping to 1..MaxCols,
+// 1..MaxRows). budget <= 0 means no budget beyond MaxCols*MaxRows; a
+// budget below MinCols*MinRows is raised to it.
+//
+// A terminal within the budget is drawn whole. A larger one gets the
+// terminal's shape scaled down (both sides by the same factor, rounded
+// down, the width then widened to use the budget's remaining cells), but
+// never below MinCols x MinRows where the terminal itself is at least that
+// big, so the game screen never turns into the "please enlarge" screen.
+func Fit(cols, rows, budget int) (w, h int) {
+	cols, rows = min(max(cols, 1), MaxCols), min(max(rows, 1), MaxRows)
+	if budget <= 0 {
+		return cols, rows
+	}
+	budget = max(budget, MinCols*MinRows)
+	if cols*rows <= budget {
+		return cols, rows
+	}
+	// w/h = cols/rows and w*h = budget give h = sqrt(budget*rows/cols);
+	// of the whole numbers either side, the one whose widest area keeps
+	// the shape better.
+	f := math.Sqrt(float64(budget) * float64(rows) / float64(cols))
+	h = int(f)
+	if shapeErr(budget/(h+1), h+1, cols, rows) < shapeErr(budget/max(h, 1), max(h, 1), cols, rows) {
+		h++
+	}
+	h = min(max(h, min(rows, MinRows)), rows)
+	w = min(cols, budget/h)
+	if lo := min(cols, MinCols); w < lo {
+		w = lo
+		h = min(rows, budget/w) // >= min(rows, MinRows), as budget >= MinCols*MinRows
+	}
+	return w, h
+}
+
+// shapeErr is how far the shape w x h is from cols x rows.
+func shapeErr(w, h, cols, rows int) float64 {
+	return math.Abs(float64(w)/float64(h) - float64(cols)/float64(rows))
 }
 
 // Invalidate makes the next frame a full repaint (Ctrl-L).
@@ -435,9 +525,9 @@ func (r *Renderer) fill(y int, bg uint8) {
 
 func (r *Renderer) enlarge() {
 	r.num = append(r.num[:0], "now "...)
-	r.num = strconv.AppendInt(r.num, int64(r.cols), 10)
+	r.num = strconv.AppendInt(r.num, int64(r.tcols), 10) // the terminal's size, not the area's
 	r.num = append(r.num, 'x')
-	r.num = strconv.AppendInt(r.num, int64(r.rows), 10)
+	r.num = strconv.AppendInt(r.num, int64(r.trows), 10)
 	msgs := [...]string{"please enlarge", "the terminal", "to at least 40x12"}
 	y := r.rows/2 - 2
 	for _, m := range msgs {
