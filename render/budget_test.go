@@ -277,8 +277,11 @@ func (b *budgetRun) resize(cols, rows int) {
 }
 
 func (b *budgetRun) setBudget(cells int) {
+	w, h := b.r.cols, b.r.rows
 	b.r.SetBudget(cells)
-	b.ref.Resize(b.r.cols, b.r.rows)
+	if b.r.cols != w || b.r.rows != h {
+		b.ref.Resize(b.r.cols, b.r.rows)
+	}
 }
 
 func (b *budgetRun) zone(z int) {
@@ -456,6 +459,27 @@ func TestBudgetNoneIsUnbudgeted(t *testing.T) {
 		if oc := string(c.Frame(&s.v, h)); oc != oa {
 			t.Fatalf("frame %d: budget removed sent %q, no budget %q", i, oc, oa)
 		}
+	}
+}
+
+// TestSetBudgetSameArea: a budget that leaves the area as it is changes
+// nothing (no repaint); one that changes it repaints in the new area.
+func TestSetBudgetSameArea(t *testing.T) {
+	s, h := scenario()
+	r := NewBudget(ANSI16, 200, 60, 20000)
+	term := vtmodel.New(200, 60)
+	s.step()
+	term.Write(r.Frame(&s.v, h))
+	for _, b := range []int{0, 12000, 50000, 20000} {
+		r.SetBudget(b)
+		if out := r.Frame(&s.v, h); len(out) != 0 {
+			t.Fatalf("SetBudget(%d) on 200x60 (area %dx%d): %d bytes sent for an unchanged frame", b, r.cols, r.rows, len(out))
+		}
+	}
+	r.SetBudget(2000)
+	term.Write(r.Frame(&s.v, h))
+	if err := checkArea(term, r); err != nil || r.cols*r.rows > 2000 {
+		t.Fatalf("after SetBudget(2000): area %dx%d, %v", r.cols, r.rows, err)
 	}
 }
 

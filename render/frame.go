@@ -151,12 +151,16 @@ func (r *Renderer) Resize(cols, rows int) {
 }
 
 // SetBudget bounds the cells the renderer keeps state for (cells <= 0: no
-// budget); the next frame is a full repaint. A terminal larger than the
-// budget is drawn in a centred area of Fit's size; the rest of the screen
-// is cleared once per full repaint and never written again.
+// budget). A terminal larger than the budget is drawn in a centred area of
+// Fit's size; the rest of the screen is cleared once per full repaint and
+// never written again. When the area changes, the next frame is a full
+// repaint; when it does not (the terminal fits either way), nothing else
+// changes, so calling it every frame costs nothing.
 func (r *Renderer) SetBudget(cells int) {
 	r.budget = max(cells, 0)
-	r.Resize(r.tcols, r.trows)
+	if w, h := Fit(r.tcols, r.trows, r.budget); w != r.cols || h != r.rows {
+		r.Resize(r.tcols, r.trows)
+	}
 }
 
 // Fit returns the size of the area a renderer with the given cell budget
