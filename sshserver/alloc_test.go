@@ -36,7 +36,7 @@ func (c *nullChannel) Stderr() io.ReadWriter { return nil }
 var _ ssh.Channel = (*nullChannel)(nil)
 
 // frameSetup builds a session playing in w without any network.
-func frameSetup(t testing.TB, w *game.World, user string, watch bool) (*session, *render.Renderer, *nullChannel) {
+func frameSetup(t testing.TB, w *game.World, user string, watch bool) (*session, *canvas, *nullChannel) {
 	srv, err := New(testConfig(t), w)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,9 @@ func frameSetup(t testing.TB, w *game.World, user string, watch bool) (*session,
 		s.id.Store(uint64(id))
 		s.phase.Store(int32(phasePlay))
 	}
-	return s, render.New(render.ANSI16, 80, 24), ch
+	c := &canvas{prof: render.ANSI16}
+	c.fit(srv, s.cols, s.rows)
+	return s, c, ch
 }
 
 // TestFrameAllocs checks the steady-state frame path (acquire, HUD, render,
@@ -68,13 +70,13 @@ func TestFrameAllocs(t *testing.T) {
 		for range 50 { // warm up: spawn, first full repaint, buffers grown
 			tick++
 			w.Step(tick)
-			last = s.frame(r, &hud, last)
+			s.frame(r, &hud, &last)
 		}
 		stepOnly := testing.AllocsPerRun(100, func() { tick++; w.Step(tick) })
 		both := testing.AllocsPerRun(100, func() {
 			tick++
 			w.Step(tick)
-			last = s.frame(r, &hud, last)
+			s.frame(r, &hud, &last)
 		})
 		if ch.n == 0 {
 			t.Fatal("no bytes written")
@@ -88,13 +90,14 @@ func TestFrameAllocs(t *testing.T) {
 // benchSetup is the shared start of BenchmarkFramePath and
 // BenchmarkRenderOnly: a world with 8 bots, one player session, and the HUD
 // exactly as the session's writer builds it (filled by one frame).
-func benchSetup(b *testing.B) (*game.World, *session, *render.Renderer, *render.HUD, uint64) {
+func benchSetup(b *testing.B) (*game.World, *session, *canvas, *render.HUD, uint64) {
 	w := testWorld(b, 8)
 	s, r, _ := frameSetup(b, w, "bench", false)
 	hud := &render.HUD{Join: s.srv.cfg.JoinHint}
 	w.Step(1)
-	s.frame(r, hud, 0)
-	return w, s, r, hud, 1
+	var last uint64
+	s.frame(r, hud, &last)
+	return w, s, r, hud, last
 }
 
 // BenchmarkFramePath is one player's frame through the session (HUD, acquire,
@@ -108,7 +111,7 @@ func BenchmarkFramePath(b *testing.B) {
 		tick++
 		w.Respawn(id) // ignored while alive
 		w.Step(tick)
-		last = s.frame(r, hud, last)
+		s.frame(r, hud, &last)
 	}
 }
 
@@ -124,7 +127,7 @@ func BenchmarkRenderOnly(b *testing.B) {
 		w.Respawn(id) // ignored while alive
 		w.Step(tick)
 		v := w.Acquire()
-		r.Frame(v, hud)
+		r.r.Frame(v, hud)
 		v.Release()
 	}
 }
@@ -142,11 +145,11 @@ func TestBenchBaselineAlike(t *testing.T) {
 		for tick := uint64(1); tick <= 60; tick++ {
 			w.Step(tick)
 			if k == 0 || tick == 1 {
-				last = s.frame(r, hud, last)
+				s.frame(r, hud, &last)
 				continue
 			}
 			v := w.Acquire()
-			ch.Write(r.Frame(v, hud))
+			ch.Write(r.r.Frame(v, hud))
 			v.Release()
 		}
 		outs[k] = ch.got

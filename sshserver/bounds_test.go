@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"snaked/game"
+	"snaked/internal/vtmodel"
 	"snaked/render"
 )
 
@@ -497,5 +498,52 @@ func TestNATBurst(t *testing.T) {
 	t.Logf("%d of %d burst clients in within %v", in, burst, time.Since(t0))
 	if got := h.srv.players.Load(); got != others+burst {
 		t.Errorf("%d players, want %d", got, others+burst)
+	}
+}
+
+// TestCellBudgetSession: a 500x200 terminal under a 4,000-cell budget is
+// drawn on a centred area of at most 4,000 cells; the rest of its screen
+// stays blank, and the server accounts what the session holds. A second
+// session finds the total used up and gets the floor.
+func TestCellBudgetSession(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.MaxCells = 4000
+	cfg.MaxCellsTotal = 4000
+	h := start(t, cfg, testWorld(t, 4))
+	big := play(t, h.dial("big"), render.MaxCols, render.MaxRows)
+	big.waitScreen("playing")
+	w, ht := render.Fit(render.MaxCols, render.MaxRows, cfg.MaxCells)
+	if used := h.srv.cells.used.Load(); used != int64(w*ht) || used > int64(cfg.MaxCells) {
+		t.Errorf("server accounts %d cells for the session, want %d (%dx%d)", used, w*ht, w, ht)
+	}
+	x0, y0 := (render.MaxCols-w)/2, (render.MaxRows-ht)/2
+	time.Sleep(500 * time.Millisecond) // a few more frames, camera moves included
+	big.mu.Lock()
+	inside, outside := 0, 0
+	rows := map[int]bool{} // area rows with something drawn
+	for y := range render.MaxRows {
+		for x := range render.MaxCols {
+			c := big.vt.Cell(x, y)
+			drawn := c.Ch != ' ' || c.BG != vtmodel.Default
+			in := x >= x0 && x < x0+w && y >= y0 && y < y0+ht
+			switch {
+			case drawn && in:
+				inside++
+				rows[y-y0] = true
+			case drawn:
+				outside++
+			}
+		}
+	}
+	big.mu.Unlock()
+	if outside != 0 || inside == 0 || !rows[0] || !rows[ht-1] {
+		t.Errorf("%d cells drawn inside the %dx%d area (top row %v, bottom row %v), %d outside it",
+			inside, w, ht, rows[0], rows[ht-1], outside)
+	}
+	// The total is used up: the next session gets the floor.
+	small := play(t, h.dial("small"), 80, 24)
+	small.waitScreen("? help")
+	if used := h.srv.cells.used.Load(); used > int64(cfg.MaxCellsTotal+cellFloor) {
+		t.Errorf("%d cells used; the total is %d plus a floor of %d", used, cfg.MaxCellsTotal, cellFloor)
 	}
 }

@@ -51,7 +51,7 @@ func DefaultConfig() Config {
 		IdleTimeout:        5 * time.Minute,
 		StallTimeout:       5 * time.Second,
 		SendBuffer:         64 << 10,
-		MaxCells:           40000,
+		MaxCells:           20000,
 		MaxCellsTotal:      16 << 20,
 		JoinHint:           "ssh -p 2222 localhost",
 	}

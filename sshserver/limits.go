@@ -6,6 +6,9 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
+
+	"snaked/render"
 )
 
 // ipKey maps an address to the unit per-IP limits count in: the IPv4
@@ -231,3 +234,36 @@ func (c *connSet) release(key netip.Addr) {
 		c.byIP[key]--
 	}
 }
+
+// cellBudget accounts the renderer cells sessions hold: each session at
+// most per, all together at most total, except that a session always gets
+// the floor (render.MinCols x render.MinRows) so the game still shows.
+type cellBudget struct {
+	per, total int64
+	used       atomic.Int64 // cells held by all sessions
+}
+
+// cellFloor is the budget a session gets when the total is used up.
+const cellFloor = render.MinCols * render.MinRows
+
+// take re-sizes a session's holding for a cols x rows terminal: held is what
+// it holds now. It returns the renderer budget to use and the cells that
+// budget draws, which the session holds from now on.
+func (b *cellBudget) take(held, cols, rows int) (budget, cells int) {
+	for {
+		used := b.used.Load()
+		free := b.total - (used - int64(held))
+		budget = int(b.per)
+		if w, h := render.Fit(cols, rows, budget); int64(w*h) > free {
+			budget = int(max(free, cellFloor))
+		}
+		w, h := render.Fit(cols, rows, budget)
+		cells = w * h
+		if b.used.CompareAndSwap(used, used-int64(held)+int64(cells)) {
+			return budget, cells
+		}
+	}
+}
+
+// release gives back what a session held.
+func (b *cellBudget) release(held int) { b.used.Add(-int64(held)) }

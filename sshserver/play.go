@@ -198,7 +198,8 @@ func (s *session) writer() {
 	s.mu.Lock()
 	prof := render.DetectProfile(s.term, s.env)
 	s.mu.Unlock()
-	var r *render.Renderer
+	c := canvas{prof: prof}
+	defer c.release(s.srv)
 	hud := render.HUD{Join: s.srv.cfg.JoinHint}
 	var lastTick uint64
 	shown := int32(-2) // shutdown seconds on the join screen
@@ -212,27 +213,60 @@ func (s *session) writer() {
 		case phaseJoin:
 			s.drawJoin(&shown)
 		case phasePlay, phaseWatch:
-			if r == nil {
+			if c.r == nil {
 				s.mu.Lock()
-				r = render.New(prof, s.cols, s.rows)
+				c.fit(s.srv, s.cols, s.rows)
 				s.resized = false
 				s.mu.Unlock()
 			}
-			lastTick = s.frame(r, &hud, lastTick)
+			s.frame(&c, &hud, &lastTick)
 		}
 	}
 }
 
-// frame renders and writes one frame of the game; it returns the tick drawn.
-func (s *session) frame(r *render.Renderer, hud *render.HUD, lastTick uint64) uint64 {
-	s.mu.Lock()
-	if s.resized {
-		s.resized = false
-		r.Resize(s.cols, s.rows)
+// canvas is a writer's renderer and its share of the server's cell budget.
+type canvas struct {
+	r      *render.Renderer
+	prof   render.Profile
+	budget int // the renderer's cell budget
+	held   int // cells taken from the server's budget
+}
+
+// fit makes the canvas draw a cols x rows terminal within the budget the
+// server grants now. A new budget gets a new renderer, sized for it alone
+// (its first frame is a full repaint, as after any resize).
+func (c *canvas) fit(srv *Server, cols, rows int) {
+	budget, cells := srv.cells.take(c.held, cols, rows)
+	c.held = cells
+	if c.r == nil || budget != c.budget {
+		c.r = render.NewBudget(c.prof, cols, rows, budget)
+	} else {
+		c.r.Resize(cols, rows)
 	}
+	c.budget = budget
+}
+
+// release gives the canvas's cells back to the server's budget.
+func (c *canvas) release(srv *Server) {
+	srv.cells.release(c.held)
+	c.held = 0
+}
+
+// frame renders and writes one frame of the game on c; lastTick is the
+// tick drawn last, updated.
+func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
+	repaint := s.repaint.Swap(false)
+	s.mu.Lock()
+	if s.resized || repaint && c.held < s.cols*s.rows {
+		// A resize, or Ctrl-L on a canvas smaller than the terminal (the
+		// budget may have freed up): ask for cells again.
+		s.resized = false
+		c.fit(s.srv, s.cols, s.rows)
+	}
+	r := c.r
 	hud.Help = s.help
 	s.mu.Unlock()
-	if s.repaint.Swap(false) {
+	if repaint {
 		r.Invalidate()
 	}
 	hud.Players = int(s.srv.players.Load())
@@ -241,8 +275,8 @@ func (s *session) frame(r *render.Renderer, hud *render.HUD, lastTick uint64) ui
 	hud.Hint = !s.steered.Load() && time.Since(s.begin) < hintFor
 
 	v := s.srv.w.Acquire()
-	if lastTick != 0 && v.Tick > lastTick+1 {
-		s.srv.m.skipped.Add(float64(v.Tick - lastTick - 1))
+	if *lastTick != 0 && v.Tick > *lastTick+1 {
+		s.srv.m.skipped.Add(float64(v.Tick - *lastTick - 1))
 	}
 	if phase(s.phase.Load()) == phasePlay {
 		id := game.ID(s.id.Load())
@@ -258,7 +292,7 @@ func (s *session) frame(r *render.Renderer, hud *render.HUD, lastTick uint64) ui
 	t0 := time.Now()
 	b := r.Frame(v, hud)
 	t1 := time.Now()
-	tick := v.Tick
+	*lastTick = v.Tick
 	v.Release()
 	s.srv.m.render.Observe(t1.Sub(t0).Seconds())
 	if len(b) > 0 {
@@ -267,7 +301,6 @@ func (s *session) frame(r *render.Renderer, hud *render.HUD, lastTick uint64) ui
 		s.srv.m.write.Observe(time.Since(t1).Seconds())
 		s.srv.m.frames.Inc()
 	}
-	return tick
 }
 
 // camera points a spectator's HUD at the followed snake or the free camera.

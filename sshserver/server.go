@@ -44,6 +44,7 @@ type Server struct {
 	m      *metrics
 	unauth *unauthSet
 	conns  connSet
+	cells  cellBudget
 
 	players    atomic.Int32 // sessions playing (joined the world)
 	spectators atomic.Int32 // sessions watching
@@ -82,6 +83,7 @@ func New(cfg Config, w *game.World) (*Server, error) {
 		m:        newMetrics(),
 		unauth:   newUnauthSet(cfg.MaxHandshakes, cfg.MaxHandshakesPerIP, cfg.HandshakeQueue),
 		conns:    connSet{max: cfg.MaxSessions, perIP: cfg.MaxPerIP},
+		cells:    cellBudget{per: int64(cfg.MaxCells), total: int64(cfg.MaxCellsTotal)},
 		stopping: make(chan struct{}),
 		closing:  make(chan struct{}),
 		raws:     map[net.Conn]struct{}{},

@@ -1,9 +1,11 @@
 package sshserver
 
 import (
+	"context"
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -293,5 +295,94 @@ func TestIndexedList(t *testing.T) {
 	}
 	if len(list) != 0 {
 		t.Fatalf("%d members left", len(list))
+	}
+}
+
+// TestCellBudget: sessions get at most the per-session budget, together at
+// most the total, except the floor every session keeps; releasing gives
+// cells back.
+func TestCellBudget(t *testing.T) {
+	b := cellBudget{per: 2000, total: 3000}
+	b1, c1 := b.take(0, 80, 24)
+	if b1 != 2000 || c1 != 80*24 {
+		t.Fatalf("first: budget %d, cells %d; want 2000, 1920", b1, c1)
+	}
+	b2, c2 := b.take(0, 80, 24)
+	if c2 > 3000-c1 || b2 != 3000-c1 {
+		t.Fatalf("second: budget %d, cells %d; want what is left (%d)", b2, c2, 3000-c1)
+	}
+	b3, c3 := b.take(0, 80, 24)
+	if b3 != cellFloor || c3 > cellFloor || c3 == 0 {
+		t.Fatalf("third: budget %d, cells %d; want the floor %d", b3, c3, cellFloor)
+	}
+	if used := b.used.Load(); used != int64(c1+c2+c3) || used > 3000+cellFloor {
+		t.Fatalf("used %d", used)
+	}
+	// A huge terminal within the per-session budget, once cells are free.
+	b.release(c2)
+	b.release(c3)
+	_, c4 := b.take(c1, 500, 200)
+	if c4 > 2000 || c4 < 1900 {
+		t.Errorf("500x200 under a 2000-cell budget holds %d cells", c4)
+	}
+	if used := b.used.Load(); used != int64(c4) {
+		t.Errorf("used %d after resizing the only holder, want %d", used, c4)
+	}
+	b.release(c4)
+	if used := b.used.Load(); used != 0 {
+		t.Errorf("used %d after releasing everything", used)
+	}
+}
+
+// TestLabels: every kind, refusal, cause and handshake failure has its own
+// metric label (a new constant without one would show as "kind(7)" and
+// the like).
+func TestLabels(t *testing.T) {
+	seen := map[string]bool{}
+	check := func(what string, n int, label func(int) string) {
+		t.Helper()
+		clear(seen)
+		for i := range n {
+			l := label(i)
+			if l == "" || strings.ContainsAny(l, "() ") || seen[l] {
+				t.Errorf("%s %d: label %q is empty, a fallback or a duplicate", what, i, l)
+			}
+			seen[l] = true
+		}
+		if l := label(n); !strings.Contains(l, "(") {
+			t.Errorf("%s %d: past the last constant the label should be a fallback, got %q", what, n, l)
+		}
+	}
+	check("kind", int(kindSpectator)+1, func(i int) string { return kind(i).String() })
+	check("refusal", int(refuseWorldFull)+1, func(i int) string { return refusal(i).String() })
+	check("cause", int(causeRefusedChannels)+1, func(i int) string { return cause(i).String() })
+	check("hsFailure", int(hsQueueTimeout)+1, func(i int) string { return hsFailure(i).String() })
+}
+
+// TestServeDoesNotTick: the transport never steps the world; whoever owns
+// the clock does, and tells the server with Ticked.
+func TestServeDoesNotTick(t *testing.T) {
+	w := testWorld(t, 2)
+	srv, err := New(testConfig(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	time.Sleep(300 * time.Millisecond) // three ticks' worth
+	v := w.Acquire()
+	tick := v.Tick
+	v.Release()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if tick != 0 {
+		t.Errorf("the world reached tick %d with no clock running", tick)
 	}
 }
