@@ -7,6 +7,10 @@ import "snaked/game"
 // tiles the view marks dirty (game.View.Dirty), and trimming the output
 // buffer after a big frame.
 
+// A row's spans must fit the uint32 mask: this constant overflows, and the
+// package stops compiling, if MaxCols or span change so that they do not.
+const _ uint32 = 1<<((MaxCols+span-1)/span) - 1
+
 // rect is a screen rectangle [x0, x1) x [y0, y1).
 type rect struct{ x0, y0, x1, y1 int }
 
