@@ -85,6 +85,28 @@ type SnakeInfo struct {
 	BestLength     int    // longest this snake has been, over all its lives
 }
 
+// Kill is one death of the recent past, for kill feeds.
+type Kill struct {
+	Tick       uint64 // the tick of the death
+	Victim     string // the snake that died
+	VictimSlot int
+	VictimBot  bool
+	Length     int    // the victim's length when it died
+	Killer     string // who gets the kill; "" when nobody does (its own body, or a head-on)
+	KillerSlot int    // -1 when nobody gets the kill
+	KillerBot  bool
+	HeadOn     bool  // a head-on: Killer is "" and Other names the other snake
+	Other      string // head-on: the other snake's name
+	At         Point  // where the victim's head was
+}
+
+// Kill feed bounds: View.Kills holds the deaths of the last KillTicks ticks,
+// at most MaxKills of them (the newest when there were more).
+const (
+	KillTicks = 5 * TicksPerSecond
+	MaxKills  = 64
+)
+
 // Entry is one leaderboard line.
 type Entry struct {
 	Slot   int
@@ -104,6 +126,7 @@ type View struct {
 	Players int         // snakes driven by people (alive or dead)
 	Bots    int         // server-side snakes
 	Best    Entry       // the longest snake seen this run (Slot may be stale)
+	Kills   []Kill      // recent deaths, oldest first (see KillTicks, MaxKills)
 
 	// Dirty is, per tile of TileW x TileH pixels (row-major, TilesW(W)
 	// tiles a row, TilesH(H) rows; the last tile of a row or column may be

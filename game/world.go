@@ -44,7 +44,8 @@ var (
 type Config struct {
 	W, H      int    // world size in pixels (see the package doc)
 	MaxSnakes int    // capacity (players + bots); Join beyond it returns ErrFull
-	Bots      int    // server-side snakes kept alive
+	Bots      int    // server-side snakes kept alive whatever the population (the floor)
+	BotTarget int    // bots fill the world up to this many snakes (people + bots); 0 = no filling beyond Bots
 	Seed      uint64 // all randomness comes from this
 
 	Fruit        int // target fruit count; 0 = W*H/256
