@@ -211,7 +211,7 @@ func (s *session) writer() {
 		}
 		switch phase(s.phase.Load()) {
 		case phaseJoin:
-			s.drawJoin(&shown)
+			s.drawJoin(&shown, prof == render.Mono)
 		case phasePlay, phaseWatch:
 			if c.r == nil {
 				s.mu.Lock()
@@ -326,8 +326,8 @@ func (s *session) camera(v *game.View, hud *render.HUD) {
 }
 
 // drawJoin draws the join screen when something on it changed; shown is
-// the shutdown countdown it shows.
-func (s *session) drawJoin(shown *int32) {
+// the shutdown countdown it shows; ascii draws it without Unicode.
+func (s *session) drawJoin(shown *int32, ascii bool) {
 	n := s.srv.shutdownIn.Load()
 	s.mu.Lock()
 	j := s.join
@@ -339,7 +339,7 @@ func (s *session) drawJoin(shown *int32) {
 		*shown, s.resized = n, false
 		j.Invalidate()
 	}
-	b := j.Draw(s.buf[:0], s.cols, s.rows, int(n))
+	b := j.Draw(s.buf[:0], s.cols, s.rows, int(n), ascii)
 	s.mu.Unlock()
 	s.buf = b
 	if len(b) > 0 {

@@ -97,41 +97,106 @@ func (s *Screen) Invalidate() { s.dirty = true }
 
 // Draw appends to b the bytes that show the screen on a cols x rows
 // terminal, or nothing when nothing changed since the last Draw.
-// shutdownIn >= 0 shows the shutdown countdown. The screen uses the
-// alternate screen buffer and leaves the cursor after the input.
-func (s *Screen) Draw(b []byte, cols, rows, shutdownIn int) []byte {
+// shutdownIn >= 0 shows the shutdown countdown. The screen is a centred box
+// drawn with Unicode box-drawing characters, or with ASCII when ascii is set
+// (terminals without UTF-8, TERM=vt100 and the like); on a terminal too
+// small for the box its lines are drawn unboxed, cut at the edge. It uses
+// the alternate screen buffer and leaves the cursor after the input.
+func (s *Screen) Draw(b []byte, cols, rows, shutdownIn int, ascii bool) []byte {
 	if !s.dirty {
 		return b
 	}
 	s.dirty = false
-	b = append(b, "\x1b[?1049h\x1b[0m\x1b[H\x1b[2J"...)
-	line := func(y int, parts ...string) {
-		if y > rows {
-			return
-		}
-		b = append(b, "\x1b["...)
-		b = strconv.AppendInt(b, int64(y), 10)
-		b = append(b, ";3H"...)
-		room := max(cols-3, 0)
-		for _, p := range parts {
-			p = p[:min(len(p), room)]
-			room -= len(p)
-			b = append(b, p...)
-		}
+	lines := [...]string{
+		"multiplayer snake over SSH",
+		"",
+		prompt + string(s.input),
+		"",
+		"Letters, digits, _ and -, at most " + strconv.Itoa(MaxName) + ".",
+		"Enter joins; empty picks a guest name.",
+		"Esc or Ctrl-C leaves.",
+		"",
+		s.msg,
+		"",
 	}
-	line(2, "snaked - multiplayer snake over SSH")
-	line(4, prompt, string(s.input))
-	line(6, "Letters, digits, _ and -, at most "+strconv.Itoa(MaxName)+". Enter joins (empty: a guest name).")
-	line(7, "Esc or Ctrl-C leaves.")
-	line(9, s.msg)
 	if shutdownIn >= 0 {
-		line(10, "SHUTTING DOWN IN ", strconv.Itoa(shutdownIn))
+		lines[9] = "SHUTTING DOWN IN " + strconv.Itoa(shutdownIn)
 	}
+	inner := 0
+	for _, l := range lines {
+		inner = max(inner, len(l))
+	}
+	inner = max(inner, len(prompt)+MaxName)
+	boxW, boxH := inner+4, len(lines)+2 // "| " text " |", borders
+	b = append(b, "\x1b[?1049h\x1b[0m\x1b[H\x1b[2J"...)
+	var x0, y0, inputY int // 1-based: column of the text, row of the first line
+	if boxW <= cols && boxH <= rows {
+		bx, by := (cols-boxW)/2+1, (rows-boxH)/2+1
+		g := &unicodeBox
+		if ascii {
+			g = &asciiBox
+		}
+		b = cup(b, by, bx)
+		b = append(b, g.tl...)
+		b = append(b, g.h...)
+		b = append(b, " snaked "...)
+		for range boxW - 2 - 1 - len(" snaked ") {
+			b = append(b, g.h...)
+		}
+		b = append(b, g.tr...)
+		for i, l := range lines {
+			b = cup(b, by+1+i, bx)
+			b = append(b, g.v...)
+			b = append(b, ' ')
+			b = append(b, l...)
+			for range inner - len(l) + 1 {
+				b = append(b, ' ')
+			}
+			b = append(b, g.v...)
+		}
+		b = cup(b, by+boxH-1, bx)
+		b = append(b, g.bl...)
+		for range boxW - 2 {
+			b = append(b, g.h...)
+		}
+		b = append(b, g.br...)
+		x0, y0 = bx+2, by+1
+	} else {
+		x0, y0 = 1, 1
+		for i, l := range lines {
+			if y0+i > rows {
+				break
+			}
+			b = cup(b, y0+i, x0)
+			b = append(b, l[:min(len(l), cols)]...)
+		}
+	}
+	inputY = y0 + 2
 	// Park the cursor after the input.
-	b = append(b, "\x1b[4;"...)
-	b = strconv.AppendInt(b, int64(max(min(3+len(prompt)+len(s.input), cols), 1)), 10)
-	b = append(b, "H\x1b[?25h"...)
+	b = cup(b, min(inputY, rows), max(min(x0+len(prompt)+len(s.input), cols), 1))
+	b = append(b, "\x1b[?25h"...)
 	return b
 }
+
+// cup appends a cursor move to row y, column x (1-based).
+func cup(b []byte, y, x int) []byte {
+	b = append(b, "\x1b["...)
+	b = strconv.AppendInt(b, int64(y), 10)
+	b = append(b, ';')
+	b = strconv.AppendInt(b, int64(x), 10)
+	return append(b, 'H')
+}
+
+// boxGlyphs are the pieces of a box's border.
+type boxGlyphs struct{ tl, tr, bl, br, h, v string }
+
+// The light box-drawing characters (U+250x) are one column wide in every
+// terminal font we know of, but East Asian "ambiguous" width: a terminal set
+// to treat ambiguous characters as wide draws them double. Such terminals
+// are rare among players and the ASCII box is one profile away (Mono).
+var (
+	unicodeBox = boxGlyphs{"┌", "┐", "└", "┘", "─", "│"}
+	asciiBox   = boxGlyphs{"+", "+", "+", "+", "-", "|"}
+)
 
 const prompt = "Pick a nickname: "
