@@ -83,9 +83,18 @@ func lineEnc(r *Renderer, first bool) []byte {
 // returns the size of every frame after the first, and the mean fruit and
 // snake heads in view. With term set, every frame is checked against it.
 func run(tb testing.TB, enc encoder, zone int, term *vtmodel.Term) (sizes []int, fruit, heads float64) {
+	return runWith(tb, enc, zone, term, nil)
+}
+
+// runWith is run with set applied to the renderer and HUD first (nil:
+// nothing).
+func runWith(tb testing.TB, enc encoder, zone int, term *vtmodel.Term, set func(*Renderer, *HUD)) (sizes []int, fruit, heads float64) {
 	s, h := scenario()
 	r := New(ANSI16, 80, 24)
 	r.SetZone(zone)
+	if set != nil {
+		set(r, h)
+	}
 	sizes = make([]int, 0, scenTicks)
 	nf, nh := 0, 0
 	for i := 0; i < scenTicks; i++ {

@@ -109,22 +109,14 @@ func (r *Renderer) pen(f, b uint8) {
 	r.pfg, r.pbg = nf, nb
 }
 
-// ascii holds the bytes 0..127, so a text glyph is a substring (no allocation).
-var ascii = func() string {
-	b := make([]byte, 128)
-	for i := range b {
-		b[i] = byte(i)
-	}
-	return string(b)
-}()
-
 // glyph picks the cheapest way to draw c from the current pen: the pen it
 // needs (keep: either) and the glyph, with the cost of both.
 func (r *Renderer) glyph(c cell) (f, b uint8, g string, cost int) {
 	switch {
 	case c.ch() != 0:
 		k, _ := r.sgrPlan(c.fg(), c.bg())
-		return c.fg(), c.bg(), ascii[c.ch() : c.ch()+1], k + 1
+		g := glyphText[c.ch()]
+		return c.fg(), c.bg(), g, k + len(g)
 	case c.fg() == c.bg():
 		cs, _ := r.sgrPlan(keep, c.bg())
 		if c.fg() != def {
@@ -170,7 +162,7 @@ func (r *Renderer) reprintCost(c cell) int {
 		return -1
 	case c.ch() != 0:
 		if c.fg() == r.pfg && c.bg() == r.pbg {
-			return 1
+			return len(glyphText[c.ch()])
 		}
 	case c.fg() == c.bg():
 		if c.bg() == r.pbg {

@@ -2,7 +2,6 @@ package render
 
 import (
 	"math"
-	"strconv"
 
 	"snaked/game"
 )
@@ -50,7 +49,7 @@ type Renderer struct {
 	buf        []byte // output, reused; its first len(syncOn) bytes are room for syncOn
 	out        []byte // the frame being built (aliases buf)
 	num        []byte // scratch for numbers and lines of text
-	lines      [8][]byte
+	lines      [12][]byte
 	todo       []int32 // greedy: changed cells, y<<16 | x
 	gcost      []int32 // greedy: glyph cost of each, for the current pen
 
@@ -83,8 +82,40 @@ type Renderer struct {
 	lastOwn  int      // slot of the player's snake in the last frame, -1 none
 	lastW    int      // world size of the last frame
 	lastH    int
-	ovl      [2]rect // where overlays (box, hint) were drawn in the last frame
-	smallN   int     // frames in a row much smaller than cap(buf)
+	smallN   int // frames in a row much smaller than cap(buf)
+
+	// Overlays: the HUD's pieces over the playfield (inc.go): where they
+	// were drawn in the last frame (ovl) and go in this one (nw).
+	ovl, nw   [maxOvl]rect
+	novl, nnw int
+	boxS      boxState // death or help box (hud.go)
+	hintS     string   // the controls hint and where it goes
+	hintAt    rect
+	dc        deathCause
+
+	// What the playfield shows besides pixels: the slots of the snakes
+	// whose heads were composed on it (the player's and the followed one
+	// included), kept by segment and pruned every frame (tags.go); the
+	// followed snake's slot.
+	heads []int32
+	focus int
+
+	rad     radar         // radar.go
+	tags    [maxTags]tag  // tags.go
+	feed    [feedMax]kill // feed.go
+	feedAt  uint64        // the newest tick whose kills the feed has seen
+	noRadar bool          // tests: no radar
+	noFeed  bool          // tests: no kill feed
+}
+
+// deathCause is what the death box says killed the player, kept for the
+// box's life (View.Kills, which tells a head-on, forgets it after
+// game.KillTicks).
+type deathCause struct {
+	slot          int
+	tick          uint64
+	known, headOn bool
+	other         []byte // the other snake of a head-on
 }
 
 // DefaultZone is the camera's dead zone: the followed head may move within
@@ -102,7 +133,11 @@ func New(p Profile, cols, rows int) *Renderer {
 // that keeps state for at most Fit(cols, rows, budget) cells. Unlike New
 // followed by SetBudget, it never allocates for the whole terminal.
 func NewBudget(p Profile, cols, rows, budget int) *Renderer {
-	r := &Renderer{prof: p, zone: DefaultZone, budget: max(budget, 0)}
+	r := &Renderer{prof: p, zone: DefaultZone, budget: max(budget, 0), focus: -1}
+	r.dc.other = make([]byte, 0, 16)
+	for i := range r.feed {
+		r.feed[i].init()
+	}
 	r.Resize(cols, rows)
 	return r
 }
@@ -146,6 +181,10 @@ func (r *Renderer) Resize(cols, rows int) {
 	}
 	r.mask = r.mask[:rows]
 	r.allMask = uint32(uint64(1)<<((cols+span-1)/span) - 1)
+	if c := headsCap(n); cap(r.heads) != c {
+		r.heads = make([]int32, 0, c)
+	}
+	r.heads = r.heads[:0]
 	r.full, r.camOK, r.incOK = true, false, false
 	r.markAll()
 }
@@ -249,10 +288,16 @@ func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 // the player's snake are the same and the view says which tiles changed
 // (View.Dirty), only those tiles, the text rows and the overlays (old and
 // new) are composed again, and r.mask tells the encoder where to look.
+//
+// Overlays (inc.go) are laid out first, all of them, then the cells under
+// last frame's overlays that no overlay of this frame covers the same way
+// are composed again from the playfield, then this frame's overlays are
+// painted, lowest first: name tags, radar, kill feed, hint, box.
 func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	if r.cols < MinCols || r.rows < MinRows {
 		clear(r.next)
 		r.pfRows, r.pfTop, r.banner, r.camOK, r.incOK, r.inc = 0, 0, false, false, false, false
+		r.novl = 0
 		r.markAll()
 		r.enlarge()
 		return 0, 0
@@ -268,10 +313,15 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	}
 	ok := v != nil && v.W > 0 && v.H > 0 && len(v.Pix) >= v.W*v.H
 	inc := false
+	own := -1
 	if ok {
 		ox, oy, was := r.camX, r.camY, r.camOK
 		dx, dy = r.camera(v, h)
-		own := ownSlot(v, h)
+		own = ownSlot(v, h)
+		r.focus = -1
+		if s, ok := v.Snake(h.Follow); ok {
+			r.focus = s.ID.Slot()
+		}
 		inc = r.incOK && !r.noInc && was && r.camX == ox && r.camY == oy &&
 			own == r.lastOwn && v.W == r.lastW && v.H == r.lastH && v.Tick >= r.lastTick &&
 			len(v.Dirty) == game.TilesW(v.W)*game.TilesH(v.H)
@@ -279,22 +329,18 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		if inc {
 			clear(r.mask)
 			r.dirtyTiles(v, own)
-			for _, o := range r.ovl {
-				for y := max(o.y0, r.pfTop); y < min(o.y1, r.pfTop+r.pfRows); y++ {
-					r.pfSpan(v, own, y-r.pfTop, o.x0, o.x1)
-				}
-			}
 		} else {
 			r.markAll()
 			r.playfield(v, own)
 		}
+		r.pruneHeads(v)
 		r.incOK, r.lastTick, r.lastOwn, r.lastW, r.lastH = true, v.Tick, own, v.W, v.H
 	} else {
 		clear(r.next)
 		r.markAll()
 		r.incOK, r.inc = false, false
+		r.heads = r.heads[:0]
 	}
-	r.ovl = [2]rect{}
 	clear(r.next[:r.pfTop*r.cols])
 	clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
 	for y := 0; y < r.pfTop; y++ {
@@ -316,15 +362,52 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	if ok {
 		r.bottom(v, h, you)
 	}
+
+	// Overlays: lay out, restore what they leave, paint.
+	r.nnw = 0
+	radar, feed, tags, hint, box := false, false, false, false, false
+	if ok {
+		radar = r.layoutRadar(v, h, own)
+		feed = r.layoutFeed(v, own)
+	}
+	if hint = h.Hint && !h.Help; hint {
+		r.layoutHint(h)
+	}
+	if ok && !h.HideTags {
+		tags = r.layoutTags(v, own) // around the overlays so far; under the box
+	} else {
+		r.dropTags()
+	}
 	switch {
 	case h.Help:
 		r.help(h)
+		box = true
 	case you != nil && !you.Alive && !h.Spectator:
 		r.death(v, you)
+		box = true
 	}
-	if h.Hint && !h.Help {
-		r.hint(h)
+	if box {
+		r.layoutBox()
 	}
+	if inc {
+		r.restore(v, own)
+	}
+	if tags {
+		r.paintTags(v, own)
+	}
+	if radar {
+		r.paintRadar()
+	}
+	if feed {
+		r.paintFeed()
+	}
+	if hint {
+		r.paintHint()
+	}
+	if box {
+		r.paintBox()
+	}
+	r.ovl, r.novl = r.nw, r.nnw
 	return dx, dy
 }
 
@@ -431,6 +514,12 @@ func (r *Renderer) playfield(v *game.View, own int) {
 	}
 }
 
+// A pixel's Kind bits, and their value for a head (game.MakePixel).
+const (
+	kindBits = game.Pixel(3 << 20)
+	headBits = game.Pixel(game.Head) << 20
+)
+
 // pspan is how many pixels segment checks for emptiness at once.
 const pspan = 8
 
@@ -447,12 +536,19 @@ func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own 
 		}
 		for x := x0; x < x1; x++ {
 			a, b := top[x], bot[x]
-			switch {
-			case a == 0 && b == 0:
+			if a == 0 && b == 0 {
 				row[x] = blank
-			case mono:
+				continue
+			}
+			if a&kindBits == headBits {
+				r.seeHead(a.Slot())
+			}
+			if b&kindBits == headBits {
+				r.seeHead(b.Slot())
+			}
+			if mono {
 				row[x] = txt(monoGlyph[max(class(v, a, own), class(v, b, own))], def, def)
-			default:
+			} else {
 				row[x] = px(colour(v, a, own), colour(v, b, own))
 			}
 		}
@@ -497,276 +593,4 @@ func colour(v *game.View, p game.Pixel, own int) uint8 {
 		return snakePal[p.Colour()]
 	}
 	return def
-}
-
-// put writes s at (x, y), clipped to the row, and returns the next column.
-func put[S string | []byte](r *Renderer, x, y int, s S, fg, bg uint8) int {
-	if y < 0 || y >= r.rows {
-		return x
-	}
-	if r.prof == Mono {
-		fg, bg = def, def
-	}
-	row := r.next[y*r.cols : (y+1)*r.cols]
-	for i := 0; i < len(s) && x < len(row); i++ {
-		if x >= 0 {
-			row[x] = txt(s[i], fg, bg)
-		}
-		x++
-	}
-	return x
-}
-
-func (r *Renderer) fill(y int, bg uint8) {
-	if r.prof == Mono {
-		bg = def
-	}
-	row := r.next[y*r.cols : (y+1)*r.cols]
-	for i := range row {
-		row[i] = px(bg, bg)
-	}
-}
-
-func (r *Renderer) enlarge() {
-	r.num = append(r.num[:0], "now "...)
-	r.num = strconv.AppendInt(r.num, int64(r.tcols), 10) // the terminal's size, not the area's
-	r.num = append(r.num, 'x')
-	r.num = strconv.AppendInt(r.num, int64(r.trows), 10)
-	msgs := [...]string{"please enlarge", "the terminal", "to at least 40x12"}
-	y := r.rows/2 - 2
-	for _, m := range msgs {
-		put(r, (r.cols-len(m))/2, y, m, brightYellow, def)
-		y++
-	}
-	put(r, (r.cols-len(r.num))/2, y, r.num, white, def)
-}
-
-func (r *Renderer) drawBanner(h *HUD) {
-	const fg, bg = brightWhite, blue
-	r.fill(0, bg)
-	x := put(r, 1, 0, "snaked", brightYellow, bg)
-	x += 2
-	if h.ShutdownIn >= 0 {
-		b := append(r.num[:0], "SHUTTING DOWN IN "...)
-		if r.cols < 60 {
-			b = append(b[:0], "DOWN IN "...)
-		}
-		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
-		r.num = b
-		x = put(r, x, 0, b, brightYellow, bg)
-	} else {
-		b := strconv.AppendInt(r.num[:0], int64(h.Players), 10)
-		if r.cols < 60 {
-			b = append(b, "p "...)
-			b = strconv.AppendInt(b, int64(h.Spectators), 10)
-			b = append(b, 'w')
-		} else {
-			b = append(b, " playing, "...)
-			b = strconv.AppendInt(b, int64(h.Spectators), 10)
-			b = append(b, " watching"...)
-		}
-		r.num = b
-		x = put(r, x, 0, b, fg, bg)
-	}
-	if j := h.Join; j != "" && x+2+len(j) < r.cols {
-		put(r, r.cols-1-len(j), 0, j, fg, bg)
-	}
-}
-
-func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
-	y := r.rows - 1
-	compact := r.cols < 60
-	b := r.num[:0]
-	if !r.banner && h.ShutdownIn >= 0 {
-		b = append(b, " DOWN IN "...)
-		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
-	}
-	switch {
-	case you != nil && you.Alive && !h.Spectator:
-		if !compact {
-			b = appendName(append(b, ' '), you.Name)
-			b = append(b, ' ')
-		}
-		b = stat(b, compact, " len ", " L", you.Length)
-		b = stat(b, compact, "  #", " #", you.Rank)
-		b = stat(b, compact, "  kills ", " K", you.Kills)
-		if compact {
-			b = append(b, " D"...)
-		} else {
-			b = append(b, "  dash "...)
-		}
-		if you.DashReadyAt > v.Tick {
-			n := (you.DashReadyAt - v.Tick + game.TicksPerSecond - 1) / game.TicksPerSecond
-			b = strconv.AppendUint(b, n, 10)
-			b = append(b, 's')
-		} else {
-			b = append(b, "ok"...)
-		}
-	case you != nil && !h.Spectator:
-		b = append(b, " dead"...)
-		b = stat(b, compact, "  best ", " B", you.BestLength)
-	case h.You != 0 && !h.Spectator:
-		b = append(b, " spawning..."...)
-	default:
-		b = append(b, " watching"...)
-		if s, ok := v.Snake(h.Follow); ok {
-			b = append(b, ' ')
-			b = appendName(b, s.Name)
-		}
-	}
-	r.num = b
-	x := put(r, 0, y, b, white, def)
-	x = put(r, x, y, " |", grey, def)
-	for i, e := range v.Top {
-		if x >= r.cols-4 {
-			break
-		}
-		b = strconv.AppendInt(b[:0], int64(i+1), 10)
-		b = append(b, ' ')
-		b = appendName(b, e.Name)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(e.Length), 10)
-		r.num = b
-		if x+1+len(b) > r.cols {
-			break
-		}
-		fg := uint8(white)
-		if you != nil && e.Slot == you.ID.Slot() {
-			fg = brightWhite
-		}
-		x = put(r, x+1, y, b, fg, def)
-	}
-}
-
-func stat(b []byte, compact bool, long, short string, n int) []byte {
-	if compact {
-		b = append(b, short...)
-	} else {
-		b = append(b, long...)
-	}
-	return strconv.AppendInt(b, int64(n), 10)
-}
-
-// appendName appends a name cut to 16 printable ASCII bytes.
-func appendName(b []byte, s string) []byte {
-	for i := 0; i < len(s) && i < 16; i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e {
-			c = '?'
-		}
-		b = append(b, c)
-	}
-	return b
-}
-
-// box draws lines 0..n-1 of r.lines in a framed box centred on the playfield.
-func (r *Renderer) box(n int, fg uint8) {
-	w := 0
-	for _, l := range r.lines[:n] {
-		w = max(w, len(l))
-	}
-	w += 4
-	h := n + 2
-	x0 := (r.cols - w) / 2
-	y0 := r.pfTop + (r.pfRows-h)/2
-	r.overlay(0, x0, y0, x0+w, y0+h)
-	for y := y0; y < y0+h; y++ {
-		if y < r.pfTop || y >= r.pfTop+r.pfRows {
-			continue
-		}
-		row := r.next[y*r.cols : (y+1)*r.cols]
-		for x := max(x0, 0); x < x0+w && x < r.cols; x++ {
-			ch := byte(' ')
-			switch {
-			case (y == y0 || y == y0+h-1) && (x == x0 || x == x0+w-1):
-				ch = '+'
-			case y == y0 || y == y0+h-1:
-				ch = '-'
-			case x == x0 || x == x0+w-1:
-				ch = '|'
-			}
-			row[x] = txt(ch, white, def)
-			if r.prof == Mono {
-				row[x] = txt(ch, def, def)
-			}
-		}
-	}
-	for i, l := range r.lines[:n] {
-		c := fg
-		if i > 0 {
-			c = brightWhite
-		}
-		put(r, x0+(w-len(l))/2, y0+1+i, l, c, def)
-	}
-}
-
-func (r *Renderer) death(v *game.View, s *game.SnakeInfo) {
-	l := &r.lines
-	l[0] = append(l[0][:0], "YOU DIED"...)
-	l[1] = append(l[1][:0], "length "...)
-	l[1] = strconv.AppendInt(l[1], int64(s.Length), 10)
-	l[1] = append(l[1], "   kills "...)
-	l[1] = strconv.AppendInt(l[1], int64(s.Kills), 10)
-	l[2] = append(l[2][:0], "alive "...)
-	t := int64(0)
-	if s.DeathTick > s.SpawnTick {
-		t = int64(s.DeathTick-s.SpawnTick) / game.TicksPerSecond
-	}
-	if t >= 60 {
-		l[2] = strconv.AppendInt(l[2], t/60, 10)
-		l[2] = append(l[2], 'm')
-	}
-	l[2] = strconv.AppendInt(l[2], t%60, 10)
-	l[2] = append(l[2], 's')
-	if s.KilledBy != "" {
-		l[3] = appendName(append(l[3][:0], "killed by "...), s.KilledBy)
-	} else {
-		l[3] = append(l[3][:0], "you crashed"...)
-	}
-	l[4] = append(l[4][:0], "space or enter to respawn"...)
-	r.box(5, brightRed)
-}
-
-var helpPlay = [...]string{
-	"HOW TO PLAY",
-	"arrows / wasd / hjkl  turn",
-	"space                 dash",
-	"?                     help",
-	"ctrl-l                redraw",
-	"q / ctrl-c            quit",
-}
-
-var helpWatch = [...]string{
-	"WATCHING",
-	"tab / n             next snake",
-	"shift-tab / p       previous snake",
-	"arrows / wasd       move the camera",
-	"f                   follow again",
-	"?                   help",
-	"ctrl-l              redraw",
-	"q / ctrl-c          quit",
-}
-
-func (r *Renderer) help(h *HUD) {
-	src := helpPlay[:]
-	if h.Spectator {
-		src = helpWatch[:]
-	}
-	for i, s := range src {
-		r.lines[i] = append(r.lines[i][:0], s...)
-	}
-	r.box(len(src), brightYellow)
-}
-
-func (r *Renderer) hint(h *HUD) {
-	s := "arrows/wasd turn, space dash, ? help, q quit"
-	if h.Spectator {
-		s = "tab next snake, arrows pan, ? help, q quit"
-	}
-	if len(s) > r.cols {
-		s = "? help"
-	}
-	x, y := (r.cols-len(s))/2, r.pfTop+r.pfRows-1
-	r.overlay(1, x, y, x+len(s), y+1)
-	put(r, x, y, s, brightYellow, def)
 }

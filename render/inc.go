@@ -30,16 +30,40 @@ func (r *Renderer) markSpan(y, x0, x1 int) {
 	r.mask[y] |= uint32((uint64(1)<<(hi+1) - 1) &^ (uint64(1)<<lo - 1))
 }
 
-// overlay records overlay k (0 box, 1 hint) at the given rectangle, clipped
-// to the playfield, and marks it for the encoder.
-func (r *Renderer) overlay(k, x0, y0, x1, y1 int) {
-	o := rect{max(x0, 0), max(y0, r.pfTop), min(x1, r.cols), min(y1, r.pfTop+r.pfRows)}
-	if o.x0 >= o.x1 || o.y0 >= o.y1 {
-		o = rect{}
+// maxOvl bounds the overlays of one frame: the box, the hint, the radar's
+// lines, the kill feed's lines and the name tags.
+const maxOvl = 2 + radarLines + feedMax + maxTags
+
+// addOvl records an overlay of this frame at o, clipped to the playfield,
+// and marks its cells for the encoder. Whoever adds an overlay paints
+// every cell of it (restore relies on that).
+func (r *Renderer) addOvl(o rect) {
+	o = rect{max(o.x0, 0), max(o.y0, r.pfTop), min(o.x1, r.cols), min(o.y1, r.pfTop+r.pfRows)}
+	if o.x0 >= o.x1 || o.y0 >= o.y1 || r.nnw == maxOvl {
+		return
 	}
-	r.ovl[k] = o
+	r.nw[r.nnw] = o
+	r.nnw++
 	for y := o.y0; y < o.y1; y++ {
 		r.markSpan(y, o.x0, o.x1)
+	}
+}
+
+// restore composes again, from the playfield, the cells under last
+// frame's overlays, except those under an overlay of this frame with the
+// very same rectangle, which paints every one of them again: a tag, a
+// feed line or the radar that stays where it was costs no compose.
+func (r *Renderer) restore(v *game.View, own int) {
+next:
+	for _, o := range r.ovl[:r.novl] {
+		for _, n := range r.nw[:r.nnw] {
+			if n == o {
+				continue next
+			}
+		}
+		for y := o.y0; y < o.y1; y++ {
+			r.pfSpan(v, own, y-r.pfTop, o.x0, o.x1)
+		}
 	}
 }
 

@@ -38,13 +38,28 @@ func norm(c vtmodel.Cell) cell {
 		f := col(c.FG, true)
 		return pxOK(f, f)
 	}
-	if c.Ch > 0x20 && c.Ch < 0x7f {
+	ch, ok := uint16(c.Ch), c.Ch > 0x20 && c.Ch < 0x7f
+	if g, ext := extRune[c.Ch]; ext {
+		ch, ok = g, true
+	}
+	if ok {
 		if f, b := col(c.FG, false), col(c.BG, false); f < ncol && b < ncol {
-			return mk(uint16(c.Ch), f, b)
+			return mk(ch, f, b)
 		}
 	}
 	return badCell
 }
+
+// extRune maps each extended glyph's rune to its code.
+var extRune = func() map[rune]uint16 {
+	m := map[rune]uint16{}
+	for i, g := range extGlyph {
+		if g != "" {
+			m[[]rune(g)[0]] = uint16(i)
+		}
+	}
+	return m
+}()
 
 // badCell stands for what the renderer never draws (an odd glyph or colour
 // on the emulated screen); it equals no cell a frame can hold.

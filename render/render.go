@@ -114,6 +114,7 @@ type HUD struct {
 	Help       bool   // show the help overlay
 	Hint       bool   // show the short controls hint
 	Join       string // how to join, shown in the banner, e.g. "ssh -p 2222 host"
+	HideTags   bool   // hide the name tags of other snakes (the daemon's key: t)
 }
 
 // Restore returns the bytes that leave the alternate screen, reset the

@@ -104,7 +104,7 @@ func TestScreens(t *testing.T) {
 	s.kill(0, "bob")
 	s.v.Snakes[0].SpawnTick = 50
 	all = text(first(t, ANSI16, 80, 24, &s.v, h))
-	for _, want := range []string{"YOU DIED", "length 25", "kills 0", "alive 1m5s", "killed by bob", "space or enter to respawn"} {
+	for _, want := range []string{"YOU DIED", "length 25", "kills 0", "lived  1m05s", "killed by bob", "space or enter to respawn"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("death overlay lacks %q:\n%s", want, all)
 		}

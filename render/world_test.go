@@ -16,6 +16,12 @@ import (
 // returns frame sizes after the first, the mean length of live snakes and
 // the mean fruit in view.
 func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, length, fruit, inView float64) {
+	return worldRunWith(tb, enc, term, nil)
+}
+
+// worldRunWith is worldRun with set applied to the renderer and HUD first
+// (nil: nothing).
+func worldRunWith(tb testing.TB, enc encoder, term *vtmodel.Term, set func(*Renderer, *HUD)) (sizes []int, length, fruit, inView float64) {
 	w, err := game.New(game.Config{W: 400, H: 220, MaxSnakes: 16, Seed: scenSeed, Fruit: 1000, StartLen: 25})
 	if err != nil {
 		tb.Fatal(err)
@@ -30,6 +36,9 @@ func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, leng
 	w.Step(1)
 	h := &HUD{You: ids[0], Follow: ids[0], ShutdownIn: -1, Players: 5, Spectators: 2, Join: "ssh -p 2222 snaked.example"}
 	r := New(ANSI16, 80, 24)
+	if set != nil {
+		set(r, h)
+	}
 	next := [5]int{}
 	var lsum, lnum, fsum, vsum int
 	for t := 0; t < scenTicks; t++ {

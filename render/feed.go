@@ -1,0 +1,243 @@
+package render
+
+import "snaked/game"
+
+// This file draws the kill feed: up to feedMax short lines at the
+// playfield's top right ("alice cut off bob", "bob ran into themselves",
+// "carol and dave met head-on"; the player is "you", bots are marked '~'
+// as on the leaderboard) for deaths near the camera (within two screens
+// of its centre), deaths that involve the player and deaths that involve
+// the top 10 (the killer is on View.Top, or the victim was long enough to
+// be). A line stays feedShow ticks, then disappears.
+//
+// Each line keeps the row it got until it goes: a new line takes a free
+// row (or the oldest line's), so lines are drawn once and erased once
+// rather than scrolling. The source is View.Kills (game.KillTicks of
+// deaths, oldest first); a head-on, which the game reports once per
+// victim, is shown once.
+
+// Kill feed bounds.
+const (
+	feedMax  = 3
+	feedShow = 4 * game.TicksPerSecond
+)
+
+// Kill feed line kinds.
+const (
+	kCut    = iota // a cut b off
+	kSelf          // a ran into themselves
+	kHeadOn        // a and b met head-on
+)
+
+// kill is one line of the kill feed.
+type kill struct {
+	on         bool
+	tick       uint64
+	kind       uint8
+	a, b       []byte // names, cut to 16 bytes
+	youA, youB bool   // the name is the player's
+	botA, botB bool
+	txt        []byte // this frame's text
+	x          int    // this frame's first cell
+}
+
+func (k *kill) init() {
+	k.a, k.b, k.txt = make([]byte, 0, 16), make([]byte, 0, 16), make([]byte, 0, 64)
+}
+
+// layoutFeed takes in the view's new kills, drops the lines that are due
+// and records the rest as overlays; it reports whether any shows. The
+// radar must have been laid out (the feed leaves its rows' room to it).
+func (r *Renderer) layoutFeed(v *game.View, own int) bool {
+	if r.noFeed {
+		return false
+	}
+	r.feedUpdate(v, own)
+	any := false
+	for i := range r.feed {
+		k := &r.feed[i]
+		if !k.on || i >= r.pfRows {
+			continue
+		}
+		room := r.cols - 2 // a cell from the edge
+		if r.rad.on && i < r.rad.n {
+			room -= 1 + r.rad.ln[i] + 2
+		}
+		r.feedText(k, room)
+		if len(k.txt) == 0 {
+			continue
+		}
+		k.x = r.cols - 1 - len(k.txt)
+		r.addOvl(rect{k.x, r.pfTop + i, r.cols - 1, r.pfTop + i + 1})
+		any = true
+	}
+	return any
+}
+
+// feedUpdate drops the lines that are due and adds the view's kills that
+// it has not seen and that concern the player.
+func (r *Renderer) feedUpdate(v *game.View, own int) {
+	t := v.Tick
+	if t < r.feedAt { // an older view: another world
+		for i := range r.feed {
+			r.feed[i].on = false
+		}
+		r.feedAt = 0
+	}
+	for i := range r.feed {
+		if k := &r.feed[i]; k.on && k.tick+feedShow <= t {
+			k.on = false
+		}
+	}
+	start := len(v.Kills)
+	for start > 0 && v.Kills[start-1].Tick > r.feedAt {
+		start--
+	}
+	for i := start; i < len(v.Kills); i++ {
+		k := &v.Kills[i]
+		if k.Tick+feedShow > t && r.feedWants(v, own, k) && !r.feedHas(k) {
+			r.feedAdd(v, own, k)
+		}
+	}
+	r.feedAt = t
+}
+
+// isYou reports whether the snake in slot named name is the player's.
+func isYou(v *game.View, own, slot int, name string) bool {
+	return own >= 0 && slot == own && v.Snakes[own].Name == name
+}
+
+// feedWants reports whether k goes in the feed.
+func (r *Renderer) feedWants(v *game.View, own int, k *game.Kill) bool {
+	if isYou(v, own, k.VictimSlot, k.Victim) || isYou(v, own, k.KillerSlot, k.Killer) ||
+		k.HeadOn && own >= 0 && k.Other == v.Snakes[own].Name {
+		return true
+	}
+	dx := wrapDelta(k.At.X-(r.camX+r.cols/2), v.W)
+	dy := wrapDelta(k.At.Y-(r.camY+r.pfRows), v.H)
+	if max(dx, -dx) <= 2*r.cols && max(dy, -dy) <= 4*r.pfRows {
+		return true
+	}
+	if n := len(v.Top); n < game.TopN || k.Length >= v.Top[n-1].Length {
+		return true // the victim was long enough for the top 10
+	}
+	for _, e := range v.Top {
+		if k.KillerSlot >= 0 && e.Slot == k.KillerSlot && e.Name == k.Killer {
+			return true
+		}
+	}
+	return false
+}
+
+// feedHas reports whether k is shown already: the other half of a
+// head-on.
+func (r *Renderer) feedHas(k *game.Kill) bool {
+	if !k.HeadOn {
+		return false
+	}
+	for i := range r.feed {
+		l := &r.feed[i]
+		if l.on && l.kind == kHeadOn && l.tick == k.Tick && sameName(l.a, k.Other) && sameName(l.b, k.Victim) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameName reports whether b is name as kept (cut to 16 bytes).
+func sameName(b []byte, name string) bool {
+	return string(b) == name[:min(len(name), 16)]
+}
+
+// feedAdd puts k on a free row, or on the oldest line's.
+func (r *Renderer) feedAdd(v *game.View, own int, k *game.Kill) {
+	j := 0
+	for i := range r.feed {
+		if !r.feed[i].on {
+			j = i
+			break
+		}
+		if r.feed[i].tick < r.feed[j].tick {
+			j = i
+		}
+	}
+	l := &r.feed[j]
+	l.on, l.tick = true, k.Tick
+	l.a, l.b = l.a[:0], l.b[:0]
+	l.youB, l.botB = false, false
+	switch {
+	case k.HeadOn:
+		l.kind = kHeadOn
+		l.a, l.youA, l.botA = appendName(l.a, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
+		l.b, l.youB = appendName(l.b, k.Other, 16), own >= 0 && k.Other == v.Snakes[own].Name
+		for i := range v.Kills { // the other half says whether it is a bot
+			if o := &v.Kills[i]; o.Tick == k.Tick && o.HeadOn && o.Victim == k.Other && o.Other == k.Victim {
+				l.botB = o.VictimBot
+			}
+		}
+	case k.Killer != "":
+		l.kind = kCut
+		l.a, l.youA, l.botA = appendName(l.a, k.Killer, 16), isYou(v, own, k.KillerSlot, k.Killer), k.KillerBot
+		l.b, l.youB, l.botB = appendName(l.b, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
+	default:
+		l.kind = kSelf
+		l.a, l.youA, l.botA = appendName(l.a, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
+	}
+}
+
+// feedText makes k's text in at most room cells, cutting names as needed
+// (to 3 bytes at least); empty when it cannot fit.
+func (r *Renderer) feedText(k *kill, room int) {
+	for n := 16; n >= 3; n-- {
+		b := k.txt[:0]
+		b = feedName(b, k.a, k.youA, k.botA, n)
+		switch k.kind {
+		case kCut:
+			b = append(b, " cut off "...)
+			b = feedName(b, k.b, k.youB, k.botB, n)
+		case kSelf:
+			if k.youA {
+				b = append(b, " ran into yourself"...)
+			} else {
+				b = append(b, " ran into themselves"...)
+			}
+		case kHeadOn:
+			b = append(b, " and "...)
+			b = feedName(b, k.b, k.youB, k.botB, n)
+			b = append(b, " met head-on"...)
+		}
+		k.txt = b
+		if len(b) <= room {
+			return
+		}
+	}
+	k.txt = k.txt[:0]
+}
+
+// feedName appends a name to a feed line: "you", or the name cut to n
+// bytes, '~' first for a bot.
+func feedName(b, name []byte, you, bot bool, n int) []byte {
+	switch {
+	case you:
+		return append(b, "you"...)
+	case bot:
+		b = append(b, '~')
+	}
+	return append(b, name[:min(len(name), n)]...)
+}
+
+// paintFeed draws the kill feed: lines about the player in bright
+// yellow, others in white.
+func (r *Renderer) paintFeed() {
+	for i := range r.feed {
+		k := &r.feed[i]
+		if !k.on || i >= r.pfRows || len(k.txt) == 0 {
+			continue
+		}
+		fg := uint8(white)
+		if k.youA || k.youB {
+			fg = brightYellow
+		}
+		put(r, k.x, r.pfTop+i, k.txt, fg, def)
+	}
+}

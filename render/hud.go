@@ -1,0 +1,435 @@
+package render
+
+import (
+	"strconv"
+
+	"snaked/game"
+)
+
+// This file draws the HUD's text: the banner and status rows, the boxes
+// (death, help), the hint and the "please enlarge" screen. Text is
+// printable ASCII plus the extended glyph codes (cell.go), one byte a cell.
+
+// put writes s at (x, y), clipped to the row, and returns the next column.
+// On Mono the extended glyphs are drawn as their ASCII stand-ins and the
+// colours are dropped.
+func put[S string | []byte](r *Renderer, x, y int, s S, fg, bg uint8) int {
+	if y < 0 || y >= r.rows {
+		return x
+	}
+	mono := r.prof == Mono
+	if mono {
+		fg, bg = def, def
+	}
+	row := r.next[y*r.cols : (y+1)*r.cols]
+	for i := 0; i < len(s) && x < len(row); i++ {
+		if x >= 0 {
+			c := s[i]
+			if mono && c < 0x20 {
+				c = extAlt[c]
+			}
+			row[x] = txt(c, fg, bg)
+		}
+		x++
+	}
+	return x
+}
+
+func (r *Renderer) fill(y int, bg uint8) {
+	if r.prof == Mono {
+		bg = def
+	}
+	row := r.next[y*r.cols : (y+1)*r.cols]
+	for i := range row {
+		row[i] = px(bg, bg)
+	}
+}
+
+func (r *Renderer) enlarge() {
+	r.num = append(r.num[:0], "now "...)
+	r.num = strconv.AppendInt(r.num, int64(r.tcols), 10) // the terminal's size, not the area's
+	r.num = append(r.num, 'x')
+	r.num = strconv.AppendInt(r.num, int64(r.trows), 10)
+	msgs := [...]string{"please enlarge", "the terminal", "to at least 40x12"}
+	y := r.rows/2 - 2
+	for _, m := range msgs {
+		put(r, (r.cols-len(m))/2, y, m, brightYellow, def)
+		y++
+	}
+	put(r, (r.cols-len(r.num))/2, y, r.num, white, def)
+}
+
+func (r *Renderer) drawBanner(h *HUD) {
+	const fg, bg = brightWhite, blue
+	r.fill(0, bg)
+	x := put(r, 1, 0, "snaked", brightYellow, bg)
+	x += 2
+	if h.ShutdownIn >= 0 {
+		b := append(r.num[:0], "SHUTTING DOWN IN "...)
+		if r.cols < 60 {
+			b = append(b[:0], "DOWN IN "...)
+		}
+		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
+		r.num = b
+		x = put(r, x, 0, b, brightYellow, bg)
+	} else {
+		b := strconv.AppendInt(r.num[:0], int64(h.Players), 10)
+		if r.cols < 60 {
+			b = append(b, "p "...)
+			b = strconv.AppendInt(b, int64(h.Spectators), 10)
+			b = append(b, 'w')
+		} else {
+			b = append(b, " playing, "...)
+			b = strconv.AppendInt(b, int64(h.Spectators), 10)
+			b = append(b, " watching"...)
+		}
+		r.num = b
+		x = put(r, x, 0, b, fg, bg)
+	}
+	if j := h.Join; j != "" && x+2+len(j) < r.cols {
+		put(r, r.cols-1-len(j), 0, j, fg, bg)
+	}
+}
+
+// Status row separators: between the player's figures and the
+// leaderboard, and between leaderboard entries (Mono: | and /).
+const (
+	boardSep = " \x02 " // " │ "
+	entrySep = " \x0b " // " · "
+)
+
+// bottom draws the status row: the player's figures (or what the
+// spectator watches), then as much of the leaderboard as fits. Each entry
+// reads "rank name length"; a bot's name is marked with '~' and drawn in
+// grey; the entry of the player's snake (a spectator's: the followed one)
+// is highlighted, bright white on blue (Mono: in brackets).
+func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
+	y := r.rows - 1
+	compact := r.cols < 60
+	b := r.num[:0]
+	if !r.banner && h.ShutdownIn >= 0 {
+		b = append(b, " DOWN IN "...)
+		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
+	}
+	switch {
+	case you != nil && you.Alive && !h.Spectator:
+		if !compact {
+			b = appendName(append(b, ' '), you.Name, 16)
+			b = append(b, ' ')
+		}
+		b = stat(b, compact, " len ", " L", you.Length)
+		b = stat(b, compact, "  #", " #", you.Rank)
+		b = stat(b, compact, "  kills ", " K", you.Kills)
+		if compact {
+			b = append(b, " D"...)
+		} else {
+			b = append(b, "  dash "...)
+		}
+		if you.DashReadyAt > v.Tick {
+			n := (you.DashReadyAt - v.Tick + game.TicksPerSecond - 1) / game.TicksPerSecond
+			b = strconv.AppendUint(b, n, 10)
+			b = append(b, 's')
+		} else {
+			b = append(b, "ok"...)
+		}
+	case you != nil && !h.Spectator:
+		b = append(b, " dead"...)
+		b = stat(b, compact, "  best ", " B", you.BestLength)
+	case h.You != 0 && !h.Spectator:
+		b = append(b, " spawning..."...)
+	default:
+		b = append(b, " watching"...)
+		if s, ok := v.Snake(h.Follow); ok {
+			b = append(b, ' ')
+			b = appendName(b, s.Name, 16)
+		}
+	}
+	r.num = b
+	x := put(r, 0, y, b, white, def)
+	mark := -1 // the highlighted entry's slot
+	switch {
+	case you != nil:
+		mark = you.ID.Slot()
+	case h.Spectator:
+		if s, ok := v.Snake(h.Follow); ok {
+			mark = s.ID.Slot()
+		}
+	}
+	mono := r.prof == Mono
+	for i, e := range v.Top {
+		bot := e.Slot >= 0 && e.Slot < len(v.Snakes) && v.Snakes[e.Slot].Bot
+		hl := e.Slot == mark
+		b = b[:0]
+		if hl && mono {
+			b = append(b, '[')
+		}
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, ' ')
+		if bot {
+			b = append(b, '~')
+		}
+		b = appendName(b, e.Name, 16)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(e.Length), 10)
+		if hl && mono {
+			b = append(b, ']')
+		}
+		r.num = b
+		if x+len(entrySep)+len(b) > r.cols {
+			break
+		}
+		if i == 0 {
+			x = put(r, x, y, boardSep, white, def)
+		} else {
+			x = put(r, x, y, entrySep, white, def)
+		}
+		fg, bg := uint8(white), uint8(def)
+		switch {
+		case hl:
+			fg, bg = brightWhite, blue
+		case bot:
+			fg = grey
+		}
+		x = put(r, x, y, b, fg, bg)
+	}
+}
+
+func stat(b []byte, compact bool, long, short string, n int) []byte {
+	if compact {
+		b = append(b, short...)
+	} else {
+		b = append(b, long...)
+	}
+	return strconv.AppendInt(b, int64(n), 10)
+}
+
+// appendName appends a name cut to n bytes of printable ASCII (others
+// become '?').
+func appendName[S string | []byte](b []byte, s S, n int) []byte {
+	for i := 0; i < len(s) && i < n; i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e {
+			c = '?'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// Boxes: a frame of box-drawing glyphs (Mono: + - |) centred on the
+// playfield, the title in its top border, one line of text per row
+// between, left-aligned one cell in from the frame (so columns built with
+// padding line up) or centred. r.lines[:boxN] holds the lines; bit i of
+// boxMid centres line i.
+type boxState struct {
+	title string
+	fg    uint8 // the title's colour
+	n     int
+	mid   uint32
+	at    rect // where it is drawn this frame, unclipped
+}
+
+// layoutBox places the box of lines r.lines[:b.n] and records it as an
+// overlay.
+func (r *Renderer) layoutBox() {
+	b := &r.boxS
+	w := len(b.title) + 4
+	for _, l := range r.lines[:b.n] {
+		w = max(w, len(l))
+	}
+	w += 4
+	h := b.n + 2
+	x0 := (r.cols - w) / 2
+	y0 := r.pfTop + (r.pfRows-h)/2
+	b.at = rect{x0, y0, x0 + w, y0 + h}
+	r.addOvl(b.at)
+}
+
+// paintBox draws the box laid out by layoutBox.
+func (r *Renderer) paintBox() {
+	b := &r.boxS
+	x0, y0, x1, y1 := b.at.x0, b.at.y0, b.at.x1, b.at.y1
+	for y := max(y0, r.pfTop); y < y1 && y < r.pfTop+r.pfRows; y++ {
+		row := r.next[y*r.cols : (y+1)*r.cols]
+		for x := max(x0, 0); x < x1 && x < r.cols; x++ {
+			ch := byte(' ')
+			switch {
+			case y == y0 && x == x0:
+				ch = gTL
+			case y == y0 && x == x1-1:
+				ch = gTR
+			case y == y1-1 && x == x0:
+				ch = gBL
+			case y == y1-1 && x == x1-1:
+				ch = gBR
+			case y == y0 || y == y1-1:
+				ch = gH
+			case x == x0 || x == x1-1:
+				ch = gV
+			}
+			fg := uint8(white)
+			if r.prof == Mono {
+				fg = def
+				if ch < 0x20 {
+					ch = extAlt[ch]
+				}
+			}
+			row[x] = txt(ch, fg, def)
+		}
+	}
+	if y0 >= r.pfTop {
+		t := append(r.num[:0], ' ')
+		t = append(t, b.title...)
+		t = append(t, ' ')
+		r.num = t
+		put(r, x0+(x1-x0-len(t))/2, y0, t, b.fg, def)
+	}
+	for i, l := range r.lines[:b.n] {
+		x := x0 + 2
+		if b.mid&(1<<i) != 0 {
+			x = x0 + (x1-x0-len(l))/2
+		}
+		if y := y0 + 1 + i; y >= r.pfTop && y < r.pfTop+r.pfRows {
+			put(r, x, y, l, brightWhite, def)
+		}
+	}
+}
+
+// death fills the death box: what killed the player, its length, best
+// length of the run, how long it lived and its kills; respawn is one key.
+func (r *Renderer) death(v *game.View, s *game.SnakeInfo) {
+	l := &r.lines
+	// The cause: the kill feed says whether it was head-on, for the
+	// ticks it keeps the death; the answer is kept for the box's life.
+	if r.dc.slot != s.ID.Slot() || r.dc.tick != s.DeathTick {
+		r.dc.slot, r.dc.tick, r.dc.headOn, r.dc.known = s.ID.Slot(), s.DeathTick, false, false
+	}
+	if !r.dc.known {
+		for i := range v.Kills {
+			k := &v.Kills[i]
+			if k.VictimSlot == s.ID.Slot() && k.Tick == s.DeathTick && k.Victim == s.Name {
+				r.dc.headOn, r.dc.known = k.HeadOn, true
+				r.dc.other = appendName(r.dc.other[:0], k.Other, 16)
+				break
+			}
+		}
+	}
+	switch {
+	case r.dc.known && r.dc.headOn && len(r.dc.other) > 0:
+		l[0] = appendName(append(l[0][:0], "head-on with "...), r.dc.other, 16)
+	case s.KilledBy != "":
+		l[0] = appendName(append(l[0][:0], "killed by "...), s.KilledBy, 16)
+	default:
+		l[0] = append(l[0][:0], "you ran into yourself"...)
+	}
+	// Two aligned columns: length / lived, best / kills.
+	a := strconv.AppendInt(r.num[:0], int64(s.Length), 10)
+	na := len(a)
+	t := int64(0)
+	if s.DeathTick > s.SpawnTick {
+		t = int64(s.DeathTick-s.SpawnTick) / game.TicksPerSecond
+	}
+	a = appendDuration(a, t)
+	r.num = a
+	w := max(na, len(a)-na)
+	l[1] = append(l[1][:0], "length "...)
+	l[1] = pad(append(l[1], a[:na]...), 7+w+2)
+	l[1] = append(l[1], "best  "...)
+	l[1] = strconv.AppendInt(l[1], int64(s.BestLength), 10)
+	l[2] = append(l[2][:0], "lived  "...)
+	l[2] = pad(append(l[2], a[na:]...), 7+w+2)
+	l[2] = append(l[2], "kills "...)
+	l[2] = strconv.AppendInt(l[2], int64(s.Kills), 10)
+	l[3] = append(l[3][:0], "space or enter to respawn"...)
+	r.boxS = boxState{title: "YOU DIED", fg: brightRed, n: 4, mid: 1 << 3}
+}
+
+// appendDuration appends t seconds as 42s, 1m05s or 2h03m.
+func appendDuration(b []byte, t int64) []byte {
+	two := func(b []byte, n int64) []byte {
+		if n < 10 {
+			b = append(b, '0')
+		}
+		return strconv.AppendInt(b, n, 10)
+	}
+	switch {
+	case t >= 3600:
+		b = strconv.AppendInt(b, t/3600, 10)
+		b = two(append(b, 'h'), t/60%60)
+		return append(b, 'm')
+	case t >= 60:
+		b = strconv.AppendInt(b, t/60, 10)
+		b = two(append(b, 'm'), t%60)
+	default:
+		b = strconv.AppendInt(b, t, 10)
+	}
+	return append(b, 's')
+}
+
+// pad appends spaces to b up to n bytes.
+func pad(b []byte, n int) []byte {
+	for len(b) < n {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// helpItem is one line of the help box: the keys and what they do.
+type helpItem struct{ keys, what string }
+
+var helpPlay = [...]helpItem{
+	{"arrows/wasd/hjkl", "turn"},
+	{"space", "dash"},
+	{"t", "name tags on/off"},
+	{"?", "this help"},
+	{"ctrl-l", "redraw"},
+	{"q / ctrl-c", "quit"},
+	{"~name", "a bot"},
+}
+
+var helpWatch = [...]helpItem{
+	{"tab / n", "next snake"},
+	{"shift-tab / p", "previous snake"},
+	{"arrows / wasd", "move the camera"},
+	{"f", "follow again"},
+	{"t", "name tags on/off"},
+	{"?", "this help"},
+	{"ctrl-l", "redraw"},
+	{"q / ctrl-c", "quit"},
+	{"~name", "a bot"},
+}
+
+// help fills the help box: keys in one column, what they do in the next.
+func (r *Renderer) help(h *HUD) {
+	src, title := helpPlay[:], "HOW TO PLAY"
+	if h.Spectator {
+		src, title = helpWatch[:], "WATCHING"
+	}
+	kw := 0
+	for _, it := range src {
+		kw = max(kw, len(it.keys))
+	}
+	for i, it := range src {
+		l := pad(append(r.lines[i][:0], it.keys...), kw+2)
+		r.lines[i] = append(l, it.what...)
+	}
+	r.boxS = boxState{title: title, fg: brightYellow, n: len(src)}
+}
+
+// layoutHint places the short controls hint on the playfield's last row.
+func (r *Renderer) layoutHint(h *HUD) {
+	s := "arrows/wasd turn, space dash, ? help, q quit"
+	if h.Spectator {
+		s = "tab next snake, arrows pan, ? help, q quit"
+	}
+	if len(s) > r.cols {
+		s = "? help"
+	}
+	x, y := (r.cols-len(s))/2, r.pfTop+r.pfRows-1
+	r.hintS, r.hintAt = s, rect{x, y, x + len(s), y + 1}
+	r.addOvl(r.hintAt)
+}
+
+func (r *Renderer) paintHint() {
+	put(r, r.hintAt.x0, r.hintAt.y0, r.hintS, brightYellow, def)
+}
