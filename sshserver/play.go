@@ -63,6 +63,10 @@ func (s *session) common(k key, r byte) bool {
 		s.mu.Lock()
 		s.help = !s.help
 		s.mu.Unlock()
+	case k == keyRune && (r == 't' || r == 'T'):
+		s.mu.Lock()
+		s.hideTags = !s.hideTags
+		s.mu.Unlock()
 	default:
 		return false
 	}
@@ -264,7 +268,7 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 		c.fit(s.srv, s.cols, s.rows)
 	}
 	r := c.r
-	hud.Help = s.help
+	hud.Help, hud.HideTags = s.help, s.hideTags
 	s.mu.Unlock()
 	if repaint {
 		r.Invalidate()

@@ -222,3 +222,26 @@ func counter(t *testing.T, c prometheus.Counter) float64 {
 	}
 	return m.GetCounter().GetValue()
 }
+
+// TestTagsKey: t hides the name tags of other snakes and shows them again,
+// for players and spectators.
+func TestTagsKey(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 2))
+	for _, user := range []string{"tagger", "watch"} {
+		tm := play(t, h.dial(user), 80, 24)
+		tm.waitScreen("playing")
+		s := h.sessionOf(user)
+		hidden := func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.hideTags }
+		if hidden() {
+			t.Fatalf("%s: tags hidden from the start", user)
+		}
+		tm.send("t")
+		if !eventually(5*time.Second, hidden) {
+			t.Fatalf("%s: t did not hide the tags", user)
+		}
+		tm.send("T")
+		if !eventually(5*time.Second, func() bool { return !hidden() }) {
+			t.Fatalf("%s: T did not show the tags again", user)
+		}
+	}
+}

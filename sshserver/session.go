@@ -66,22 +66,23 @@ type session struct {
 	emit func(key, byte) // s.onKey, bound once
 	in   input           // the reader's decoder and Esc timer
 
-	mu      sync.Mutex // guards the fields below
-	pty     bool
-	exec    bool
-	shell   bool
-	term    string
-	env     []string
-	envReqs int
-	cols    int
-	rows    int
-	resized bool
-	help    bool
-	join    *join.Screen // the join screen, while on it
-	follow  int          // spectator: index into the leaderboard
-	free    bool         // spectator: free camera instead of following
-	cam     game.Point   // spectator: free camera centre, or the followed head
-	dx, dy  int          // spectator: pans not yet applied
+	mu       sync.Mutex // guards the fields below
+	pty      bool
+	exec     bool
+	shell    bool
+	term     string
+	env      []string
+	envReqs  int
+	cols     int
+	rows     int
+	resized  bool
+	help     bool
+	hideTags bool         // t: no name tags on other snakes
+	join     *join.Screen // the join screen, while on it
+	follow   int          // spectator: index into the leaderboard
+	free     bool         // spectator: free camera instead of following
+	cam      game.Point   // spectator: free camera centre, or the followed head
+	dx, dy   int          // spectator: pans not yet applied
 }
 
 func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
