@@ -83,17 +83,20 @@ func lineEnc(r *Renderer, first bool) []byte {
 // returns the size of every frame after the first, and the mean fruit and
 // snake heads in view. With term set, every frame is checked against it.
 func run(tb testing.TB, enc encoder, zone int, term *vtmodel.Term) (sizes []int, fruit, heads float64) {
-	return runWith(tb, enc, zone, term, nil)
+	return runSim(tb, enc, zone, term, nil, nil)
 }
 
-// runWith is run with set applied to the renderer and HUD first (nil:
-// nothing).
-func runWith(tb testing.TB, enc encoder, zone int, term *vtmodel.Term, set func(*Renderer, *HUD)) (sizes []int, fruit, heads float64) {
+// runSim is run with set applied to the renderer and HUD and simSet to
+// the stand-in world first (nil: nothing).
+func runSim(tb testing.TB, enc encoder, zone int, term *vtmodel.Term, set func(*Renderer, *HUD), simSet func(*sim)) (sizes []int, fruit, heads float64) {
 	s, h := scenario()
 	r := New(ANSI16, 80, 24)
 	r.SetZone(zone)
 	if set != nil {
 		set(r, h)
+	}
+	if simSet != nil {
+		simSet(s)
 	}
 	sizes = make([]int, 0, scenTicks)
 	nf, nh := 0, 0
@@ -175,26 +178,52 @@ func stats(sizes []int) (mean float64, p50, p95 int) {
 }
 
 // BenchmarkScenario compares bytes per frame of three strategies over the
-// standard scenario: one op is one 3,000-tick run.
+// standard scenario: one op is one 3,000-tick run. The snaked-* variants
+// price the HUD's pieces over the playfield (see hudVariants).
 func BenchmarkScenario(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		enc  encoder
-	}{{"full", fullEnc}, {"linediff", lineEnc}, {"snaked", nil}} {
-		b.Run(c.name, func(b *testing.B) {
-			var sizes []int
-			var f, n float64
-			for b.Loop() {
-				sizes, f, n = run(b, c.enc, DefaultZone, nil)
-			}
-			mean, p50, p95 := stats(sizes)
-			b.ReportMetric(mean, "B/frame")
-			b.ReportMetric(float64(p50), "p50-B/frame")
-			b.ReportMetric(float64(p95), "p95-B/frame")
-			b.ReportMetric(f, "fruit-in-view")
-			b.ReportMetric(n, "heads-in-view")
-		})
+		set  func(*Renderer, *HUD)
+	}{{"full", fullEnc, nil}, {"linediff", lineEnc, nil}, {"snaked", nil, nil}} {
+		b.Run(c.name, func(b *testing.B) { scenarioBench(b, c.enc, c.set, nil) })
 	}
+	for _, c := range hudVariants {
+		b.Run("snaked-"+c.name, func(b *testing.B) { scenarioBench(b, nil, c.set, c.sim) })
+	}
+}
+
+// hudVariants are the standard scenario (and BenchmarkWorld) with parts of
+// the HUD over the playfield left out, and with kills for the feed: the
+// standard HUD shows name tags, the radar and the kill feed, but the
+// stand-in world has no deaths, so "kills" adds a made-up death near the
+// followed snake every 2 seconds (a busy fight: cut-offs, self-kills and
+// head-ons in turn, each shown for feedShow ticks).
+var hudVariants = []struct {
+	name string
+	set  func(*Renderer, *HUD)
+	sim  func(*sim) // nil: the world as it is
+}{
+	{"notags", func(r *Renderer, h *HUD) { h.HideTags = true }, nil},
+	{"nohud", func(r *Renderer, h *HUD) { h.HideTags, r.noRadar, r.noFeed = true, true, true }, nil},
+	{"kills", nil, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
+	{"kills-nofeed", func(r *Renderer, h *HUD) { r.noFeed = true }, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
+	{"kills-notags", func(r *Renderer, h *HUD) { h.HideTags = true }, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
+}
+
+// scenarioBench runs the standard scenario with enc and reports its bytes.
+func scenarioBench(b *testing.B, enc encoder, set func(*Renderer, *HUD), simSet func(*sim)) {
+	var sizes []int
+	var f, n float64
+	for b.Loop() {
+		sizes, f, n = runSim(b, enc, DefaultZone, nil, set, simSet)
+	}
+	mean, p50, p95 := stats(sizes)
+	b.ReportMetric(mean, "B/frame")
+	b.ReportMetric(float64(p50), "p50-B/frame")
+	b.ReportMetric(float64(p95), "p95-B/frame")
+	b.ReportMetric(f, "fruit-in-view")
+	b.ReportMetric(n, "heads-in-view")
 }
 
 // BenchmarkZone measures the camera dead zone's effect on bytes per frame.
@@ -264,10 +293,15 @@ func TestScenarioTargets(t *testing.T) {
 	}
 }
 
+// TestZeroAllocs checks that a steady-state frame allocates nothing, with
+// every HUD piece at work: name tags and the kill feed (a made-up kill
+// every 15 ticks) in the standard scenario, the radar (its scans and
+// refreshes) for a player alone.
 func TestZeroAllocs(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {200, 60}, {30, 10}} {
 		s, h := scenario()
 		h.Hint = true
+		s.feedKills(15)
 		r := New(ANSI16, sz[0], sz[1])
 		for i := 0; i < 2*trimAfter; i++ { // past the output buffer's trim
 			s.step()
@@ -279,6 +313,22 @@ func TestZeroAllocs(t *testing.T) {
 		}); n != 0 {
 			t.Errorf("%v: %v allocs per frame", sz, n)
 		}
+	}
+	v, h := alone()
+	r := New(Mono, 80, 24)
+	for i := 0; i < 2*trimAfter; i++ {
+		v.Tick++
+		r.Frame(v, h)
+	}
+	scans := r.rad.scans
+	i := 0
+	if n := testing.AllocsPerRun(200, func() {
+		v.Tick++
+		i++
+		v.Snakes[1].Head.X = 290 + i%50 // the radar's text changes
+		r.Frame(v, h)
+	}); n != 0 || !r.rad.on || r.rad.scans == scans {
+		t.Errorf("radar: %v allocs per frame (on %v, %d scans)", n, r.rad.on, r.rad.scans-scans)
 	}
 }
 

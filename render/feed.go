@@ -228,7 +228,7 @@ func feedName(b, name []byte, you, bot bool, n int) []byte {
 
 // paintFeed draws the kill feed: lines about the player in bright
 // yellow, others in white.
-func (r *Renderer) paintFeed() {
+func (r *Renderer) paintFeed(v *game.View, own int) {
 	for i := range r.feed {
 		k := &r.feed[i]
 		if !k.on || i >= r.pfRows || len(k.txt) == 0 {
@@ -238,6 +238,6 @@ func (r *Renderer) paintFeed() {
 		if k.youA || k.youB {
 			fg = brightYellow
 		}
-		put(r, k.x, r.pfTop+i, k.txt, fg, def)
+		putOver(r, v, own, k.x, r.pfTop+i, k.txt, fg)
 	}
 }

@@ -396,13 +396,17 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		r.paintTags(v, own)
 	}
 	if radar {
-		r.paintRadar()
+		r.paintRadar(v, own)
 	}
 	if feed {
-		r.paintFeed()
+		r.paintFeed(v, own)
 	}
 	if hint {
-		r.paintHint()
+		pv := v
+		if !ok {
+			pv = nil
+		}
+		r.paintHint(pv, own)
 	}
 	if box {
 		r.paintBox()

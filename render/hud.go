@@ -35,6 +35,32 @@ func put[S string | []byte](r *Renderer, x, y int, s S, fg, bg uint8) int {
 	return x
 }
 
+// putOver writes s at cell x of screen row y on the playfield like put,
+// except over cells where the playfield shows a snake (any body or head),
+// which are composed again from v and keep showing it: the HUD's text
+// over the playfield (tags, radar, kill feed, hint) never hides a snake.
+// Fruit may be hidden. Every cell of [x, x+len(s)) on the screen is
+// written.
+func putOver[S string | []byte](r *Renderer, v *game.View, own, x, y int, s S, fg uint8) {
+	sy := y - r.pfTop
+	top, bot := v.Row(r.camY+2*sy), v.Row(r.camY+2*sy+1)
+	x0, x1 := max(x, 0), min(x+len(s), r.cols)
+	if x0 >= x1 {
+		return
+	}
+	wx := mod(r.camX+x0, v.W)
+	for cx := x0; cx < x1; cx++ {
+		if p, q := top[wx], bot[wx]; p.Kind() >= game.Body || q.Kind() >= game.Body {
+			r.pfSpan(v, own, sy, cx, cx+1)
+		} else {
+			put(r, cx, y, s[cx-x:cx-x+1], fg, def)
+		}
+		if wx++; wx == v.W {
+			wx = 0
+		}
+	}
+}
+
 func (r *Renderer) fill(y int, bg uint8) {
 	if r.prof == Mono {
 		bg = def
@@ -430,6 +456,11 @@ func (r *Renderer) layoutHint(h *HUD) {
 	r.addOvl(r.hintAt)
 }
 
-func (r *Renderer) paintHint() {
-	put(r, r.hintAt.x0, r.hintAt.y0, r.hintS, brightYellow, def)
+// paintHint draws the hint (over the playfield of v, when there is one).
+func (r *Renderer) paintHint(v *game.View, own int) {
+	if v == nil {
+		put(r, r.hintAt.x0, r.hintAt.y0, r.hintS, brightYellow, def)
+		return
+	}
+	putOver(r, v, own, r.hintAt.x0, r.hintAt.y0, r.hintS, brightYellow)
 }

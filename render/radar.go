@@ -213,9 +213,9 @@ func appendTenths(b []byte, t int) []byte {
 }
 
 // paintRadar draws the radar's lines.
-func (r *Renderer) paintRadar() {
+func (r *Renderer) paintRadar(v *game.View, own int) {
 	rd := &r.rad
 	for k := range rd.n {
-		put(r, 1, r.pfTop+k, rd.line[k][:rd.ln[k]], brightCyan, def)
+		putOver(r, v, own, 1, r.pfTop+k, rd.line[k][:rd.ln[k]], brightCyan)
 	}
 }

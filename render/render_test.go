@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"snaked/game"
 	"snaked/internal/vtmodel"
@@ -295,6 +296,12 @@ func TestCellPacking(t *testing.T) {
 	for ch := uint16(0x21); ch <= 0x7e; ch++ {
 		chs = append(chs, ch)
 	}
+	for ch := uint16(1); ch < nExt; ch++ {
+		if extGlyph[ch] == "" || extAlt[ch] < 0x21 || extAlt[ch] > 0x7e {
+			t.Fatalf("extended glyph %#x: %q, Mono %q", ch, extGlyph[ch], extAlt[ch])
+		}
+		chs = append(chs, ch)
+	}
 	for _, ch := range chs {
 		for fg := uint8(0); fg < ncol; fg++ {
 			for bg := uint8(0); bg < ncol; bg++ {
@@ -309,7 +316,51 @@ func TestCellPacking(t *testing.T) {
 			}
 		}
 	}
-	if blank != px(def, def) || txt(' ', red, blue) != px(blue, blue) || txt(0x7f, red, def).ch() != '?' {
-		t.Fatal("blank, text space or control glyph packed wrongly")
+	if blank != px(def, def) || txt(' ', red, blue) != px(blue, blue) || txt(0x7f, red, def).ch() != '?' ||
+		txt(0, red, def).ch() != '?' || txt(nExt, red, def).ch() != '?' || txt(gH, red, def).ch() != gH {
+		t.Fatal("blank, text space, extended or control glyph packed wrongly")
+	}
+	// segment's test for a head.
+	for k := game.Empty; k <= game.Head; k++ {
+		if p := game.MakePixel(k, 77, 9); (p&kindBits == headBits) != (k == game.Head) {
+			t.Fatalf("kind %d: kindBits/headBits disagree with game.MakePixel", k)
+		}
+	}
+}
+
+// TestGlyphs checks the extended glyphs: each is one rune that the
+// terminal model takes as one column, drawn in UTF-8 on every profile but
+// Mono and as its ASCII stand-in there, and the encoder counts its bytes.
+func TestGlyphs(t *testing.T) {
+	for ch := byte(1); ch < nExt; ch++ {
+		g := extGlyph[ch]
+		if utf8.RuneCountInString(g) != 1 || len(glyphText[ch]) != len(g) {
+			t.Fatalf("glyph %#x: %q", ch, g)
+		}
+		for _, p := range []Profile{Mono, ANSI16, TrueColor} {
+			r := New(p, 40, 12)
+			term := vtmodel.New(40, 12)
+			r.compose(nil, nil)
+			put(r, 3, 5, []byte{'a', ch, 'b'}, white, def)
+			r.out = r.buf[:0]
+			r.encode(true, 0, 0)
+			term.Write(r.out)
+			if err := check(term, r); err != nil {
+				t.Fatalf("glyph %#x on %v: %v", ch, p, err)
+			}
+			want := "a" + g + "b"
+			if p == Mono {
+				want = "a" + string(extAlt[ch]) + "b"
+			}
+			if got := term.Line(5)[3 : 3+len(want)]; got != want {
+				t.Errorf("glyph %#x on %v: %q, want %q", ch, p, got, want)
+			}
+			// With the cell's pen, re-printing it costs its bytes.
+			c := r.next[5*40+4]
+			r.pfg, r.pbg = c.fg(), c.bg()
+			if c := r.reprintCost(c); c != len(glyphText[r.next[5*40+4].ch()]) {
+				t.Errorf("glyph %#x on %v: reprint cost %d", ch, p, c)
+			}
+		}
 	}
 }

@@ -14,6 +14,8 @@ type sim struct {
 	v      game.View
 	snakes []simSnake
 	dirty  []uint64 // View.Dirty, kept even while hidden
+	every  int      // feedKills
+	kills  int      // made-up kills so far
 }
 
 type simSnake struct {
@@ -108,9 +110,47 @@ func turn(d game.Dir, right bool) game.Dir {
 	return (d+2)%4 + 1
 }
 
+// feedKills makes step report a made-up death near snake 0 every n ticks
+// in View.Kills (nobody dies: the kill feed gets lines to show), cycling
+// through cut-offs, self-kills and head-ons (two entries) among the other
+// snakes' names.
+func (s *sim) feedKills(n int) { s.every = n }
+
+// addKill appends the next made-up kill and forgets those older than
+// game.KillTicks.
+func (s *sim) addKill() {
+	k := s.kills
+	s.kills++
+	n := len(s.snakes)
+	a, b := 1+k%(n-1), 1+(k+1)%(n-1)
+	at := s.snakes[0].body[0]
+	at.X = mod(at.X+k*17%41-20, s.v.W) // not from s.rng: the world stays the same
+	kl := game.Kill{Tick: s.v.Tick, Victim: s.v.Snakes[a].Name, VictimSlot: a, Length: 25, KillerSlot: -1, At: at}
+	switch k % 3 {
+	case 0:
+		kl.Killer, kl.KillerSlot = s.v.Snakes[b].Name, b
+		s.v.Kills = append(s.v.Kills, kl)
+	case 1:
+		s.v.Kills = append(s.v.Kills, kl)
+	default:
+		kl.HeadOn, kl.Other = true, s.v.Snakes[b].Name
+		s.v.Kills = append(s.v.Kills, kl)
+		kl.Victim, kl.VictimSlot, kl.Other = kl.Other, b, kl.Victim
+		s.v.Kills = append(s.v.Kills, kl)
+	}
+	i := 0
+	for i < len(s.v.Kills) && s.v.Kills[i].Tick+game.KillTicks <= s.v.Tick {
+		i++
+	}
+	s.v.Kills = append(s.v.Kills[:0], s.v.Kills[i:]...)
+}
+
 // step advances one tick.
 func (s *sim) step() {
 	s.tick()
+	if s.every > 0 && s.v.Tick%uint64(s.every) == 0 {
+		s.addKill()
+	}
 	w, h := s.v.W, s.v.H
 	lead := s.snakes[0].body[0]
 	for i := range s.snakes {

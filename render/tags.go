@@ -13,13 +13,13 @@ import "snaked/game"
 // snake: the radar knows from it that nobody is in sight, the tags whom
 // to name.
 //
-// Tags: a tag is the name of another snake (in its colour; Mono: in
-// brackets) on one playfield row near its head, anchored in the world, so
-// that camera steps move it with the pixels (DCH/ICH, scrolling) for free.
-//   - It never hides anything: a tag cell shows its letter only where the
-//     playfield shows nothing, and the playfield where it shows anything
-//     (the player's snake, a head, a body, fruit passing under it). Text
-//     cells never go on the HUD's rows.
+// Tags: a tag is the name of another snake (in its colour, '~' first for
+// a bot; Mono: in brackets) on one playfield row near its head, anchored
+// in the world, so that camera steps move it with the pixels (DCH/ICH,
+// scrolling) for free.
+//   - It never hides a snake: where a snake (the player's, or any body or
+//     head) passes under it, the cell shows the snake, not the letter
+//     (putOver). Text cells never go on the HUD's rows.
 //   - It is placed where all its cells are empty, a cell apart from other
 //     tags and clear of the HUD's other overlays (radar, kill feed, hint;
 //     the box covers tags), at the first of tagSpots that fits; when none
@@ -114,11 +114,14 @@ func (r *Renderer) dropTags() {
 	}
 }
 
-// tagLen is how many cells s's tag takes.
+// tagLen is how many cells s's tag takes (appendTag).
 func (r *Renderer) tagLen(s *game.SnakeInfo) int {
 	n := min(len(s.Name), tagName)
 	if r.prof == Mono {
 		n += 2
+	}
+	if s.Bot {
+		n++
 	}
 	return n
 }
@@ -254,9 +257,8 @@ func (r *Renderer) tagFree(v *game.View, x, y, n int) bool {
 	return true
 }
 
-// paintTags draws the tags laid out for this frame: a letter where the
-// playfield shows nothing, the playfield where it shows anything (a
-// tag never hides a pixel).
+// paintTags draws the tags laid out for this frame (never over a snake:
+// putOver).
 func (r *Renderer) paintTags(v *game.View, own int) {
 	for i := range r.tags {
 		t := &r.tags[i]
@@ -264,27 +266,23 @@ func (r *Renderer) paintTags(v *game.View, own int) {
 			continue
 		}
 		s := &v.Snakes[t.id.Slot()]
-		b := r.num[:0]
-		if r.prof == Mono {
-			b = append(b, '[')
-		}
-		b = appendName(b, s.Name, tagName)
-		if r.prof == Mono {
-			b = append(b, ']')
-		}
-		r.num = b
-		y := r.pfTop + t.y
-		top, bot := v.Row(r.camY+2*t.y), v.Row(r.camY+2*t.y+1)
-		wx := mod(r.camX+t.x, v.W)
-		for k, x := 0, t.x; k < len(b); k, x = k+1, x+1 {
-			if top[wx]|bot[wx] == 0 {
-				put(r, x, y, b[k:k+1], snakePal[s.Colour&15], def)
-			} else {
-				r.pfSpan(v, own, t.y, x, x+1)
-			}
-			if wx++; wx == v.W {
-				wx = 0
-			}
-		}
+		r.num = r.appendTag(r.num[:0], s)
+		putOver(r, v, own, t.x, r.pfTop+t.y, r.num, snakePal[s.Colour&15])
 	}
+}
+
+// appendTag appends s's tag: its name cut to tagName, '~' first for a
+// bot (as on the leaderboard); Mono: in brackets.
+func (r *Renderer) appendTag(b []byte, s *game.SnakeInfo) []byte {
+	if r.prof == Mono {
+		b = append(b, '[')
+	}
+	if s.Bot {
+		b = append(b, '~')
+	}
+	b = appendName(b, s.Name, tagName)
+	if r.prof == Mono {
+		b = append(b, ']')
+	}
+	return b
 }

@@ -94,12 +94,14 @@ func BenchmarkWorld(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		enc  encoder
-	}{{"full", fullEnc}, {"linediff", lineEnc}, {"snaked", nil}} {
+		set  func(*Renderer, *HUD)
+	}{{"full", fullEnc, nil}, {"linediff", lineEnc, nil}, {"snaked", nil, nil},
+		{"snaked-notags", nil, hudVariants[0].set}, {"snaked-nohud", nil, hudVariants[1].set}} {
 		b.Run(c.name, func(b *testing.B) {
 			var sizes []int
 			var l, f, n float64
 			for b.Loop() {
-				sizes, l, f, n = worldRun(b, c.enc, nil)
+				sizes, l, f, n = worldRunWith(b, c.enc, nil, c.set)
 			}
 			mean, p50, p95 := stats(sizes)
 			b.ReportMetric(mean, "B/frame")

@@ -4,8 +4,11 @@
 // differently (background-colour erase, resize reflow, scrolled-in lines) is
 // modelled as an Unknown cell, so output that relies on it fails the check.
 //
-// Understood: printable UTF-8 (every rune one column wide, ambiguous-width
-// block elements included), pending wrap with autowrap, BS, CR, LF, ESC M
+// Understood: printable UTF-8 (every rune one column wide, those of East
+// Asian Width "ambiguous" included: block elements, box drawing, arrows;
+// runes every terminal draws two columns wide or zero wide, which the
+// model cannot place, are reported unsupported), pending wrap with
+// autowrap, BS, CR, LF, ESC M
 // (RI), ESC D (IND), CSI A B C D G H f (cursor), J K X (erase), P @ (DCH/ICH),
 // S T (SU/SD), r (DECSTBM), m (SGR 0, 30-37, 39, 40-47, 49, 90-97, 100-107,
 // 38;5;n, 48;5;n) and CSI ? 25, 1049, 2026 h/l. Anything else is recorded in
@@ -15,6 +18,7 @@ package vtmodel
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -517,6 +521,9 @@ func (t *Term) ri() {
 }
 
 func (t *Term) print(r rune) {
+	if w := Width(r); w != 1 {
+		t.bad("rune %U is %d columns wide", r, w)
+	}
 	if t.wrap {
 		t.x = 0
 		t.lf()
@@ -527,4 +534,47 @@ func (t *Term) print(r rune) {
 	} else {
 		t.x++
 	}
+}
+
+// Width is how many columns a terminal gives rune r: 0 for combining and
+// format characters, 2 for East Asian Wide and Fullwidth ones (CJK,
+// fullwidth forms, emoji shown as emoji), else 1 (East Asian ambiguous
+// included, as terminals draw them unless told otherwise).
+func Width(r rune) int {
+	if unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf) {
+		return 0
+	}
+	for _, w := range wide {
+		if r < w[0] {
+			break
+		}
+		if r <= w[1] {
+			return 2
+		}
+	}
+	return 1
+}
+
+// wide lists, in order, the ranges of East Asian Width W and F (after
+// Unicode's EastAsianWidth.txt): the blocks and the emoji a terminal
+// draws two columns wide.
+var wide = [][2]rune{
+	{0x1100, 0x115f}, {0x231a, 0x231b}, {0x2329, 0x232a}, {0x23e9, 0x23ec}, {0x23f0, 0x23f0},
+	{0x23f3, 0x23f3}, {0x25fd, 0x25fe}, {0x2614, 0x2615}, {0x2648, 0x2653}, {0x267f, 0x267f},
+	{0x2693, 0x2693}, {0x26a1, 0x26a1}, {0x26aa, 0x26ab}, {0x26bd, 0x26be}, {0x26c4, 0x26c5},
+	{0x26ce, 0x26ce}, {0x26d4, 0x26d4}, {0x26ea, 0x26ea}, {0x26f2, 0x26f3}, {0x26f5, 0x26f5},
+	{0x26fa, 0x26fa}, {0x26fd, 0x26fd}, {0x2705, 0x2705}, {0x270a, 0x270b}, {0x2728, 0x2728},
+	{0x274c, 0x274c}, {0x274e, 0x274e}, {0x2753, 0x2755}, {0x2757, 0x2757}, {0x2795, 0x2797},
+	{0x27b0, 0x27b0}, {0x27bf, 0x27bf}, {0x2b1b, 0x2b1c}, {0x2b50, 0x2b50}, {0x2b55, 0x2b55},
+	{0x2e80, 0x303e}, {0x3041, 0x33ff}, {0x3400, 0x4dbf}, {0x4e00, 0x9fff}, {0xa000, 0xa4cf},
+	{0xa960, 0xa97f}, {0xac00, 0xd7a3}, {0xf900, 0xfaff}, {0xfe10, 0xfe19}, {0xfe30, 0xfe6f},
+	{0xff00, 0xff60}, {0xffe0, 0xffe6}, {0x16fe0, 0x16fe4}, {0x17000, 0x18cd5}, {0x1b000, 0x1b2fb},
+	{0x1f004, 0x1f004}, {0x1f0cf, 0x1f0cf}, {0x1f18e, 0x1f18e}, {0x1f191, 0x1f19a}, {0x1f200, 0x1f251},
+	{0x1f300, 0x1f320}, {0x1f32d, 0x1f335}, {0x1f337, 0x1f37c}, {0x1f37e, 0x1f393}, {0x1f3a0, 0x1f3ca},
+	{0x1f3cf, 0x1f3d3}, {0x1f3e0, 0x1f3f0}, {0x1f3f4, 0x1f3f4}, {0x1f3f8, 0x1f43e}, {0x1f440, 0x1f440},
+	{0x1f442, 0x1f4fc}, {0x1f4ff, 0x1f53d}, {0x1f54b, 0x1f54e}, {0x1f550, 0x1f567}, {0x1f57a, 0x1f57a},
+	{0x1f595, 0x1f596}, {0x1f5a4, 0x1f5a4}, {0x1f5fb, 0x1f64f}, {0x1f680, 0x1f6c5}, {0x1f6cc, 0x1f6cc},
+	{0x1f6d0, 0x1f6d2}, {0x1f6d5, 0x1f6d7}, {0x1f6dc, 0x1f6df}, {0x1f6eb, 0x1f6ec}, {0x1f6f4, 0x1f6fc},
+	{0x1f7e0, 0x1f7eb}, {0x1f7f0, 0x1f7f0}, {0x1f90c, 0x1f93a}, {0x1f93c, 0x1f945}, {0x1f947, 0x1f9ff},
+	{0x1fa70, 0x1faff}, {0x20000, 0x2fffd}, {0x30000, 0x3fffd},
 }

@@ -180,3 +180,30 @@ func FuzzWrite(f *testing.F) {
 		}
 	})
 }
+
+// TestWidth checks the runes the model takes (one column: ASCII, block
+// elements, box drawing, arrows, the middle dot, all of East Asian Width
+// "ambiguous" or narrower) and those it rejects (wide CJK, fullwidth forms,
+// emoji; zero-width combining and format characters).
+func TestWidth(t *testing.T) {
+	for _, r := range "a~▀▄█─│┌┐└┘←↑→↓·…é" {
+		if w := Width(r); w != 1 {
+			t.Errorf("Width(%q) = %d, want 1", r, w)
+		}
+		tm := term(4, 1, string(r))
+		if u := tm.Unsupported(); len(u) > 0 || tm.Line(0) != string(r)+"   " {
+			t.Errorf("%q: screen %q, unsupported %q", r, tm.Line(0), u)
+		}
+	}
+	for _, c := range []struct {
+		r rune
+		w int
+	}{{'中', 2}, {'Ａ', 2}, {'한', 2}, {'🐍', 2}, {'⌚', 2}, {'\u0301', 0}, {'\u200d', 0}, {'\u200b', 0}} {
+		if w := Width(c.r); w != c.w {
+			t.Errorf("Width(%U) = %d, want %d", c.r, w, c.w)
+		}
+		if u := term(4, 1, "a"+string(c.r)).Unsupported(); len(u) != 1 {
+			t.Errorf("%U: unsupported %q, want it reported", c.r, u)
+		}
+	}
+}

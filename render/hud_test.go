@@ -1,0 +1,315 @@
+package render
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"snaked/game"
+	"snaked/internal/vtmodel"
+)
+
+// This file tests the HUD's pieces over the playfield (tags, radar, kill
+// feed) beyond what the golden screens show.
+
+// TestHeadsKept checks, over randomized sessions on the incremental path,
+// that the heads a renderer keeps are exactly the live heads on its
+// playfield (what the radar and the tags rely on).
+func TestHeadsKept(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 2))
+		s := newSim(seed, 300, 160, 10, 20, 400)
+		r := New(ANSI16, 80, 24)
+		h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1}
+		incs := 0
+		for f := 0; f < 1500; f++ {
+			s.step()
+			switch k := rng.IntN(100); {
+			case k < 3:
+				s.kill(rng.IntN(len(s.snakes)), "x")
+			case k < 8:
+				s.respawn(rng.IntN(len(s.snakes)))
+			case k < 10:
+				h.Follow = s.v.Snakes[rng.IntN(len(s.snakes))].ID
+			case k < 12:
+				sz := sizes[rng.IntN(len(sizes))]
+				r.Resize(sz[0], sz[1])
+			}
+			r.Frame(&s.v, h)
+			if r.inc {
+				incs++
+			}
+			var want []int32
+			if r.pfRows > 0 {
+				for i, sn := range s.v.Snakes {
+					// The stand-in world lets bodies cover heads: a head is
+					// on the playfield when its pixel is.
+					if p := s.v.At(sn.Head.X, sn.Head.Y); sn.Alive && p.Kind() == game.Head && p.Slot() == i && r.onPlayfield(&s.v, sn.Head) {
+						want = append(want, int32(i))
+					}
+				}
+			}
+			if r.pfRows > 0 && !slices.Equal(r.heads, want) {
+				t.Fatalf("seed %d frame %d (inc %v): heads %v, on the playfield %v", seed, f, r.inc, r.heads, want)
+			}
+		}
+		if incs < 500 {
+			t.Errorf("seed %d: only %d incremental frames", seed, incs)
+		}
+	}
+}
+
+// TestHUDNeverHidesSnakes plays randomized sessions with tags, radar and a
+// busy kill feed and checks, after every frame, that every playfield cell
+// where the world shows a snake shows what a renderer without those
+// overlays shows there (only the death and help boxes may cover snakes),
+// and that text never lands on a HUD row.
+func TestHUDNeverHidesSnakes(t *testing.T) {
+	covered := 0 // cells of tags, radar or feed lines over a snake: the test is not vacuous
+	for seed := uint64(1); seed <= 4; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		s := newSim(seed, 260+rng.IntN(100), 140, 10, 25, 300)
+		s.feedKills(12)
+		cols, rows := 80, 24
+		p := Profile(1 + seed%3)
+		if seed == 4 {
+			p = Mono
+		}
+		r, ref := New(p, cols, rows), New(p, cols, rows)
+		ref.noRadar, ref.noFeed = true, true
+		h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1, Hint: true}
+		term := vtmodel.New(cols, rows)
+		for f := 0; f < 1500; f++ {
+			s.step()
+			switch k := rng.IntN(100); {
+			case k < 2:
+				s.kill(rng.IntN(len(s.snakes)), "snakec")
+			case k < 6:
+				s.respawn(rng.IntN(len(s.snakes)))
+			case k < 7:
+				h.HideTags = !h.HideTags
+			case k < 8:
+				h.Hint = !h.Hint
+			case k < 9:
+				h.Help = !h.Help
+			case k < 10:
+				sz := sizes[rng.IntN(len(sizes))]
+				cols, rows = sz[0], sz[1]
+				r.Resize(cols, rows)
+				ref.Resize(cols, rows)
+				term.Resize(cols, rows)
+			}
+			feed(term, r.Frame(&s.v, h), f)
+			if err := check(term, r); err != nil {
+				t.Fatalf("seed %d frame %d: %v", seed, f, err)
+			}
+			covered += noneHidden(t, r, ref, &s.v, h)
+		}
+	}
+	if covered < 100 {
+		t.Errorf("only %d overlay cells over a snake in all runs: the test proves little", covered)
+	}
+	t.Logf("%d tag, radar or feed cells over a snake, all showing the snake", covered)
+}
+
+// noneHidden draws v with h on ref, without tags, radar, feed, hint and
+// help, and fails t unless r's frame shows what ref's does on the HUD's
+// rows and on every playfield cell where v shows a snake (but inside the
+// death or help box). It returns how many of those cells r's tags, radar
+// or feed lines cover.
+func noneHidden(t *testing.T, r, ref *Renderer, v *game.View, h *HUD) (covered int) {
+	t.Helper()
+	hr := *h
+	hr.HideTags, hr.Hint, hr.Help = true, false, false
+	ref.noRadar, ref.noFeed = true, true
+	ref.Frame(v, &hr)
+	if r.pfRows == 0 {
+		return 0
+	}
+	box := rect{}
+	if you, _ := v.Snake(h.You); h.Help || you != nil && !you.Alive && you.DeathTick != 0 {
+		box = r.boxS.at
+	}
+	for y := 0; y < r.rows; y++ {
+		for x := 0; x < r.cols; x++ {
+			i := y*r.cols + x
+			if y < r.pfTop || y >= r.pfTop+r.pfRows {
+				if c := r.next[i]; c != ref.next[i] {
+					t.Fatalf("tick %d: HUD row %d differs at %d: %+v, want %+v", v.Tick, y, x, c, ref.next[i])
+				}
+				continue
+			}
+			if x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1 {
+				continue
+			}
+			sy := y - r.pfTop
+			a, b := v.At(r.camX+x, r.camY+2*sy), v.At(r.camX+x, r.camY+2*sy+1)
+			if a.Kind() < game.Body && b.Kind() < game.Body {
+				continue
+			}
+			if r.next[i] != ref.next[i] {
+				t.Fatalf("tick %d: cell %d,%d shows %+v over a snake, want %+v", v.Tick, x, y, r.next[i], ref.next[i])
+			}
+			for _, o := range r.ovl[:r.novl] {
+				if x >= o.x0 && x < o.x1 && y >= o.y0 && y < o.y1 && o != r.hintAt {
+					covered++
+				}
+			}
+		}
+	}
+	return covered
+}
+
+// TestRadarOverSnakes: the radar's lines do not hide the player's snake
+// nor the body of a snake whose head is out of sight.
+func TestRadarOverSnakes(t *testing.T) {
+	for _, p := range []Profile{ANSI16, Mono} {
+		v, h := alone()
+		// bob's body runs along the playfield's first rows, his head far
+		// right; alice's tail coils up under the radar too.
+		for x := 150; x < 300; x++ {
+			v.Pix[79*v.W+x] = game.MakePixel(game.Body, 1, 1)
+			v.Pix[80*v.W+x] = game.MakePixel(game.Body, 1, 1)
+		}
+		for y := 78; y < 100; y++ {
+			v.Pix[y*v.W+165] = game.MakePixel(game.Body, 0, 0)
+		}
+		r, ref := New(p, 80, 24), New(p, 80, 24)
+		covered := 0
+		for i := 0; i <= radarDelay+2; i++ {
+			v.Tick++
+			r.Frame(v, h)
+			covered += noneHidden(t, r, ref, v, h)
+		}
+		if !r.rad.on || covered < 4 {
+			t.Errorf("%v: radar on %v, %d radar cells over a snake: the test proves little", p, r.rad.on, covered)
+		}
+	}
+}
+
+// TestRadarOnlyWhenAlone checks when the radar looks at every snake: never
+// while another head is on the playfield, and while alone at most once per
+// radarScanMin ticks; its text changes at most once per radarEvery ticks.
+func TestRadarOnlyWhenAlone(t *testing.T) {
+	v, h := crowd()
+	r := New(ANSI16, 80, 24)
+	for i := 0; i < 300; i++ {
+		v.Tick++
+		r.Frame(v, h)
+	}
+	if r.rad.scans != 0 || r.rad.on {
+		t.Errorf("others in sight: %d scans, radar on %v", r.rad.scans, r.rad.on)
+	}
+	v, h = alone()
+	r = New(ANSI16, 80, 24)
+	const n = 600
+	changes, shown := 0, 0
+	var last [radarLines]string
+	for i := 0; i < n; i++ {
+		v.Tick++
+		// bob circles: the distance changes all the time.
+		v.Snakes[1].Head = game.Point{X: 290 + i%40, Y: 160 - i%30}
+		r.Frame(v, h)
+		if r.rad.on {
+			shown++
+		}
+		for k := range radarLines {
+			if l := string(r.rad.line[k][:r.rad.ln[k]]); l != last[k] {
+				last[k] = l
+				changes++
+			}
+		}
+	}
+	if shown != n-radarDelay {
+		t.Errorf("radar shown %d frames of %d, want all after the first %d", shown, n, radarDelay)
+	}
+	if max := (n-radarDelay)/radarScanMin + 1; r.rad.scans > max || r.rad.scans == 0 {
+		t.Errorf("%d scans in %d ticks alone, want 1..%d", r.rad.scans, n-radarDelay, max)
+	}
+	if max := 2 * ((n-radarDelay)/radarEvery + 1); changes > max || changes < 10 {
+		t.Errorf("radar text changed %d times, want 10..%d", changes, max)
+	}
+	t.Logf("alone %d ticks: %d scans, %d line changes", n-radarDelay, r.rad.scans, changes)
+}
+
+// TestStillWorldStillScreen: when nothing moves, nothing is sent, with
+// tags, radar and a feed line on screen (no HUD piece churns).
+func TestStillWorldStillScreen(t *testing.T) {
+	for _, c := range []struct {
+		mk   func() (*game.View, *HUD)
+		warm int
+	}{{crowd, 1}, {alone, radarDelay + 1}, {feedView, 1}} {
+		v, h := c.mk()
+		r := New(ANSI16, 80, 24)
+		for i := 0; i < c.warm; i++ {
+			v.Tick++
+			r.Frame(v, h)
+		}
+		for i := 0; i < 2*radarEvery; i++ {
+			v.Tick++
+			if out := r.Frame(v, h); len(out) != 0 {
+				t.Fatalf("frame %d of a still world sent %q", i, out)
+			}
+		}
+	}
+}
+
+// TestTagLeash moves a head step by step away from its tag: the tag stays
+// while the head is within the leash and follows it after.
+func TestTagLeash(t *testing.T) {
+	v, h := crowd()
+	r := New(ANSI16, 80, 24)
+	r.Frame(v, h)
+	bob := v.Snakes[1].ID
+	find := func() *tag {
+		for i := range r.tags {
+			if r.tags[i].id == bob {
+				return &r.tags[i]
+			}
+		}
+		return nil
+	}
+	t0 := find()
+	if t0 == nil {
+		t.Fatal("bob has no tag")
+	}
+	x0, y0 := t0.x, t0.y
+	moves := 0
+	for i := 1; i <= 20; i++ {
+		// bob's head moves right a pixel a tick (the pixels do not matter
+		// to the leash, only the head's position).
+		v.Snakes[1].Head.X++
+		v.Tick++
+		setHead(v, 1)
+		r.Frame(v, h)
+		tg := find()
+		if tg == nil {
+			t.Fatalf("tick %d: bob's tag is gone", i)
+		}
+		hx, _ := r.headCell(v, &v.Snakes[1])
+		if tg.x != x0 || tg.y != y0 {
+			moves++
+			if hx <= x0+tg.n-1+leashX {
+				t.Fatalf("tick %d: tag moved with the head at column %d, within the leash of %d..%d", i, hx, x0, x0+tg.n-1)
+			}
+			x0, y0 = tg.x, tg.y
+		} else if hx > x0+tg.n-1+leashX {
+			t.Fatalf("tick %d: head at column %d, beyond the leash of %d..%d, tag stayed", i, hx, x0, x0+tg.n-1)
+		}
+	}
+	if moves == 0 {
+		t.Error("the tag never followed")
+	}
+}
+
+// setHead moves snake i's head pixel to its Head (the old head pixel
+// becomes body).
+func setHead(v *game.View, i int) {
+	for k, p := range v.Pix {
+		if p.Kind() == game.Head && p.Slot() == i {
+			v.Pix[k] = game.MakePixel(game.Body, i, p.Colour())
+		}
+	}
+	hd := v.Snakes[i].Head
+	v.Pix[mod(hd.Y, v.H)*v.W+mod(hd.X, v.W)] = game.MakePixel(game.Head, i, v.Snakes[i].Colour)
+}
