@@ -9,13 +9,16 @@ import (
 
 // TestStepAllocs checks that Step allocates nothing once a world has warmed
 // up: bots and scripted players (steering, dashing, dying, respawning), a
-// reader holding views, fruit, spawns. The body rings, change logs and view
-// buffers are sized during the warm-up and then reused: a snake outgrowing
-// its ring trades it for a longer free one, and a spawn gives a long ring
-// back, so rings are only allocated while the number of long snakes alive
-// at once still reaches new highs (here, in the first ~1,000 ticks).
+// reader holding views, fruit, spawns, and people leaving and joining so
+// that bots come (up to the target) and go (stepping aside). The body
+// rings, change logs and view buffers are sized during the warm-up and then
+// reused: a snake outgrowing its ring trades it for a longer free one, and
+// a spawn gives a long ring back, so rings are only allocated while the
+// number of long snakes alive at once still reaches new highs (here, in
+// the first few hundred ticks). The players who come and go have empty
+// names, so Join and Leave themselves allocate nothing either.
 func TestStepAllocs(t *testing.T) {
-	w, err := New(Config{W: 512, H: 256, MaxSnakes: 500, Bots: 250, Seed: 9, StartLen: 12})
+	w, err := New(Config{W: 512, H: 256, MaxSnakes: 600, Bots: 50, BotTarget: 400, Seed: 9, StartLen: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,20 +31,43 @@ func TestStepAllocs(t *testing.T) {
 		p.ids = append(p.ids, id)
 	}
 	var held *View
+	var gone []ID // players who left, by index into p.ids
+	minBots, maxBots := 1<<30, 0
 	tick := func() {
+		// every 100 ticks, 40 people leave (bots fill in at a few a
+		// tick); 50 ticks later 40 join (surplus bots step aside)
+		switch w.tick % 100 {
+		case 0:
+			for k := 0; k < 40; k++ {
+				w.Leave(p.ids[len(p.ids)-1])
+				p.ids = p.ids[:len(p.ids)-1]
+				gone = append(gone, 0)
+			}
+		case 50:
+			for range gone {
+				id, err := w.Join("")
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.ids = append(p.ids, id)
+			}
+			gone = gone[:0]
+		}
 		p.act(w)
 		if held != nil {
 			held.Release()
 		}
 		held = w.Acquire() // a reader a tick behind, as renderers are
+		minBots, maxBots = min(minBots, held.Bots), max(maxBots, held.Bots)
 		w.Step(w.tick + 1)
 	}
 	for k := 0; k < 3000; k++ {
 		tick()
 	}
 	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
 	const n = 300
+	minBots, maxBots = 1<<30, 0
+	runtime.ReadMemStats(&a)
 	for k := 0; k < n; k++ {
 		tick()
 	}
@@ -50,9 +76,13 @@ func TestStepAllocs(t *testing.T) {
 	if d := b.Mallocs - a.Mallocs; d != 0 {
 		t.Fatalf("%d allocations in %d warmed-up ticks, want 0", d, n)
 	}
+	if maxBots-minBots < 20 {
+		t.Fatalf("bots stayed within %d..%d: they should come and go with the people", minBots, maxBots)
+	}
 	v := w.Acquire()
 	defer v.Release()
-	if v.Players != 250 || v.Bots != 250 {
+	if v.Players+v.Bots > 600 || v.Bots < 50 {
 		t.Fatalf("players %d bots %d", v.Players, v.Bots)
 	}
+	t.Logf("bots between %d and %d in the measured ticks", minBots, maxBots)
 }

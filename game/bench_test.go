@@ -7,10 +7,14 @@ import (
 )
 
 // benchCase is one row of BenchmarkStep: n snakes, all bots or all players,
-// on area times the default density's area (about 256 pixels per snake).
+// on area times the default density's area (about 256 pixels per snake);
+// or, when w > 0, n players on a w x h world with bots (floor) and target
+// (Config.BotTarget).
 type benchCase struct {
 	bots    bool
 	n, area int
+
+	w, h, floor, target int
 }
 
 func (c benchCase) name() string {
@@ -19,6 +23,9 @@ func (c benchCase) name() string {
 		kind = "bots"
 	}
 	s := fmt.Sprintf("%s=%d", kind, c.n)
+	if c.w > 0 {
+		return s + fmt.Sprintf("/%dx%d/bots=%d/target=%d", c.w, c.h, c.floor, c.target)
+	}
 	if c.area > 1 {
 		s += fmt.Sprintf("/area=x%d", c.area)
 	}
@@ -109,11 +116,16 @@ func blocked(v *View, h Point, d Dir) bool {
 	return v.At(h.X+dx, h.Y+dy).Kind() >= Body
 }
 
-// benchWorld builds the world of c and lets it settle for 200 ticks. For
-// players it returns the script driving them (nil for bots).
+// benchWorld builds the world of c and lets it settle for 200 ticks (2,000
+// for a world with a bot target, so the bots New put in for the target
+// have stepped aside for the players). For players it returns the script
+// driving them (nil for bots).
 func benchWorld(b testing.TB, c benchCase) (*World, *players) {
 	h := c.n * 256 * c.area / 2048
 	cfg := Config{W: 2048, H: h, MaxSnakes: c.n, Seed: 7}
+	if c.w > 0 {
+		cfg = Config{W: c.w, H: c.h, MaxSnakes: c.n + max(c.floor, c.target), Bots: c.floor, BotTarget: c.target, Seed: 7}
+	}
 	var p *players
 	if c.bots {
 		cfg.Bots, cfg.StartLen = c.n, benchBotLen
@@ -134,7 +146,11 @@ func benchWorld(b testing.TB, c benchCase) (*World, *players) {
 			p.ids = append(p.ids, id)
 		}
 	}
-	for t := uint64(1); t <= 200; t++ {
+	warm := uint64(200)
+	if c.w > 0 {
+		warm = 2000
+	}
+	for t := uint64(1); t <= warm; t++ {
 		if p != nil {
 			p.act(w)
 		}
@@ -143,9 +159,15 @@ func benchWorld(b testing.TB, c benchCase) (*World, *players) {
 	return w, p
 }
 
+// The players=2500 row is the daemon's default world (AutoSize(3000) is
+// 2048x512, AutoBotTarget(2048, 512) is 512, the floor is 16): at 2,500
+// players the target asks for no bots beyond the floor. TestAutoDefaults
+// keeps these numbers equal to AutoSize and AutoBotTarget.
 var benchCases = []benchCase{
-	{false, 1000, 1}, {false, 5000, 1}, {false, 10000, 1}, {false, 10000, 4},
-	{true, 1000, 1}, {true, 5000, 1}, {true, 10000, 1}, {true, 10000, 4},
+	{n: 1000, area: 1}, {n: 5000, area: 1}, {n: 10000, area: 1}, {n: 10000, area: 4},
+	{n: 2500, w: 2048, h: 512, floor: 16, target: 512},
+	{bots: true, n: 1000, area: 1}, {bots: true, n: 2500, area: 1}, {bots: true, n: 5000, area: 1},
+	{bots: true, n: 10000, area: 1}, {bots: true, n: 10000, area: 4},
 }
 
 // BenchmarkStep times Step alone. For players, the script's Turn/Dash/
@@ -180,10 +202,14 @@ func BenchmarkStep(b *testing.B) {
 					total += s.Length
 				}
 			}
+			bots := v.Bots
 			v.Release()
 			if alive > 0 {
 				b.ReportMetric(float64(total)/float64(alive), "len")
 				b.ReportMetric(float64(alive), "alive")
+			}
+			if !c.bots {
+				b.ReportMetric(float64(bots), "bots")
 			}
 		})
 	}

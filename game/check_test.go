@@ -1,10 +1,16 @@
 package game
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // check verifies the world's invariants: the occupancy grid equals the union
 // of the live bodies and the fruit, bodies are disjoint and contiguous, the
-// counters agree, and the newest view's pixels equal the grid.
+// counters agree, the bot bookkeeping (list, numbers, names) agrees with
+// the snakes, and the newest view's pixels equal the grid and its Kills
+// the world's recent deaths. Call it between Steps with no Join or Leave
+// queued.
 func (w *World) check() error {
 	want := make([]Pixel, len(w.grid))
 	fruit := 0
@@ -64,6 +70,9 @@ func (w *World) check() error {
 	if players != w.players || bots != w.bots {
 		return fmt.Errorf("counts players %d/%d bots %d/%d", players, w.players, bots, w.bots)
 	}
+	if err := w.checkBots(); err != nil {
+		return err
+	}
 	for i := range want {
 		if want[i] != w.grid[i] {
 			return fmt.Errorf("pixel %v: grid %x, bodies+fruit %x", w.point(int32(i)), w.grid[i], want[i])
@@ -74,6 +83,74 @@ func (w *World) check() error {
 			if v.Pix[i] != w.grid[i] {
 				return fmt.Errorf("view pixel %d: %x, grid %x", i, v.Pix[i], w.grid[i])
 			}
+		}
+		if err := w.checkKills(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkBots verifies the bots' bookkeeping: every bot slot is listed once
+// with its number, numbers and names are unique and match, the slots in
+// use are counted, and no more bots exist than the names allow.
+func (w *World) checkBots() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.count != w.players+w.bots {
+		return fmt.Errorf("slots in use %d, players %d + bots %d", w.count, w.players, w.bots)
+	}
+	if len(w.botList) != w.bots || w.bots > len(w.botNames) {
+		return fmt.Errorf("bot list %d, bots %d, names %d", len(w.botList), w.bots, len(w.botNames))
+	}
+	nums := make(map[int32]bool)
+	for k, slot := range w.botList {
+		s, b := &w.snakes[slot], &w.box[slot]
+		if !s.used || !s.bot || !b.bot || b.id != s.id || w.botPos[slot] != int32(k) {
+			return fmt.Errorf("bot list entry %d: slot %d (used %v bot %v/%v, pos %d)", k, slot, s.used, s.bot, b.bot, w.botPos[slot])
+		}
+		if nums[b.num] || w.botNums[b.num/64]&(1<<(b.num%64)) == 0 || s.name != botName(int(b.num)+1) {
+			return fmt.Errorf("bot %d: number %d taken twice or not marked, name %q", slot, b.num+1, s.name)
+		}
+		nums[b.num] = true
+	}
+	used := 0
+	for _, u := range w.botNums {
+		used += bits.OnesCount64(u)
+	}
+	if used != len(nums) {
+		return fmt.Errorf("%d bot numbers marked, %d bots", used, len(nums))
+	}
+	return nil
+}
+
+// checkKills verifies v.Kills: at most MaxKills, oldest first, all from
+// the last KillTicks ticks, killer fields consistent, and equal to the
+// newest MaxKills of the world's deaths in that window.
+func (w *World) checkKills(v *View) error {
+	if len(v.Kills) > MaxKills {
+		return fmt.Errorf("%d kills in the view", len(v.Kills))
+	}
+	for k, x := range v.Kills {
+		if x.Tick > v.Tick || x.Tick+KillTicks <= v.Tick || k > 0 && x.Tick < v.Kills[k-1].Tick {
+			return fmt.Errorf("tick %d: kill %d at tick %d out of the window or order", v.Tick, k, x.Tick)
+		}
+		if (x.Killer == "") != (x.KillerSlot < 0) || x.HeadOn && x.KillerSlot >= 0 || !x.HeadOn && x.Other != "" || x.KillerSlot < 0 && x.KillerBot {
+			return fmt.Errorf("tick %d: inconsistent kill %+v", v.Tick, x)
+		}
+	}
+	var want []Kill
+	for k := w.nkills - min(w.nkills, MaxKills); k < w.nkills; k++ {
+		if x := w.kills[k%MaxKills]; x.Tick+KillTicks > v.Tick {
+			want = append(want, x)
+		}
+	}
+	if len(want) != len(v.Kills) {
+		return fmt.Errorf("tick %d: view has %d kills, the world %d", v.Tick, len(v.Kills), len(want))
+	}
+	for k := range want {
+		if want[k] != v.Kills[k] {
+			return fmt.Errorf("tick %d: kill %d is %+v, want %+v", v.Tick, k, v.Kills[k], want[k])
 		}
 	}
 	return nil

@@ -8,11 +8,12 @@
 // # World
 //
 // The playfield is W x H pixels and wraps in both directions. A pixel is half
-// a terminal cell, so snakes look equally fast in every direction. The default
-// (DefaultConfig) is 2048 x 512 pixels for MaxSnakes 4096: about 256 pixels
-// per snake when the server is full, i.e. a snake of length ~20 covers under
-// a tenth of its share, while an 80x24 terminal (80 x 44 pixels) still shows
-// a dozen or so neighbours. Area costs memory (4 bytes per pixel for the
+// a terminal cell, so snakes look equally fast in every direction. A
+// server's size comes from AutoSize (see Population); DefaultConfig keeps
+// 2048 x 512 pixels for MaxSnakes 4096: about 256 pixels per snake when
+// full, i.e. a snake of length ~20 covers under a tenth of its share, while
+// an 80x24 terminal (80 x 44 pixels) still shows a dozen or so neighbours,
+// and no BotTarget. Area costs memory (4 bytes per pixel for the
 // master grid and for each view buffer, i.e. 4 MiB each by default) but no
 // time per tick: Step is O(snakes + pixels changed), never O(area) (see
 // docs/BENCHMARKS-game.md).
@@ -26,6 +27,50 @@
 // and a spawn gives a long ring back, so rings are allocated only while the
 // number of long snakes alive at once still reaches new highs.
 //
+// # Population
+//
+// AutoSize(capacity) is the world for a server of capacity players: about
+// 350 pixels per player (2048x512 for 3,000, the size every load figure in
+// docs/ was measured at), four times as wide as high, the height a multiple
+// of 8, never smaller than 512x128 (about three screens high and six wide,
+// so a tiny server still has room to roam without seeing its own tail
+// around the wrap) and never past MaxSide x MaxSide/4 (W*H <= MaxPixels).
+// AutoSize(100) is 512x128, AutoSize(10000) 3744x936.
+//
+// AutoBotTarget(w, h) is the population (people and bots) for one snake per
+// PxPerSnake = 2,048 pixels: 512 on 2048x512, 32 on 512x128. An 80x24
+// terminal's playfield is 80 x 44 = 3,520 pixels, so snakes spread evenly
+// would put 1.7 heads on it; bodies (~20 pixels long) reach in from
+// outside and spawns near the action cluster a little, and the measured
+// mean is about 2 other snakes on a newcomer's screen over its first 30 s
+// (TestContactTime, docs/BENCHMARKS-game.md): the middle of the
+// one-to-three we want. Measured the same way, one snake per 1,024 pixels
+// shows 3.9 and one per 4,096 shows 1.0 (and a tenth of newcomers then wait
+// 3 s or more for a head on screen).
+//
+// Config.Bots is a floor and Config.BotTarget a target: the world keeps
+// max(Bots, BotTarget - players) bots (alive, dead or waiting for a spawn),
+// where players counts people alive or dead. New puts the first bots in at
+// once; afterwards, when people leave, bots are added up to that number at
+// most 4 a tick, with the lowest free numbers (bot1, bot2, ...: a bot's name
+// is "bot" and its number, and people may not take such names). When people
+// join, the surplus bots step aside in three ways, each only while there is
+// a surplus: a bot waiting for a spawn leaves at once; a bot that dies
+// leaves instead of respawning; and each tick populate looks at the next 2
+// live bots (round robin) and retires the first that no player can see (no
+// player's head within 160 + its length columns and 96 + its length rows of
+// its head, which covers terminals up to about 200x60 wherever the camera's
+// dead zone puts the head); its body goes without leaving fruit. Bots never
+// go below the floor.
+//
+// MaxSnakes counts people and bots. With MaxSnakes = sessions + max(Bots,
+// BotTarget) (as the daemon sets it), bots never take a slot a person
+// needs: there are never more bots than max(Bots, BotTarget). A caller that
+// sets MaxSnakes lower still never has a join refused because of the
+// surplus: a Join that finds every slot taken takes the slot of the newest
+// bot above the floor (its snake disappears in the next Step), and returns
+// ErrFull only when players and the floor's bots fill MaxSnakes.
+//
 // # Rules of one tick
 //
 // Step applies, in this order:
@@ -36,6 +81,7 @@
 //     current direction or its reverse is dropped and the next queued one is
 //     tried), dash requests (granted when Tick >= DashReadyAt; the snake then
 //     moves DashLen=3 pixels this tick and DashReadyAt = tick+DashCooldown).
+//     Then the bots are brought towards their number (see Population).
 //  2. Spawns: a snake waiting for a spawn is placed as a straight line on
 //     empty pixels (no body, no fruit) with 2 pixels of clearance from any
 //     other snake around it (and behind) and 4 ahead (fruit there is
@@ -43,15 +89,28 @@
 //     (if that direction does not fit, the randomly tried one). Its colour
 //     is the palette colour least used by the bodies within 6 pixels
 //     (palette: the 16 colours without black, white and greys).
-//     It is protected until Tick >= ProtectedUntil (Protect ticks). If no
-//     place is found (8 tries) it stays dead and is retried next tick. All
-//     spawns of one tick share a budget of 1024 + MaxSnakes/8 tries, first
-//     come first served; snakes left over keep their place in the queue.
-//  3. Bots decide their turn: never into a body or head pixel, nor into a
-//     pixel another bot chose this tick (in slot order); towards the nearest
-//     fruit in a small box around the head if any, else mostly straight on,
-//     with a seeded random turn (1 tick in 16) now and then. Dead bots respawn after
-//     BotRespawn ticks. A bot is only input generated inside Step.
+//     It is protected until Tick >= ProtectedUntil (Protect ticks). Spawns
+//     go near the action: the first 4 of a snake's 8 tries put its head
+//     near the head of a live snake of the last tick, chosen at random: at
+//     most 60 columns and 33 rows away on the torus, but not within 20
+//     columns and 11 rows at once (between half a screen and a screen and
+//     a half of an 80x24 terminal); the other 4 try anywhere. (The bots New
+//     puts in go anywhere: there is nobody to be near yet.) If no place is
+//     found it stays dead and is retried next tick. All spawns of one tick
+//     share a budget of 1024 + MaxSnakes/8 tries, first come first served;
+//     snakes left over keep their place in the queue.
+//  3. Bots decide (see decide in bots.go): each scores going straight on,
+//     towards the nearest fruit it has seen (not behind it), an occasional
+//     random turn and, for a bold bot (half of them), a cut-off of a rival
+//     heading the same way just behind and beside it; it takes the best
+//     direction whose next pixel is free (no body or head, no pixel another
+//     head chose this tick) with 3 free pixels in a row from there, else
+//     compares the room behind each (a flood fill of up to 16 pixels) so it
+//     does not steer into a dead end. A bold bot whose dash is ready dashes
+//     now and then towards fruit straight ahead, or to cut a rival off.
+//     Dead bots respawn after BotRespawn ticks, or step aside (see
+//     Population). A bot is only input generated inside Step, and its
+//     choices come from the world's seeded generator.
 //  4. Movement in phases. Every live snake moves 1 pixel in phase 0; a
 //     dashing snake also moves in phases 1 and 2. Within a phase all moves
 //     are simultaneous and judged against the grid at the start of the phase:
@@ -79,6 +138,22 @@
 //  6. Ranks (counting sort by length among live snakes, equal lengths share
 //     a rank), the leaderboard (longest first, then lower slot), the best
 //     snake of the run, then the view is published.
+//
+// # Kill feed
+//
+// Every death is recorded as a Kill in a ring of the world's last MaxKills
+// deaths, in the order they happened (a tick's deaths in slot order).
+// Publishing copies into View.Kills the deaths of the last KillTicks ticks
+// (Tick+KillTicks > View.Tick) that the ring holds, oldest first, at most
+// MaxKills: the newest when there were more. A kill credited to another
+// snake's body or head has Killer, KillerSlot and KillerBot set; a head-on
+// (two heads into one pixel, or swapping pixels) has HeadOn and Other (the
+// other snake's name, "" if it cannot be told) and no killer; running into
+// one's own body has Killer "" and KillerSlot -1. The copy is rebuilt at
+// each publish into the view's own slice (capacity MaxKills), so it costs
+// no allocation and does not depend on how many ticks old the buffer being
+// rewritten was. Names in a Kill stay as they were when the snake died,
+// even after it leaves.
 //
 // # Views and concurrency
 //

@@ -50,6 +50,7 @@ func (w *World) publish() {
 			Pix:    make([]Pixel, len(w.grid)),
 			Snakes: make([]SnakeInfo, 0, w.cfg.MaxSnakes),
 			Top:    make([]Entry, 0, TopN),
+			Kills:  make([]Kill, 0, MaxKills),
 			Dirty:  make([]uint64, TilesW(w.w)*TilesH(w.h)),
 		}
 		w.pool = append(w.pool, v)
@@ -72,5 +73,11 @@ func (w *World) publish() {
 	w.rank(v.Snakes)
 	v.Top = append(v.Top[:0], w.top[:w.ntop]...)
 	v.Players, v.Bots, v.Best = w.players, w.bots, w.best
+	v.Kills = v.Kills[:0]
+	for k := w.nkills - min(w.nkills, MaxKills); k < w.nkills; k++ {
+		if r := &w.kills[k%MaxKills]; r.Tick+KillTicks > w.tick {
+			v.Kills = append(v.Kills, *r)
+		}
+	}
 	w.newest.Store(v)
 }

@@ -28,7 +28,7 @@ func place(t *testing.T, w *World, name string, d Dir, body ...Point) ID {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.drain()
+	w.drain(0)
 	w.spawnq = w.spawnq[:0]
 	s := &w.snakes[id.Slot()]
 	s.tail, s.n = 0, 0

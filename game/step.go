@@ -8,7 +8,7 @@ func (w *World) Step(tick uint64) {
 	}
 	w.tick = tick
 	w.seq++
-	w.drain()
+	w.drain(botFill)
 	w.spawnAll()
 	maxSteps := w.think()
 	for ph := 0; ph < maxSteps; ph++ {
@@ -18,8 +18,9 @@ func (w *World) Step(tick uint64) {
 	w.publish()
 }
 
-// drain applies the input queued since the last Step.
-func (w *World) drain() {
+// drain applies the input queued since the last Step, then lets populate
+// add at most fill bots.
+func (w *World) drain(fill int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.nslots = w.slots
@@ -33,6 +34,10 @@ func (w *World) drain() {
 			w.free = append(w.free, slot)
 			w.count--
 			continue
+		}
+		if b.evict {
+			b.evict = false
+			w.remove(slot) // the bot whose slot a Join took
 		}
 		if b.join {
 			b.join = false
@@ -72,6 +77,7 @@ func (w *World) drain() {
 		}
 	}
 	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
+	w.populate(fill)
 	// Turn checks new turns against the current direction.
 	for i := 0; i < w.nslots; i++ {
 		w.box[i].dir = w.snakes[i].dir
@@ -81,7 +87,7 @@ func (w *World) drain() {
 func (w *World) initSnake(slot int32, b *inbox) {
 	s := &w.snakes[slot]
 	body := s.body
-	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, tx: -1, ty: -1, wantLife: true}
+	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, tx: -1, ty: -1, rival: -1, wantLife: true}
 	w.spawnq = append(w.spawnq, slot)
 	if b.bot {
 		w.bots++
@@ -115,11 +121,40 @@ func (w *World) remove(slot int32) {
 		}
 	}
 	body := s.body
-	*s = snake{body: body, killer: -1, tx: -1, ty: -1}
+	*s = snake{body: body, killer: -1, tx: -1, ty: -1, rival: -1}
 }
 
-// spawnTries bounds the places tried for one snake in one tick.
-const spawnTries = 8
+// spawnTries bounds the places tried for one snake in one tick; the first
+// nearTries of them are near a live snake (when there is one).
+const spawnTries, nearTries = 8, 4
+
+// The ring around a live snake's head where a spawn near the action puts
+// the new head: at most nearFarX columns and nearFarY rows away on the
+// torus, but not within nearX columns and nearY rows at once. A screen of
+// an 80x24 terminal spans 40 x 22 pixels either side of its centre, so the
+// new head is between half a screen and a screen and a half away.
+const (
+	nearX, nearY       = 20, 11
+	nearFarX, nearFarY = 60, 33
+)
+
+// nearSpot returns a place in the ring around a live head of the last
+// publish, chosen at random, wrapped onto the world.
+func (w *World) nearSpot() (x, y int) {
+	a := w.heads[w.rng.IntN(len(w.heads))]
+	dy := w.rng.IntN(2*nearFarY+1) - nearFarY
+	var dx int
+	if abs(dy) < nearY {
+		k := w.rng.IntN(2 * (nearFarX - nearX + 1))
+		dx = nearX + k/2
+		if k&1 == 0 {
+			dx = -dx
+		}
+	} else {
+		dx = w.rng.IntN(2*nearFarX+1) - nearFarX
+	}
+	return wrap(int(a)%w.w+dx, w.w), wrap(int(a)/w.w+dy, w.h)
+}
 
 // spawnBudget is the number of places all spawns together may try in one
 // tick. Each try costs a cache miss or two on a big grid, and in a crowded
@@ -147,7 +182,12 @@ func (w *World) spawn(slot int32, budget *int) bool {
 	s := &w.snakes[slot]
 	for try := 0; try < spawnTries && *budget > 0; try++ {
 		*budget--
-		hx, hy := w.rng.IntN(w.w), w.rng.IntN(w.h)
+		var hx, hy int
+		if try < nearTries && len(w.heads) > 0 {
+			hx, hy = w.nearSpot()
+		} else {
+			hx, hy = w.rng.IntN(w.w), w.rng.IntN(w.h)
+		}
 		d0 := Dir(1 + w.rng.IntN(4))
 		if !w.clear(hx, hy, d0) {
 			continue
@@ -175,7 +215,10 @@ func (w *World) spawn(slot int32, budget *int) bool {
 		s.protUntil = w.tick + uint64(w.cfg.Protect)
 		w.prot = append(w.prot, slot)
 		s.killedBy, s.killer = "", -1
-		s.tx, s.ty = -1, -1
+		s.tx, s.ty, s.rival = -1, -1, -1
+		if s.bot {
+			s.bold = w.rng.IntN(2) == 0
+		}
 		if s.n > s.best {
 			s.best = s.n
 		}
@@ -303,6 +346,33 @@ func (w *World) move(i, x, y int32, d Dir) (int32, int32, int32) {
 	return i + 1, x + 1, y
 }
 
+// ray returns the 3 pixels ahead of s's head in its direction.
+func (w *World) ray(s *snake) (a, b, c int32) {
+	i, W := s.hd, int32(w.w)
+	switch s.dir {
+	case Right:
+		if s.hx+3 < W {
+			return i + 1, i + 2, i + 3
+		}
+	case Left:
+		if s.hx >= 3 {
+			return i - 1, i - 2, i - 3
+		}
+	case Down:
+		if s.hy+3 < int32(w.h) {
+			return i + W, i + 2*W, i + 3*W
+		}
+	case Up:
+		if s.hy >= 3 {
+			return i - W, i - 2*W, i - 3*W
+		}
+	}
+	a, x, y := w.move(i, s.hx, s.hy, s.dir)
+	b, x, y = w.move(a, x, y, s.dir)
+	c, _, _ = w.move(b, x, y, s.dir)
+	return a, b, c
+}
+
 // think runs, chunk by chunk in slot order, the dash requests, the bots'
 // decisions and phase 0's aiming (see phase) for every snake, and returns
 // the number of phases this tick needs. In each chunk a first tight loop
@@ -312,6 +382,7 @@ func (w *World) move(i, x, y int32, d Dir) (int32, int32, int32) {
 func (w *World) think() int {
 	const chunk = 64
 	maxSteps := 1
+	w.dashers = w.dashers[:0]
 	for base := 0; base < w.nslots; base += chunk {
 		end := min(base+chunk, w.nslots)
 		for i := base; i < end; i++ {
@@ -330,67 +401,23 @@ func (w *World) think() int {
 				}
 			}
 			if s.bot {
-				a, _, _ := w.move(s.hd, s.hx, s.hy, s.dir)
-				s.ahead = w.grid[a]
+				// the pixels a bot going straight on looks at
+				a, b, c := w.ray(s)
+				s.ahead, s.ahead2, s.ahead3 = w.grid[a], w.grid[b], w.grid[c]
 			}
 		}
 		for i := base; i < end; i++ {
-			if s := &w.snakes[i]; s.bot && s.used {
-				w.decide(i, s)
+			s := &w.snakes[i]
+			if s.bot && s.used && w.decide(i, s) {
+				maxSteps = DashLen
+			}
+			if s.steps > 1 {
+				w.dashers = append(w.dashers, int32(i))
 			}
 			w.aim(i, 0)
 		}
 	}
 	return maxSteps
-}
-
-// decide picks a bot's direction, or queues a dead bot's respawn: never
-// into a body or head, nor into a pixel another bot chose this tick (bots
-// reserve the pixel they head for); towards its fruit target if any, else
-// mostly straight on, turning at random now and then. The candidates are
-// scored first and their pixels read best first, so a bot going straight
-// on into a free pixel reads no other pixel.
-func (w *World) decide(i int, s *snake) {
-	if !s.alive {
-		if !s.wantLife && w.tick >= s.deathTick+BotRespawn {
-			s.wantLife = true
-			w.spawnq = append(w.spawnq, int32(i))
-		}
-		return
-	}
-	if (s.hx == s.tx && s.hy == s.ty) || (s.tx < 0 && (w.seq+uint64(i))%16 == 0) {
-		s.tx, s.ty = w.seekFruit(s.hx, s.hy)
-	}
-	dirs := [3]Dir{s.dir, left(s.dir), right(s.dir)}
-	score := [3]int{1, 0, 0}
-	if s.tx >= 0 {
-		for k, d := range dirs {
-			_, x, y := w.move(s.hd, s.hx, s.hy, d)
-			score[k] -= 4 * w.dist(x, y, s.tx, s.ty)
-		}
-	} else if r := w.rng.IntN(32); r < 2 {
-		score[1+r] = 2
-	}
-	// candidates best first; ties keep the order straight, left, right.
-	ord := [3]int{0, 1, 2}
-	for a := 1; a < 3; a++ {
-		for b := a; b > 0 && score[ord[b]] > score[ord[b-1]]; b-- {
-			ord[b], ord[b-1] = ord[b-1], ord[b]
-		}
-	}
-	for _, k := range ord {
-		n, _, _ := w.move(s.hd, s.hx, s.hy, dirs[k])
-		p := s.ahead
-		if k != 0 {
-			p = w.grid[n]
-		}
-		if kd := p.Kind(); kd == Body || kd == Head || w.grid[n]&botClaim != 0 {
-			continue
-		}
-		s.dir = dirs[k]
-		w.grid[n] |= botClaim // cleared by phase 0
-		return
-	}
 }
 
 // dist is the wrapped Manhattan distance between two points.
@@ -401,48 +428,32 @@ func (w *World) dist(ax, ay, bx, by int32) int {
 	return dx + dy
 }
 
-// seekFruit returns the nearest fruit (Manhattan distance) in the box of
-// seekX columns either side and seekY rows either side of (x, y), or
-// (-1, -1). The box is flat because the rows next to the head are already in
-// the cache.
-func (w *World) seekFruit(hx, hy int32) (int32, int32) {
-	x, y := int(hx), int(hy)
-	bx, by, bd := -1, -1, 1<<30
-	for dy := -seekY; dy <= seekY; dy++ {
-		row := int(w.idx(0, y+dy))
-		for dx := -seekX; dx <= seekX; dx++ {
-			px := x + dx
-			if px < 0 {
-				px += w.w
-			} else if px >= w.w {
-				px -= w.w
-			}
-			if w.grid[row+px].Kind() == Fruit {
-				if d := abs(dx) + abs(dy); d < bd && d > 0 {
-					bx, by, bd = px, row/w.w, d
-				}
-			}
-		}
-	}
-	return int32(bx), int32(by)
-}
-
-// The box a bot looks for fruit in.
-const seekX, seekY = 10, 1
-
 // phase moves every snake with more than ph steps this tick by one pixel,
-// simultaneously (see the package doc).
+// simultaneously (see the package doc). Phase 0 visits every slot; later
+// phases only the dashing snakes (think lists them in w.dashers), since
+// every other snake's moved flag is false after phase 0.
 func (w *World) phase(ph int) {
 	prot := func(s *snake) bool { return w.tick < s.protUntil }
+	n := w.nslots
+	if ph > 0 {
+		n = len(w.dashers)
+	}
+	slot := func(k int) int {
+		if ph > 0 {
+			return int(w.dashers[k])
+		}
+		return k
+	}
 	// 1. targets (phase 0 aims in think).
 	if ph > 0 {
-		for i := 0; i < w.nslots; i++ {
-			w.aim(i, ph)
+		for k := 0; k < n; k++ {
+			w.aim(slot(k), ph)
 		}
 	}
 	// 2. contested protected snakes wait; contested normal heads that still
 	// share a pixel meet head-on; growth decides whether tails leave.
-	for i := 0; i < w.nslots; i++ {
+	for k := 0; k < n; k++ {
+		i := slot(k)
 		s := &w.snakes[i]
 		if !s.moved || s.wait {
 			continue
@@ -465,7 +476,8 @@ func (w *World) phase(ph int) {
 	}
 	// 3. collisions against the start of the phase (a leaving tail is
 	// free); each mover's own tail leaves after its check.
-	for i := 0; i < w.nslots; i++ {
+	for k := 0; k < n; k++ {
+		i := slot(k)
 		s := &w.snakes[i]
 		if !s.moved {
 			continue
@@ -500,12 +512,16 @@ func (w *World) phase(ph int) {
 			s.n--
 		}
 	}
-	// 4. the dead turn into fruit, the others advance.
-	for i := 0; i < w.nslots; i++ {
+	// 4. the dead turn into fruit, the others advance; nobody has moved
+	// in the next phase until aim says so.
+	for k := 0; k < n; k++ {
+		i := slot(k)
 		s := &w.snakes[i]
 		if !s.moved || s.wait {
+			s.moved = false
 			continue
 		}
+		s.moved = false
 		if s.die {
 			w.kill(s, i)
 			continue
@@ -546,11 +562,17 @@ func (w *World) kill(s *snake, i int) {
 	s.alive = false
 	s.deathTick = w.tick
 	s.killedBy = ""
+	r := &w.kills[w.nkills%MaxKills]
+	w.nkills++
+	*r = Kill{Tick: w.tick, Victim: s.name, VictimSlot: i, VictimBot: s.bot, Length: s.n, KillerSlot: -1, HeadOn: s.headOn, At: w.point(s.hd)}
 	if s.killer >= 0 && s.killer != int32(i) {
 		k := &w.snakes[s.killer]
 		s.killedBy = k.name
-		if !s.headOn {
+		if s.headOn {
+			r.Other = k.name
+		} else {
 			k.kills++
+			r.Killer, r.KillerSlot, r.KillerBot = k.name, int(s.killer), k.bot
 		}
 	}
 }
@@ -658,6 +680,7 @@ func (w *World) rank(dst []SnakeInfo) {
 	}
 	w.ntop = 0
 	ties := 0
+	w.eyes, w.heads = w.eyes[:0], w.heads[:0]
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
 		in := &dst[i]
@@ -667,6 +690,10 @@ func (w *World) rank(dst []SnakeInfo) {
 		}
 		rk := 0
 		if s.alive {
+			w.heads = append(w.heads, s.hd)
+			if !s.bot {
+				w.eyes = append(w.eyes, eye{s.hx, s.hy})
+			}
 			rk = int(cnt[s.n]) + 1
 			if s.n >= thr && w.ntop < TopN && (s.n > thr || int(cnt[thr])+ties < TopN) {
 				if s.n == thr {

@@ -95,7 +95,7 @@ type Kill struct {
 	Killer     string // who gets the kill; "" when nobody does (its own body, or a head-on)
 	KillerSlot int    // -1 when nobody gets the kill
 	KillerBot  bool
-	HeadOn     bool  // a head-on: Killer is "" and Other names the other snake
+	HeadOn     bool   // a head-on: Killer is "" and Other names the other snake
 	Other      string // head-on: the other snake's name
 	At         Point  // where the victim's head was
 }

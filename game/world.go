@@ -43,8 +43,8 @@ var (
 // Config sizes and tunes a World. Zero tuning fields take their defaults.
 type Config struct {
 	W, H      int    // world size in pixels (see the package doc)
-	MaxSnakes int    // capacity (players + bots); Join beyond it returns ErrFull
-	Bots      int    // server-side snakes kept alive whatever the population (the floor)
+	MaxSnakes int    // capacity (players + bots); see the package doc's Population for when Join returns ErrFull
+	Bots      int    // server-side snakes kept whatever the population (the floor)
 	BotTarget int    // bots fill the world up to this many snakes (people + bots); 0 = no filling beyond Bots
 	Seed      uint64 // all randomness comes from this
 
@@ -71,6 +71,9 @@ func (c *Config) fill() error {
 	}
 	if c.Bots < 0 || c.Bots > c.MaxSnakes {
 		return errors.New("game: Bots must be in 0..MaxSnakes")
+	}
+	if c.BotTarget < 0 || c.BotTarget > MaxCapacity {
+		return errors.New("game: BotTarget must be in 0.." + strconv.Itoa(MaxCapacity))
 	}
 	if c.Fruit < 0 || c.StartLen < 0 || c.Protect < 0 || c.DashCooldown < 0 {
 		return errors.New("game: negative tuning value")
@@ -133,6 +136,9 @@ type snake struct {
 	spawnTick, deathTick, protUntil, dashAt uint64
 	dash                                    bool  // dash requested for this tick
 	tx, ty                                  int32 // bot's fruit target; -1 none
+	rival                                   int32 // bot's rival (a snake whose head it saw), -1 none
+	bold                                    bool  // bot that dashes and cuts others off
+	ahead2, ahead3                          Pixel // the pixels 2 and 3 ahead (bots)
 	tl                                      int32 // tail pixel at the start of the phase
 	nx, ny                                  int32 // column and row of next
 	steps                                   int   // pixels to move this tick
@@ -203,6 +209,8 @@ type inbox struct {
 	gen     uint32
 	name    string
 	bot     bool
+	num     int32 // a bot's number - 1
+	evict   bool  // a join took this slot from a bot: remove the bot first
 	turns   [2]Dir
 	nt      uint8
 	dir     Dir // the direction turns are checked against
@@ -216,23 +224,25 @@ type inbox struct {
 // World is the whole game state. Step must be called from one goroutine;
 // the other methods are safe from any goroutine.
 type World struct {
-	cfg    Config
-	w, h   int
-	grid   []Pixel // the master occupancy grid, row-major (claim bits in phases)
-	snakes []snake
-	rng    *rand.Rand
-	seq    uint64 // Steps taken
-	tick   uint64
-	fruit  int
-	chg    []change // grid changes since the last publish (step seq's log)
-	logs   [logN][]change
-	prot   []int32 // slots spawned recently enough that protection may still expire into a view
-	spawnq []int32
-	counts []int32
-	top    [TopN]Entry
-	ntop   int
-	best   Entry
-	nslots int // slots in use by Step (high-water mark)
+	cfg     Config
+	w, h    int
+	grid    []Pixel // the master occupancy grid, row-major (claim bits in phases)
+	snakes  []snake
+	rng     *rand.Rand
+	seq     uint64 // Steps taken
+	tick    uint64
+	fruit   int
+	chg     []change // grid changes since the last publish (step seq's log)
+	logs    [logN][]change
+	roomQ   []roomNode // bots' flood-fill queue (see room), 4*roomCap long
+	prot    []int32    // slots spawned recently enough that protection may still expire into a view
+	spawnq  []int32
+	dashers []int32 // slots dashing this tick, in slot order
+	counts  []int32
+	top     [TopN]Entry
+	ntop    int
+	best    Entry
+	nslots  int // slots in use by Step (high-water mark)
 
 	// Body rings not in use, by log2 of their length. A snake outgrowing
 	// its ring trades it for one twice as long, and a spawn trades a long
@@ -242,19 +252,34 @@ type World struct {
 	bodyCap int
 
 	players, bots int
+	want          int     // bots wanted this tick (wantBots, set by populate)
+	eyes          []eye   // players' heads at the last publish
+	heads         []int32 // every live head at the last publish (spawn anchors)
 	pool          []*View
 	newest        atomic.Pointer[View]
 	skipped       uint64 // publishes skipped because every buffer was held
 
-	mu      sync.Mutex // guards box, dirty, free, names, slots, count
-	box     []inbox
-	dirty   []int32
-	free    []int32
-	names   map[string]int32
-	slots   int // slots ever handed out
-	count   int // slots in use (players + bots, pending joins included)
-	scratch []int32
+	// recent deaths: kills[k%MaxKills] for the last MaxKills of nkills
+	kills  [MaxKills]Kill
+	nkills uint64
+
+	mu       sync.Mutex // guards box, dirty, free, names, slots, count and the bot bookkeeping below
+	box      []inbox
+	dirty    []int32
+	free     []int32
+	names    map[string]int32
+	slots    int // slots ever handed out
+	count    int // slots in use (players + bots, pending joins included)
+	scratch  []int32
+	botNames []string // botNames[n] is bot number n+1's name
+	botNums  []uint64 // bit n: number n+1 is in use
+	botList  []int32  // slots holding bots
+	botPos   []int32  // per slot: its index in botList, -1 if none
+	rcur     int      // populate's cursor in botList
 }
+
+// eye is a player's head position.
+type eye struct{ x, y int32 }
 
 // New builds a world, spawns its bots and fruit and publishes tick 0.
 func New(cfg Config) (*World, error) {
@@ -270,7 +295,7 @@ func New(cfg Config) (*World, error) {
 		box:    make([]inbox, cfg.MaxSnakes),
 		names:  make(map[string]int32),
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
-		counts: make([]int32, 64),
+		counts: make([]int32, 512), // grows in rank past the longest snake
 	}
 	bodyCap := 16
 	for bodyCap < 2*cfg.StartLen {
@@ -281,30 +306,46 @@ func New(cfg Config) (*World, error) {
 		w.logs[i] = make([]change, 0, 4*cfg.MaxSnakes+1024)
 	}
 	w.chg = w.logs[0]
-	// Every slot's ring comes from one slab, in slot order, and a quarter
-	// of the slots' worth of rings twice as long wait in the free list, so
-	// snakes outgrowing their first ring do not allocate.
-	slab := make([]int32, (len(w.snakes)+len(w.snakes)/2)*bodyCap)
-	for k := 0; k < len(w.snakes)/4; k++ {
-		off := (len(w.snakes) + 2*k) * bodyCap
-		w.unring(slab[off : off+2*bodyCap : off+2*bodyCap])
+	// Every slot's ring comes from one slab, in slot order, and spare
+	// rings wait in the free lists: a quarter of the slots' worth twice
+	// as long, an eighth 4 times, a sixteenth 8 times (half a slot's ring
+	// each), so the first snakes to outgrow their rings do not allocate.
+	n := len(w.snakes)
+	slab := make([]int32, (n+n/4*2+n/8*4+n/16*8)*bodyCap)
+	off := n * bodyCap
+	for _, sp := range [...]struct{ count, mul int }{{n / 4, 2}, {n / 8, 4}, {n / 16, 8}} {
+		for k := 0; k < sp.count; k++ {
+			l := sp.mul * bodyCap
+			w.unring(slab[off : off+l : off+l])
+			off += l
+		}
 	}
 	for i := range w.snakes {
 		w.snakes[i].body = slab[i*bodyCap : (i+1)*bodyCap : (i+1)*bodyCap]
 		w.snakes[i].killer = -1
-		w.snakes[i].tx, w.snakes[i].ty = -1, -1
+		w.snakes[i].tx, w.snakes[i].ty, w.snakes[i].rival = -1, -1, -1
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
+	w.dashers = make([]int32, 0, cfg.MaxSnakes)
 	w.prot = make([]int32, 0, 1024)
 	w.dirty = make([]int32, 0, cfg.MaxSnakes)
+	w.free = make([]int32, 0, cfg.MaxSnakes)
 	w.scratch = make([]int32, 0, cfg.MaxSnakes)
-	for i := 0; i < cfg.Bots; i++ {
-		name := "bot" + strconv.Itoa(i+1)
-		if _, err := w.join(name, true); err != nil {
-			return nil, err
-		}
+	w.eyes = make([]eye, 0, cfg.MaxSnakes)
+	w.roomQ = make([]roomNode, 0, 4*roomCap)
+	w.heads = make([]int32, 0, cfg.MaxSnakes)
+	nb := min(cfg.MaxSnakes, max(cfg.Bots, cfg.BotTarget))
+	w.botNames = make([]string, nb)
+	for n := range w.botNames {
+		w.botNames[n] = botName(n + 1)
 	}
-	w.drain()
+	w.botNums = make([]uint64, (nb+63)/64)
+	w.botList = make([]int32, 0, nb)
+	w.botPos = make([]int32, cfg.MaxSnakes)
+	for i := range w.botPos {
+		w.botPos[i] = -1
+	}
+	w.drain(nb) // the first bots come all at once
 	w.spawnAll()
 	w.topUpFruit(cfg.Fruit)
 	w.publish()
@@ -316,10 +357,10 @@ func (w *World) Config() Config { return w.cfg }
 
 // Join adds a player named name (cut to MaxName bytes) and returns its ID.
 // The snake is spawned by the next Step. Names compare case-insensitively;
-// an empty name is allowed and never collides.
-func (w *World) Join(name string) (ID, error) { return w.join(name, false) }
-
-func (w *World) join(name string, bot bool) (ID, error) {
+// an empty name is allowed and never collides; the bots' names ("bot" and
+// digits) are refused. When every slot is taken, the slot of a bot above
+// the floor (Config.Bots) is taken instead; ErrFull only when there is none.
+func (w *World) Join(name string) (ID, error) {
 	if len(name) > MaxName {
 		name = name[:MaxName]
 		for len(name) > 0 && !utf8.ValidString(name) {
@@ -329,19 +370,25 @@ func (w *World) join(name string, bot bool) (ID, error) {
 	key := strings.ToLower(name)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.count >= w.cfg.MaxSnakes {
+	full := w.count >= w.cfg.MaxSnakes
+	if full && len(w.botList) <= w.cfg.Bots {
 		return 0, ErrFull
 	}
 	if key != "" {
-		if _, ok := w.names[key]; ok {
+		if _, ok := w.names[key]; ok || isBotName(key) {
 			return 0, ErrNameTaken
 		}
 	}
 	var slot int32
-	if n := len(w.free); n > 0 {
+	switch n := len(w.free); {
+	case full: // the newest bot steps aside at once (see drain)
+		slot = w.botList[len(w.botList)-1]
+		w.unlist(slot)
+		w.count--
+	case n > 0:
 		slot = w.free[n-1]
 		w.free = w.free[:n-1]
-	} else {
+	default:
 		slot = int32(w.slots)
 		w.slots++
 	}
@@ -350,7 +397,7 @@ func (w *World) join(name string, bot bool) (ID, error) {
 	if b.gen++; b.gen == 0 {
 		b.gen = 1
 	}
-	*b = inbox{gen: b.gen, id: ID(uint64(b.gen)<<16 | uint64(slot)), name: name, bot: bot, join: true}
+	*b = inbox{gen: b.gen, id: ID(uint64(b.gen)<<16 | uint64(slot)), name: name, join: true, evict: full}
 	if key != "" {
 		w.names[key] = slot
 	}

@@ -1,0 +1,314 @@
+package game
+
+// This file holds the bots' policy. A bot is only input generated inside
+// Step: decide runs for every bot in think, in slot order, and sets its
+// direction (and, sometimes, a dash) for this tick.
+
+// Bot tuning.
+const (
+	lookL     = 3  // pixels a bot wants free ahead in the direction it takes
+	scanEvery = 16 // ticks between a bot's looks around (staggered by slot)
+
+	// The box a bot looks for fruit and rivals in, along its heading and
+	// across it: rows of the flat box are cheap to read, so a bot heading
+	// left or right looks further.
+	scanAlongH, scanAcrossH = 10, 1 // heading left or right: 21 x 3 pixels
+	scanAlongV, scanAcrossV = 3, 3  // heading up or down: 7 x 7 pixels
+
+	// A cut-off: the rival heads the same way as the bot, 2..cutAhead
+	// pixels behind it and 1..cutSide lanes beside it, no more lanes than
+	// pixels behind (so the bot reaches the rival's lane first).
+	cutAhead, cutSide = 6, 2
+
+	// dashFruit: a bold bot dashes towards fruit straight ahead within
+	// this many pixels, one tick in dashOdds.
+	dashFruit, dashOdds = 6, 4
+
+	// roomCap bounds the free pixels room counts (see decide).
+	roomCap = 16
+)
+
+// decide picks a bot's direction for this tick and reports whether it
+// dashes; for a dead bot it queues the respawn, or retires a surplus one.
+//
+// When it reaches its fruit, and every scanEvery ticks while it has none,
+// the bot looks around (see scan): the nearest fruit not behind it becomes
+// its target and the nearest other head its rival. It scores going
+// straight on (a little), towards the target, a random turn now and then
+// (1 tick in 16 without a target) and, for a bold bot (half of them, drawn
+// at each spawn), a cut-off of its rival (see cutoff); then it takes the
+// best candidate whose next pixel is free (no body or head, and no other
+// head heads there this tick as far as the slots before it have aimed) and
+// has lookL free pixels in a row from there. When none has, it compares
+// the room behind each free candidate (a flood fill of up to roomCap
+// pixels), then the runs, preferring one that ends beside a free pixel (a
+// way out) over a dead end. A bold bot whose dash is ready dashes when it
+// cuts off a rival two lanes away, or one tick in dashOdds towards fruit
+// straight ahead, when DashLen+1 pixels are free in front of it.
+func (w *World) decide(i int, s *snake) bool {
+	if !s.alive {
+		if s.wantLife || w.bots > w.want && w.retireDead(int32(i)) {
+			return false
+		}
+		if w.tick >= s.deathTick+BotRespawn {
+			s.wantLife = true
+			w.spawnq = append(w.spawnq, int32(i))
+		}
+		return false
+	}
+	if (s.hx == s.tx && s.hy == s.ty) || s.tx < 0 && (w.seq+uint64(i))%scanEvery == 0 {
+		w.scan(i, s)
+	}
+	dirs := [3]Dir{s.dir, left(s.dir), right(s.dir)}
+	score := [3]int{1, 0, 0}
+	if s.tx >= 0 {
+		for k, d := range dirs {
+			dx, dy := delta(d) // dist wraps s.hx+dx etc. itself
+			score[k] -= 4 * w.dist(s.hx+int32(dx), s.hy+int32(dy), s.tx, s.ty)
+		}
+	} else if r := w.rng.IntN(32); r < 2 {
+		score[1+r] = 2
+	}
+	cut, lanes := -1, 0
+	if s.rival >= 0 && s.bold {
+		if cut, lanes = w.cutoff(s); cut > 0 {
+			score[cut] += 1 << 20
+		}
+	}
+	// candidates best first; ties keep the order straight, left, right.
+	ord := [3]int{0, 1, 2}
+	for a := 1; a < 3; a++ {
+		for b := a; b > 0 && score[ord[b]] > score[ord[b-1]]; b-- {
+			ord[b], ord[b-1] = ord[b-1], ord[b]
+		}
+	}
+	pick := -1
+	var pn, px, py int32
+	var short [3]struct {
+		k    int
+		n    int32
+		x, y int32
+		v    int
+	}
+	ns := 0
+	for _, k := range ord {
+		d := dirs[k]
+		n, x, y := w.move(s.hd, s.hx, s.hy, d)
+		if p := w.grid[n]; p.Kind() >= Body || p&(botClaim|nMask|pMask) != 0 {
+			continue
+		}
+		need := lookL
+		if k == cut {
+			need = max(lookL, lanes+1)
+		}
+		var r, v int
+		if k == 0 && s.ahead2.Kind() < Body && s.ahead3.Kind() < Body {
+			r = lookL // think loaded the pixels ahead, and nothing has moved since
+		} else {
+			r, v = w.run(n, x, y, d, need)
+		}
+		if r >= need {
+			pick, pn, px, py = k, n, x, y
+			break
+		}
+		short[ns].k, short[ns].n, short[ns].x, short[ns].y, short[ns].v = k, n, x, y, v
+		ns++
+	}
+	if pick < 0 {
+		if ns == 0 {
+			return false // boxed in: straight on it goes
+		}
+		// Every way is short: compare the room behind each (a bounded
+		// flood fill), then the runs.
+		best := -1
+		for _, c := range short[:ns] {
+			if v := 8*w.room(c.n, c.x, c.y, roomCap) + c.v; v > best {
+				pick, pn, px, py, best = c.k, c.n, c.x, c.y, v
+			}
+		}
+	}
+	s.dir = dirs[pick]
+	w.grid[pn] |= botClaim // cleared by phase 0
+	if !s.bold || w.tick < s.dashAt {
+		return false
+	}
+	dash := pick == cut && lanes >= 2
+	if !dash && s.tx >= 0 && w.ahead(s, s.tx, s.ty) {
+		dash = w.rng.IntN(dashOdds) == 0
+	}
+	if !dash {
+		return false
+	}
+	if r, _ := w.run(pn, px, py, s.dir, DashLen+1); r <= DashLen {
+		return false
+	}
+	s.steps = DashLen
+	s.dashAt = w.tick + uint64(w.cfg.DashCooldown)
+	return true
+}
+
+// run counts the free pixels in a row from pixel n (free, at x, y) in
+// direction d, up to need, and values the run: twice its length, plus one
+// when it ends short of need beside a free pixel (a way out).
+func (w *World) run(n, x, y int32, d Dir, need int) (r, v int) {
+	r = 1
+	for r < need {
+		m, mx, my := w.move(n, x, y, d)
+		if w.grid[m].Kind() >= Body {
+			break
+		}
+		n, x, y = m, mx, my
+		r++
+	}
+	v = 2 * r
+	if r < need {
+		if a, _, _ := w.move(n, x, y, left(d)); w.grid[a].Kind() < Body {
+			v++
+		} else if a, _, _ := w.move(n, x, y, right(d)); w.grid[a].Kind() < Body {
+			v++
+		}
+	}
+	return r, v
+}
+
+// ahead reports whether (tx, ty) lies straight ahead of s's head in its
+// direction, 1..dashFruit pixels away.
+func (w *World) ahead(s *snake, tx, ty int32) bool {
+	dx, dy := delta(s.dir)
+	ox, oy := off(int(tx-s.hx), w.w), off(int(ty-s.hy), w.h)
+	along, side := ox*dx+oy*dy, ox*dy+oy*dx
+	return along >= 1 && along <= dashFruit && side == 0
+}
+
+// off maps a difference of coordinates onto -n/2..n/2-1 (the shortest way
+// round the torus).
+func off(a, n int) int {
+	a = wrap(a, n)
+	if a >= n-n/2 {
+		a -= n
+	}
+	return a
+}
+
+// cutoff returns the candidate (1 left, 2 right) that turns s across its
+// rival's path, and how many lanes away the rival's lane is; -1 when there
+// is no cut-off to make: the rival must be alive, unprotected, heading the
+// same way as s, 2..cutAhead pixels behind s and 1..cutSide lanes beside
+// it, fewer lanes than pixels behind.
+func (w *World) cutoff(s *snake) (int, int) {
+	r := &w.snakes[s.rival]
+	ox, oy := off(int(s.hx-r.hx), w.w), off(int(s.hy-r.hy), w.h)
+	if !r.alive || abs(ox)+abs(oy) > 2*cutAhead {
+		s.rival = -1 // gone, or left behind: forget it
+		return -1, 0
+	}
+	if r.dir != s.dir || w.tick < r.protUntil {
+		return -1, 0
+	}
+	ux, uy := delta(s.dir)
+	along := ox*ux + oy*uy
+	side := ox*abs(uy) + oy*abs(ux)
+	if along < 2 || along > cutAhead || side == 0 || abs(side) > cutSide || abs(side) >= along {
+		return -1, 0
+	}
+	// turn towards the rival's lane
+	var t Dir
+	switch {
+	case ux != 0 && side > 0:
+		t = Up
+	case ux != 0:
+		t = Down
+	case side > 0:
+		t = Left
+	default:
+		t = Right
+	}
+	if t == left(s.dir) {
+		return 1, abs(side)
+	}
+	return 2, abs(side)
+}
+
+// scan looks around bot s (slot i): the nearest fruit in its box becomes
+// its target (an earlier target is kept when there is none), the nearest
+// other snake's head its rival (-1 when none). The box is flat for a bot
+// heading left or right, taller for one heading up or down.
+func (w *World) scan(i int, s *snake) {
+	ax, ay := scanAlongH, scanAcrossH
+	if s.dir == Up || s.dir == Down {
+		ax, ay = scanAcrossV, scanAlongV
+	}
+	ux, uy := delta(s.dir)
+	x, y := int(s.hx), int(s.hy)
+	fx, fy, fd := -1, -1, 1<<30
+	rival, rd := int32(-1), 1<<30
+	for dy := -ay; dy <= ay; dy++ {
+		row := int(w.idx(0, y+dy))
+		for dx := -ax; dx <= ax; dx++ {
+			px := x + dx
+			if px < 0 {
+				px += w.w
+			} else if px >= w.w {
+				px -= w.w
+			}
+			p := w.grid[row+px]
+			if p == 0 {
+				continue
+			}
+			switch p.Kind() {
+			case Fruit:
+				if d := abs(dx) + abs(dy); d < fd && d > 0 && dx*ux+dy*uy >= 0 {
+					fx, fy, fd = px, row/w.w, d
+				}
+			case Head:
+				if d := abs(dx) + abs(dy); d < rd && p.Slot() != i {
+					rival, rd = int32(p.Slot()), d
+				}
+			}
+		}
+	}
+	if fx >= 0 || s.hx == s.tx && s.hy == s.ty {
+		s.tx, s.ty = int32(fx), int32(fy)
+	}
+	s.rival = rival
+}
+
+// room counts, up to most (at most roomCap), the free pixels reachable
+// from pixel n (free, at x, y) through free pixels, within 15 pixels of n
+// in each direction: a bounded flood fill over the grid as it is.
+func (w *World) room(n, x, y int32, most int) int {
+	var seen [16]uint64 // bit (rx+16)*32 + ry+16 for offsets rx, ry from n
+	q := w.roomQ[:0]
+	seen[(16*32+16)>>6] |= 1 << ((16*32 + 16) & 63)
+	q = append(q, roomNode{n, x, y, 0, 0})
+	count := 1
+	for h := 0; h < len(q) && count < most; h++ {
+		c := q[h]
+		for d := Up; d <= Left; d++ {
+			dx, dy := delta(d)
+			rx, ry := c.rx+int8(dx), c.ry+int8(dy)
+			if rx < -15 || rx > 15 || ry < -15 || ry > 15 {
+				continue
+			}
+			b := int(rx+16)*32 + int(ry+16)
+			if seen[b>>6]&(1<<(b&63)) != 0 {
+				continue
+			}
+			seen[b>>6] |= 1 << (b & 63)
+			m, mx, my := w.move(c.i, c.x, c.y, d)
+			if w.grid[m].Kind() >= Body {
+				continue
+			}
+			count++
+			q = append(q, roomNode{m, mx, my, rx, ry})
+		}
+	}
+	return min(count, most)
+}
+
+// roomNode is a pixel in room's queue: index, column, row, and offsets
+// from the starting pixel.
+type roomNode struct {
+	i, x, y int32
+	rx, ry  int8
+}
