@@ -61,7 +61,7 @@ func digest(w *World) uint64 {
 }
 
 func TestDeterminism(t *testing.T) {
-	cfg := Config{W: 128, H: 96, MaxSnakes: 60, Bots: 20, Seed: 42}
+	cfg := Config{W: 128, H: 96, MaxSnakes: 60, Bots: 10, BotTarget: 30, Seed: 42}
 	var got [3]uint64
 	for k := range got {
 		seed := cfg.Seed
@@ -92,7 +92,7 @@ func TestLongSim(t *testing.T) {
 	if testing.Short() {
 		ticks = 1000
 	}
-	w, err := New(Config{W: 96, H: 64, MaxSnakes: 48, Bots: 24, Seed: 3, StartLen: 4})
+	w, err := New(Config{W: 96, H: 64, MaxSnakes: 48, Bots: 12, BotTarget: 30, Seed: 3, StartLen: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func fuzzOne(t *testing.T, in []byte) {
 	if len(in) > 4096 {
 		in = in[:4096]
 	}
-	w, err := New(Config{W: 32, H: 24, MaxSnakes: 6, Bots: 2, Seed: 1, StartLen: 3, Protect: 3, DashCooldown: 5})
+	w, err := New(Config{W: 32, H: 24, MaxSnakes: 6, Bots: 2, BotTarget: 5, Seed: 1, StartLen: 3, Protect: 3, DashCooldown: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
