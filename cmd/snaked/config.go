@@ -27,6 +27,9 @@ type config struct {
 	World    game.Config
 	Server   sshserver.Config
 	LogLevel slog.Level
+
+	autoWorld  bool // -world auto: game.AutoSize(-max-sessions)
+	autoTarget bool // -bot-target auto: game.AutoBotTarget(world)
 }
 
 // option is one flag: its name (the environment twin is derived from it),
@@ -44,8 +47,11 @@ func envName(flagName string) string {
 	return "SNAKED_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// maxBots keeps players plus bots within the world's capacity.
-var maxBots = game.MaxCapacity - int(sshserver.SessionsRange.Max)
+// botRange keeps players plus bots within the world's capacity.
+var botRange = sshserver.Range{Min: 0, Max: int64(game.MaxCapacity) - sshserver.SessionsRange.Max}
+
+// defW and defH are the world's size at the default capacity.
+var defW, defH = game.AutoSize(sshserver.DefaultConfig().MaxSessions)
 
 // options returns the daemon's flags, bound to c (which holds the defaults).
 func options(c *config) []option {
@@ -54,11 +60,16 @@ func options(c *config) []option {
 		{name: "addr", value: &text{p: &c.Addr}, usage: "address to listen on for SSH"},
 		{name: "state-dir", value: &text{p: &c.StateDir, empty: true}, def: "$XDG_STATE_HOME/snaked, else ~/.local/state/snaked",
 			usage: "directory holding the host key (created 0700; the key 0600)"},
-		{name: "world", value: worldSize{&c.World.W, &c.World.H},
-			rng:   fmt.Sprintf("each side %d..%d, at most %d pixels", game.MinSide, game.MaxSide, game.MaxPixels),
-			usage: "world size in pixels, WxH (a text cell is 1x2 pixels)"},
-		{name: "bots", value: &integer{p: &c.World.Bots, r: sshserver.Range{Min: 0, Max: int64(maxBots)}},
-			usage: "server-side snakes kept in the world"},
+		{name: "world", value: worldSize{&c.World.W, &c.World.H, &c.autoWorld},
+			def:   fmt.Sprintf("auto (%dx%d at the default -max-sessions)", defW, defH),
+			rng:   fmt.Sprintf("auto, or WxH with each side %d..%d, at most %d pixels", game.MinSide, game.MaxSide, game.MaxPixels),
+			usage: "world size in pixels, WxH (a text cell is 1x2 pixels); auto sizes it for -max-sessions players"},
+		{name: "bot-target", value: &autoInteger{integer{p: &c.World.BotTarget, r: botRange}, &c.autoTarget},
+			def:   fmt.Sprintf("auto (%d in the default world)", game.AutoBotTarget(defW, defH)),
+			rng:   "auto, or " + botRange.String(),
+			usage: fmt.Sprintf("bots fill the world up to this many snakes (people and bots) and step aside as people join; auto is one snake per %d pixels", game.PxPerSnake)},
+		{name: "bots", value: &integer{p: &c.World.Bots, r: botRange},
+			usage: "bots kept whatever the population (the floor under -bot-target)"},
 		{name: "seed", value: &seed{p: &c.World.Seed}, def: "0 (from the clock)", usage: "world seed"},
 		{name: "max-sessions", value: &integer{p: &c.Server.MaxSessions, r: sshserver.SessionsRange},
 			usage: "most concurrent sessions, players and spectators together"},
@@ -97,7 +108,8 @@ func options(c *config) []option {
 
 // defaults is the configuration with no flag and no environment.
 func defaults() config {
-	c := config{Addr: ":2222", World: game.DefaultConfig(), Server: sshserver.DefaultConfig(), LogLevel: slog.LevelInfo}
+	c := config{Addr: ":2222", World: game.DefaultConfig(), Server: sshserver.DefaultConfig(), LogLevel: slog.LevelInfo,
+		autoWorld: true, autoTarget: true}
 	c.World.Seed = 0
 	c.Server.JoinHint = "" // derived from the listener
 	return c
@@ -138,8 +150,20 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 			}
 		}
 	}
-	c.World.MaxSnakes = c.Server.MaxSessions + c.World.Bots
+	c.resolve()
 	return c, nil
+}
+
+// resolve turns the auto settings into numbers and sizes the world's
+// capacity: every session may play while the bots' floor or target holds.
+func (c *config) resolve() {
+	if c.autoWorld {
+		c.World.W, c.World.H = game.AutoSize(c.Server.MaxSessions)
+	}
+	if c.autoTarget {
+		c.World.BotTarget = min(game.AutoBotTarget(c.World.W, c.World.H), int(botRange.Max))
+	}
+	c.World.MaxSnakes = c.Server.MaxSessions + max(c.World.Bots, c.World.BotTarget)
 }
 
 // helpRow is one flag as -h and the README show it.
@@ -280,17 +304,27 @@ func (v *seed) Set(s string) error {
 	return nil
 }
 
-// worldSize is the world's WxH in pixels.
-type worldSize struct{ w, h *int }
+// worldSize is the world's WxH in pixels, or auto.
+type worldSize struct {
+	w, h *int
+	auto *bool
+}
 
 func (s worldSize) String() string {
 	if s.w == nil {
 		return ""
 	}
+	if *s.auto {
+		return "auto"
+	}
 	return fmt.Sprintf("%dx%d", *s.w, *s.h)
 }
 
 func (s worldSize) Set(v string) error {
+	if v == "auto" {
+		*s.auto = true
+		return nil
+	}
 	a, b, ok := strings.Cut(strings.ToLower(v), "x")
 	w, err1 := strconv.Atoi(a)
 	h, err2 := strconv.Atoi(b)
@@ -303,7 +337,32 @@ func (s worldSize) Set(v string) error {
 	if w*h > game.MaxPixels {
 		return fmt.Errorf("%dx%d is %d pixels: at most %d", w, h, w*h, game.MaxPixels)
 	}
-	*s.w, *s.h = w, h
+	*s.w, *s.h, *s.auto = w, h, false
+	return nil
+}
+
+// autoInteger is an integer flag that also takes "auto".
+type autoInteger struct {
+	integer
+	auto *bool
+}
+
+func (v *autoInteger) String() string {
+	if v.auto != nil && *v.auto {
+		return "auto"
+	}
+	return v.integer.String()
+}
+
+func (v *autoInteger) Set(s string) error {
+	if s == "auto" {
+		*v.auto = true
+		return nil
+	}
+	if err := v.integer.Set(s); err != nil {
+		return fmt.Errorf("want auto or a whole number in %s", v.r)
+	}
+	*v.auto = false
 	return nil
 }
 

@@ -29,8 +29,10 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	gd, sd := game.DefaultConfig(), sshserver.DefaultConfig()
-	if c.World.W != gd.W || c.World.H != gd.H || c.World.Bots != gd.Bots || c.World.Seed != 0 {
-		t.Errorf("world %+v, want game.DefaultConfig's size and bots, seed 0", c.World)
+	w, h := game.AutoSize(sd.MaxSessions)
+	if c.World.W != w || c.World.H != h || c.World.Bots != gd.Bots || c.World.Seed != 0 ||
+		c.World.BotTarget != game.AutoBotTarget(w, h) {
+		t.Errorf("world %+v, want game.AutoSize(%d), its AutoBotTarget, game.DefaultConfig's bots, seed 0", c.World, sd.MaxSessions)
 	}
 	sd.JoinHint = "" // derived from the listener
 	if c.Server.MaxSessions != sd.MaxSessions || c.Server.MaxPerIP != sd.MaxPerIP ||
@@ -39,8 +41,8 @@ func TestDefaults(t *testing.T) {
 		c.Server.JoinHint != "" || c.Server.SpectatorUser != sd.SpectatorUser {
 		t.Errorf("server %+v, want sshserver.DefaultConfig", c.Server)
 	}
-	if c.World.MaxSnakes != c.Server.MaxSessions+c.World.Bots {
-		t.Errorf("world capacity %d, want sessions + bots", c.World.MaxSnakes)
+	if c.World.MaxSnakes != c.Server.MaxSessions+max(c.World.Bots, c.World.BotTarget) {
+		t.Errorf("world capacity %d, want sessions + the bots' floor or target", c.World.MaxSnakes)
 	}
 	if c.Addr != ":2222" || c.StateDir != "" {
 		t.Errorf("addr %q, state dir %q", c.Addr, c.StateDir)
@@ -50,6 +52,33 @@ func TestDefaults(t *testing.T) {
 	}
 	if h := defaultJoinHint("[::]:22"); h != "ssh localhost" {
 		t.Errorf("defaultJoinHint = %q", h)
+	}
+}
+
+// TestAutoWorld: the world's size follows -max-sessions and the bot target
+// the world's size, unless either is given.
+func TestAutoWorld(t *testing.T) {
+	c, err := parseConfig([]string{"-max-sessions", "100"}, env(nil), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := game.AutoSize(100)
+	if c.World.W != w || c.World.H != h || c.World.BotTarget != game.AutoBotTarget(w, h) {
+		t.Errorf("100 sessions: world %dx%d target %d, want %dx%d target %d", c.World.W, c.World.H, c.World.BotTarget, w, h, game.AutoBotTarget(w, h))
+	}
+	c, err = parseConfig([]string{"-max-sessions", "100", "-world", "300x100", "-bot-target", "7", "-bots", "2"}, env(nil), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.World.W != 300 || c.World.H != 100 || c.World.BotTarget != 7 || c.World.MaxSnakes != 107 {
+		t.Errorf("given: world %dx%d target %d capacity %d", c.World.W, c.World.H, c.World.BotTarget, c.World.MaxSnakes)
+	}
+	c, err = parseConfig([]string{"-world", "300x100", "-world", "auto", "-bot-target", "0", "-bots", "9"}, env(nil), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := game.AutoSize(c.Server.MaxSessions); c.World.W != w || c.World.BotTarget != 0 || c.World.MaxSnakes != c.Server.MaxSessions+9 {
+		t.Errorf("auto after a size, target 0: world %dx%d target %d capacity %d", c.World.W, c.World.H, c.World.BotTarget, c.World.MaxSnakes)
 	}
 }
 
@@ -104,6 +133,8 @@ func TestBadValues(t *testing.T) {
 		{nil, map[string]string{"SNAKED_WORLD": "1x"}, []string{"SNAKED_WORLD", "-world"}},
 		{nil, map[string]string{"SNAKED_MAX_PER_IP": "-3"}, []string{"SNAKED_MAX_PER_IP", "-max-per-ip", "1..60000"}},
 		{[]string{"-bots", "-1"}, nil, []string{"-bots", "0..5536"}},
+		{[]string{"-bot-target", "lots"}, nil, []string{"-bot-target", "auto or a whole number in 0..5536"}},
+		{[]string{"-bot-target", "6000"}, nil, []string{"-bot-target", "0..5536"}},
 		{[]string{"-shutdown-grace", "-1s"}, nil, []string{"-shutdown-grace", "0s..10m0s"}},
 		{[]string{"-stall", "0"}, nil, []string{"-stall", "100ms..10m0s"}},
 		{[]string{"-keepalive", "soon"}, nil, []string{"-keepalive", "duration"}},

@@ -92,8 +92,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 2
 	}
 
-	fmt.Fprintf(stdout, "snaked listening on %s (world %dx%d, %d bots)\nhost key %s\nplay:     %s\nspectate: %s\n",
-		ln.Addr(), cfg.World.W, cfg.World.H, cfg.World.Bots, key.Fingerprint,
+	fmt.Fprintf(stdout, "snaked listening on %s (world %dx%d, bots fill to %d snakes, at least %d bots)\nhost key %s\nplay:     %s\nspectate: %s\n",
+		ln.Addr(), cfg.World.W, cfg.World.H, cfg.World.BotTarget, cfg.World.Bots, key.Fingerprint,
 		sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
