@@ -45,8 +45,8 @@
 // mean is about 2 other snakes on a newcomer's screen over its first 30 s
 // (TestContactTime, docs/BENCHMARKS-game.md): the middle of the
 // one-to-three we want. Measured the same way, one snake per 1,024 pixels
-// shows 3.9 and one per 4,096 shows 1.0 (and a tenth of newcomers then wait
-// 3 s or more for a head on screen).
+// shows 3.9 and one per 4,096 shows 1.0 (and on 2048x512 a tenth of
+// newcomers then wait 3 s or more for a head on screen).
 //
 // Config.Bots is a floor and Config.BotTarget a target: the world keeps
 // max(Bots, BotTarget - players) bots (alive, dead or waiting for a spawn),
@@ -57,11 +57,11 @@
 // join, the surplus bots step aside in three ways, each only while there is
 // a surplus: a bot waiting for a spawn leaves at once; a bot that dies
 // leaves instead of respawning; and each tick populate looks at the next 2
-// live bots (round robin) and retires the first that no player can see (no
+// bots (round robin) and retires the first live one no player can see (no
 // player's head within 160 + its length columns and 96 + its length rows of
-// its head, which covers terminals up to about 200x60 wherever the camera's
-// dead zone puts the head); its body goes without leaving fruit. Bots never
-// go below the floor.
+// its head: with the renderer's default dead zone, the head stays in the
+// central half of the screen, so this covers terminals up to about 200x60);
+// its body goes without leaving fruit. Bots never go below the floor.
 //
 // MaxSnakes counts people and bots. With MaxSnakes = sessions + max(Bots,
 // BotTarget) (as the daemon sets it), bots never take a slot a person
