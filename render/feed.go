@@ -39,10 +39,12 @@ type kill struct {
 	botA, botB bool
 	txt        []byte // this frame's text
 	x          int    // this frame's first cell
+	last       []byte // the last frame's text ("" when the line was not drawn)
+	fg, lastFg uint8  // its colour, this frame's and the last's
 }
 
 func (k *kill) init() {
-	k.a, k.b, k.txt = make([]byte, 0, 16), make([]byte, 0, 16), make([]byte, 0, 64)
+	k.a, k.b, k.txt, k.last = make([]byte, 0, 16), make([]byte, 0, 16), make([]byte, 0, 64), make([]byte, 0, 64)
 }
 
 // layoutFeed takes in the view's new kills, drops the lines that are due
@@ -56,6 +58,8 @@ func (r *Renderer) layoutFeed(v *game.View, own int) bool {
 	any := false
 	for i := range r.feed {
 		k := &r.feed[i]
+		k.last, k.lastFg = append(k.last[:0], k.txt...), k.fg
+		k.txt = k.txt[:0]
 		if !k.on || i >= r.pfRows {
 			continue
 		}
@@ -68,6 +72,10 @@ func (r *Renderer) layoutFeed(v *game.View, own int) bool {
 			continue
 		}
 		k.x = r.cols - 1 - len(k.txt)
+		k.fg = white
+		if k.youA || k.youB {
+			k.fg = brightYellow
+		}
 		r.addOvl(rect{k.x, r.pfTop + i, r.cols - 1, r.pfTop + i + 1})
 		any = true
 	}
@@ -227,17 +235,16 @@ func feedName(b, name []byte, you, bot bool, n int) []byte {
 }
 
 // paintFeed draws the kill feed: lines about the player in bright
-// yellow, others in white.
+// yellow, others in white. A line the same as in the last frame (so at
+// the same place: right-aligned), on cells nothing composed again, is
+// left as it is.
 func (r *Renderer) paintFeed(v *game.View, own int) {
 	for i := range r.feed {
 		k := &r.feed[i]
-		if !k.on || i >= r.pfRows || len(k.txt) == 0 {
+		if !k.on || i >= r.pfRows || len(k.txt) == 0 ||
+			k.fg == k.lastFg && string(k.txt) == string(k.last) && r.unchanged(v, rect{k.x, r.pfTop + i, r.cols - 1, r.pfTop + i + 1}) {
 			continue
 		}
-		fg := uint8(white)
-		if k.youA || k.youB {
-			fg = brightYellow
-		}
-		putOver(r, v, own, k.x, r.pfTop+i, k.txt, fg)
+		putOver(r, v, own, k.x, r.pfTop+i, k.txt, k.fg)
 	}
 }

@@ -79,6 +79,7 @@ type Renderer struct {
 	noInc    bool     // always compose whole frames (tests)
 	inc      bool     // the last frame was composed incrementally
 	lastTick uint64   // tick of the view the last frame was composed from
+	prevTick uint64   // during compose: the tick of the frame before (unchanged: inc.go)
 	lastOwn  int      // slot of the player's snake in the last frame, -1 none
 	lastW    int      // world size of the last frame
 	lastH    int
@@ -88,24 +89,30 @@ type Renderer struct {
 	// were drawn in the last frame (ovl) and go in this one (nw).
 	ovl, nw   [maxOvl]rect
 	novl, nnw int
+	rst       [maxOvl]rect // last frame's overlays composed again this frame (restore)
+	nrst      int
 	boxS      boxState // death or help box (hud.go)
 	hintS     string   // the controls hint and where it goes
 	hintAt    rect
 	dc        deathCause
 
-	// What the playfield shows besides pixels: the slots of the snakes
-	// whose heads were composed on it (the player's and the followed one
-	// included), kept by segment and pruned every frame (tags.go); the
-	// followed snake's slot.
-	heads []int32
+	// What the playfield shows besides pixels: the heads composed on it
+	// (the player's and the followed one included), kept by segment and
+	// pruned every frame (tags.go); the followed snake's slot.
+	heads []headAt
 	focus int
 
-	rad     radar         // radar.go
-	tags    [maxTags]tag  // tags.go
-	feed    [feedMax]kill // feed.go
-	feedAt  uint64        // the newest tick whose kills the feed has seen
-	noRadar bool          // tests: no radar
-	noFeed  bool          // tests: no kill feed
+	rad       radar        // radar.go
+	tags      [maxTags]tag // tags.go
+	tagNext   int          // the slot placeTags tries first
+	tagTick   uint64
+	tagBudget int           // tries left for tagTick
+	seeing    bool          // segment notes heads (seeHead)
+	headsOld  int           // heads kept from before this frame's composition
+	feed      [feedMax]kill // feed.go
+	feedAt    uint64        // the newest tick whose kills the feed has seen
+	noRadar   bool          // tests: no radar
+	noFeed    bool          // tests: no kill feed
 }
 
 // deathCause is what the death box says killed the player, kept for the
@@ -182,7 +189,7 @@ func (r *Renderer) Resize(cols, rows int) {
 	r.mask = r.mask[:rows]
 	r.allMask = uint32(uint64(1)<<((cols+span-1)/span) - 1)
 	if c := headsCap(n); cap(r.heads) != c {
-		r.heads = make([]int32, 0, c)
+		r.heads = make([]headAt, 0, c)
 	}
 	r.heads = r.heads[:0]
 	r.full, r.camOK, r.incOK = true, false, false
@@ -249,6 +256,7 @@ func (r *Renderer) Invalidate() { r.full = true }
 // SetProfile changes the profile; the next frame is a full repaint.
 func (r *Renderer) SetProfile(p Profile) {
 	r.prof, r.full = p, true
+	r.dropTags() // their text depends on the profile
 }
 
 // SetZone sets the camera dead zone in percent (0 follows the head every
@@ -322,6 +330,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		if s, ok := v.Snake(h.Follow); ok {
 			r.focus = s.ID.Slot()
 		}
+		r.seeing, r.headsOld = true, len(r.heads)
 		inc = r.incOK && !r.noInc && was && r.camX == ox && r.camY == oy &&
 			own == r.lastOwn && v.W == r.lastW && v.H == r.lastH && v.Tick >= r.lastTick &&
 			len(v.Dirty) == game.TilesW(v.W)*game.TilesH(v.H)
@@ -334,6 +343,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 			r.playfield(v, own)
 		}
 		r.pruneHeads(v)
+		r.prevTick = r.lastTick
 		r.incOK, r.lastTick, r.lastOwn, r.lastW, r.lastH = true, v.Tick, own, v.W, v.H
 	} else {
 		clear(r.next)
@@ -364,7 +374,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	}
 
 	// Overlays: lay out, restore what they leave, paint.
-	r.nnw = 0
+	r.nnw, r.nrst = 0, 0
 	radar, feed, tags, hint, box := false, false, false, false, false
 	if ok {
 		radar = r.layoutRadar(v, h, own)
@@ -429,6 +439,17 @@ func mod(a, n int) int {
 	a %= n
 	if a < 0 {
 		a += n
+	}
+	return a
+}
+
+// wrap1 is mod(a, n) for a in [-n, 2n), without dividing.
+func wrap1(a, n int) int {
+	if a < 0 {
+		return a + n
+	}
+	if a >= n {
+		return a - n
 	}
 	return a
 }
@@ -511,7 +532,7 @@ func (r *Renderer) playfield(v *game.View, own int) {
 		for x, wx := 0, r.camX; x < w; {
 			// The world row from wx, up to its end or the screen's.
 			n := min(w-x, v.W-wx)
-			r.segment(v, row[x:x+n], top[wx:wx+n], bot[wx:wx+n], own, mono)
+			r.segment(v, row[x:x+n], top[wx:wx+n], bot[wx:wx+n], own, mono, wx, mod(r.camY+2*sy, v.H))
 			x += n
 			wx = 0
 		}
@@ -528,7 +549,9 @@ const (
 const pspan = 8
 
 // segment draws pixel rows top and bot into row (all the same length).
-func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own int, mono bool) {
+// (top[0] is world pixel (wx, wy), bot[0] the one below; segment notes
+// the heads it sees.)
+func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own int, mono bool, wx, wy int) {
 	for x0 := 0; x0 < len(row); x0 += pspan {
 		x1 := min(x0+pspan, len(row))
 		if x1-x0 == pspan {
@@ -544,11 +567,13 @@ func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own 
 				row[x] = blank
 				continue
 			}
-			if a&kindBits == headBits {
-				r.seeHead(a.Slot())
-			}
-			if b&kindBits == headBits {
-				r.seeHead(b.Slot())
+			if (a|b)&kindBits == kindBits { // a head, or fruit over body
+				if a&kindBits == headBits {
+					r.seeHead(a.Slot(), wx+x, wy)
+				}
+				if b&kindBits == headBits {
+					r.seeHead(b.Slot(), wx+x, mod(wy+1, v.H))
+				}
 			}
 			if mono {
 				row[x] = txt(monoGlyph[max(class(v, a, own), class(v, b, own))], def, def)

@@ -48,12 +48,21 @@ func putOver[S string | []byte](r *Renderer, v *game.View, own, x, y int, s S, f
 	if x0 >= x1 {
 		return
 	}
+	mono := r.prof == Mono
+	if mono {
+		fg = def
+	}
+	row := r.next[y*r.cols : (y+1)*r.cols]
 	wx := mod(r.camX+x0, v.W)
 	for cx := x0; cx < x1; cx++ {
 		if p, q := top[wx], bot[wx]; p.Kind() >= game.Body || q.Kind() >= game.Body {
 			r.pfSpan(v, own, sy, cx, cx+1)
 		} else {
-			put(r, cx, y, s[cx-x:cx-x+1], fg, def)
+			c := s[cx-x]
+			if mono && c < 0x20 {
+				c = extAlt[c]
+			}
+			row[cx] = txt(c, fg, def)
 		}
 		if wx++; wx == v.W {
 			wx = 0

@@ -64,7 +64,55 @@ next:
 		for y := o.y0; y < o.y1; y++ {
 			r.pfSpan(v, own, y-r.pfTop, o.x0, o.x1)
 		}
+		r.rst[r.nrst] = o
+		r.nrst++
 	}
+}
+
+// unchanged reports whether the cells of o, one overlay row of this
+// frame, still hold what was painted there in the last frame: the frame is
+// incremental, o was an overlay of the last frame, no cell of it was
+// composed again from the playfield (its tiles are clean since that frame,
+// and no restored overlay meets it). An overlay whose text is the same
+// need not paint it again then.
+func (r *Renderer) unchanged(v *game.View, o rect) bool {
+	if !r.inc {
+		return false
+	}
+	was := false
+	for _, p := range r.ovl[:r.novl] {
+		if p == o {
+			was = true
+			break
+		}
+	}
+	if !was {
+		return false
+	}
+	for _, p := range r.rst[:r.nrst] {
+		if o.x0 < p.x1 && p.x0 < o.x1 && o.y0 < p.y1 && p.y0 < o.y1 {
+			return false
+		}
+	}
+	nt := game.TilesW(v.W)
+	wy := wrap1(r.camY+2*(o.y0-r.pfTop), v.H)
+	d0 := v.Dirty[wy/game.TileH*nt : (wy/game.TileH+1)*nt]
+	wy1 := wy + 1
+	if wy1 == v.H {
+		wy1 = 0
+	}
+	d1 := v.Dirty[wy1/game.TileH*nt : (wy1/game.TileH+1)*nt]
+	for x, n := mod(r.camX+o.x0, v.W), o.x1-o.x0; n > 0; {
+		if t := x / game.TileW; d0[t] > r.prevTick || d1[t] > r.prevTick {
+			return false
+		}
+		step := min(game.TileW-x%game.TileW, v.W-x)
+		n -= step
+		if x += step; x == v.W {
+			x = 0
+		}
+	}
+	return true
 }
 
 // pfSpan composes cells [x0, x1) of playfield row sy and marks them.
@@ -76,7 +124,7 @@ func (r *Renderer) pfSpan(v *game.View, own, sy, x0, x1 int) {
 	mono := r.prof == Mono
 	for x, wx := x0, (r.camX+x0)%v.W; x < x1; {
 		n := min(x1-x, v.W-wx)
-		r.segment(v, row[x:x+n], top[wx:wx+n], bot[wx:wx+n], own, mono)
+		r.segment(v, row[x:x+n], top[wx:wx+n], bot[wx:wx+n], own, mono, wx, mod(r.camY+2*sy, v.H))
 		x += n
 		wx = 0
 	}
@@ -115,7 +163,7 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 				// Tiles [t, e) are dirty: world columns [p, q).
 				p, q := max(t*tw, wx), min(e*tw, wx+n)
 				xs := x + p - wx
-				r.segment(v, row[xs:xs+q-p], top[p:q], bot[p:q], own, mono)
+				r.segment(v, row[xs:xs+q-p], top[p:q], bot[p:q], own, mono, p, y0)
 				r.markSpan(y, xs, xs+q-p)
 				t = e
 			}

@@ -191,8 +191,8 @@ func session(t *testing.T, seed uint64, frames int) {
 		if err := same(r, sh); err != nil {
 			t.Fatalf("seed %d frame %d (%dx%d, %v): %v", seed, f, cols, rows, r.prof, err)
 		}
-		if len(r.Frame(&s.v, h)) != 0 {
-			t.Fatalf("seed %d frame %d: a repeated frame was not empty", seed, f)
+		if out := r.Frame(&s.v, h); len(out) != 0 {
+			t.Fatalf("seed %d frame %d: a repeated frame was not empty: %q", seed, f, out)
 		}
 		sh.Frame(&s.v, h)
 	}

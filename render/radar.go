@@ -35,13 +35,14 @@ const (
 	radarLines   = 2
 	radarDelay   = 20 // ticks alone before the radar shows
 	radarEvery   = 10 // ticks between refreshes of the text
-	radarScanMin = 10 // ticks between scans for the nearest snake, at least
-	radarScanMax = 30 // and at most
+	radarScanMin = 20 // ticks between scans for the nearest snake, at least
+	radarScanMax = 50 // and at most
 )
 
 // radar is the radar's state.
 type radar struct {
 	on    bool    // shown in the last frame
+	fresh bool    // this frame shows new text (or shows it for the first time)
 	alone bool    // nobody else in sight since tick since
 	since uint64  // the tick it started
 	shown uint64  // tick the text was made
@@ -84,7 +85,9 @@ func (r *Renderer) layoutRadar(v *game.View, h *HUD, own int) bool {
 	if t < rd.since+radarDelay {
 		return false
 	}
+	rd.fresh = !rd.on
 	if !rd.on || t < rd.shown || t >= rd.shown+radarEvery {
+		rd.fresh = true
 		if !rd.on || t < rd.scan || t >= rd.next || !r.radarTarget(v, own, rd.near) {
 			r.scanRadar(v, own, o)
 		}
@@ -213,9 +216,14 @@ func appendTenths(b []byte, t int) []byte {
 }
 
 // paintRadar draws the radar's lines.
+// Lines that are the same as in the last frame, on cells nothing composed
+// again, are left as they are.
 func (r *Renderer) paintRadar(v *game.View, own int) {
 	rd := &r.rad
 	for k := range rd.n {
+		if !rd.fresh && r.unchanged(v, rect{1, r.pfTop + k, 1 + rd.ln[k], r.pfTop + k + 1}) {
+			continue
+		}
 		putOver(r, v, own, 1, r.pfTop+k, rd.line[k][:rd.ln[k]], brightCyan)
 	}
 }

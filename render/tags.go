@@ -32,59 +32,96 @@ import "snaked/game"
 // ~25-30 bytes for a 6-letter name); the leash keeps that rare. See
 // docs/BENCHMARKS-render.md for what tags cost.
 
+// headAt is a head composed on the playfield: its snake's slot and its
+// world pixel.
+type headAt struct{ slot, x, y int32 }
+
 // headsCap is how many heads a renderer of n cells keeps: far more than a
 // screen shows at the densities the game runs (a 2,048 x 512 world with
 // 2,500 snakes puts ~9 heads on an 80x24 screen, ~60 on 200x60). Beyond
 // it, heads seen later are not kept, and which snakes get tags may depend
 // on what was composed when.
-func headsCap(n int) int { return max(16, n/32) }
+func headsCap(n int) int { return max(32, n/64) }
 
-// seeHead notes that the head of snake slot was composed on the playfield.
-func (r *Renderer) seeHead(slot int) {
-	s := int32(slot)
-	for _, h := range r.heads {
-		if h == s {
-			return
-		}
-	}
-	if len(r.heads) < cap(r.heads) {
-		r.heads = append(r.heads, s)
+// seeHead notes that the head of snake slot, at world pixel (x, y), was
+// composed on the playfield (between compose's start and pruneHeads;
+// cells composed again later, under overlays, show heads kept already).
+// pruneHeads drops duplicates.
+func (r *Renderer) seeHead(slot, x, y int) {
+	if r.seeing && len(r.heads) < cap(r.heads) {
+		r.heads = append(r.heads, headAt{int32(slot), int32(x), int32(y)})
 	}
 }
 
-// pruneHeads keeps the heads that are still alive and on the playfield,
-// in slot order.
+// pruneHeads keeps the heads whose pixel is still a head of their snake
+// and on the playfield, once each, in slot order. It reads pixels only
+// (no SnakeInfo: at thousands of sessions each record is a cache miss).
+//
+// Heads seen in this frame's composition are valid as they are; those kept
+// from before are looked at again (a moving head's old pixel, composed
+// again this frame, is in cache).
 func (r *Renderer) pruneHeads(v *game.View) {
+	r.seeing = false
 	k := 0
-	for _, s := range r.heads {
-		if int(s) >= len(v.Snakes) {
+	for i, h := range r.heads {
+		if i >= r.headsOld {
+			r.heads[k] = h
+			k++
 			continue
 		}
-		sn := &v.Snakes[s]
-		if p := v.At(sn.Head.X, sn.Head.Y); sn.Used && sn.Alive && p.Kind() == game.Head && p.Slot() == int(s) && r.onPlayfield(v, sn.Head) {
-			r.heads[k] = s
+		if int(h.x) >= v.W || int(h.y) >= v.H {
+			continue
+		}
+		p := v.Pix[int(h.y)*v.W+int(h.x)]
+		if p&kindBits == headBits && p.Slot() == int(h.slot) && r.onPlayfield(v, game.Point{X: int(h.x), Y: int(h.y)}) {
+			r.heads[k] = h
 			k++
 		}
 	}
-	r.heads = r.heads[:k]
-	for i := 1; i < k; i++ {
-		for j := i; j > 0 && r.heads[j] < r.heads[j-1]; j-- {
-			r.heads[j], r.heads[j-1] = r.heads[j-1], r.heads[j]
+	hs := r.heads[:k]
+	for i := 1; i < len(hs); i++ {
+		for j := i; j > 0 && hs[j].slot < hs[j-1].slot; j-- {
+			hs[j], hs[j-1] = hs[j-1], hs[j]
 		}
 	}
+	k = 0
+	for i, h := range hs {
+		if i == 0 || h.slot != hs[k-1].slot {
+			hs[k] = h
+			k++
+		}
+	}
+	r.heads = hs[:k]
+}
+
+// head returns the kept head of snake slot.
+func (r *Renderer) head(slot int) (headAt, bool) {
+	lo, hi := 0, len(r.heads)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if int(r.heads[m].slot) < slot {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(r.heads) && int(r.heads[lo].slot) == slot {
+		return r.heads[lo], true
+	}
+	return headAt{}, false
 }
 
 // onPlayfield reports whether world pixel p is on the playfield.
 func (r *Renderer) onPlayfield(v *game.View, p game.Point) bool {
-	return mod(p.X-r.camX, v.W) < r.cols && mod(p.Y-r.camY, v.H) < 2*r.pfRows
+	return wrap1(p.X-r.camX, v.W) < r.cols && wrap1(p.Y-r.camY, v.H) < 2*r.pfRows
 }
 
 // others counts the heads on the playfield besides the player's and the
 // followed snake's.
 func (r *Renderer) others(own int) int {
 	n := 0
-	for _, s := range r.heads {
-		if int(s) != own && int(s) != r.focus {
+	for _, h := range r.heads {
+		if int(h.slot) != own && int(h.slot) != r.focus {
 			n++
 		}
 	}
@@ -93,18 +130,25 @@ func (r *Renderer) others(own int) int {
 
 // Tag bounds.
 const (
-	maxTags = 8  // tags on screen at most
-	tagName = 12 // a tag shows at most this much of a name
-	leashX  = 6  // columns a head may be past either end of its tag
-	leashY  = 4  // rows a head may be above or below its tag's row
+	maxTags  = 8  // tags on screen at most
+	tagName  = 12 // a tag shows at most this much of a name
+	leashX   = 6  // columns a head may be past either end of its tag
+	leashY   = 4  // rows a head may be above or below its tag's row
+	tagTries = 4  // snakes a tick may try to place a tag for, at most
 )
 
-// tag is one name tag.
+// tag is one name tag. It keeps its text, colour and where its snake's
+// head was, so that keeping it reads no SnakeInfo.
 type tag struct {
 	id     game.ID // whose; 0: unused
 	wx, wy int     // world pixel under its first cell (wy even: the cell's top pixel)
-	n      int     // cells
 	x, y   int     // this frame: its first cell, its playfield row
+	hx, hy int     // its snake's head (world pixel) at tick at
+	at     uint64
+	kept   bool // kept from the last frame, where it was
+	col    uint8
+	n      int // cells
+	txt    [tagName + 3]byte
 }
 
 // dropTags removes every tag.
@@ -114,68 +158,40 @@ func (r *Renderer) dropTags() {
 	}
 }
 
-// tagLen is how many cells s's tag takes (appendTag).
-func (r *Renderer) tagLen(s *game.SnakeInfo) int {
-	n := min(len(s.Name), tagName)
-	if r.prof == Mono {
-		n += 2
-	}
-	if s.Bot {
-		n++
-	}
-	return n
-}
-
-// headCell is where s's head is on the playfield (cell, playfield row).
-func (r *Renderer) headCell(v *game.View, s *game.SnakeInfo) (x, y int) {
-	return mod(s.Head.X-r.camX, v.W), mod(s.Head.Y-r.camY, v.H) / 2
-}
-
 // layoutTags keeps, moves, drops and places tags for this frame (see the
 // file's comment) and records them as overlays; it reports whether any is
 // shown. The other overlays but the box must have been laid out.
+//
+// A tag is kept for the snake whose head is in the slot it was placed
+// for, as long as that head moved no faster than a snake can (game.DashLen
+// pixels a tick): a slot given to a new snake, whose head appears
+// anywhere, loses the old tag.
 func (r *Renderer) layoutTags(v *game.View, own int) bool {
 	for i := range r.tags {
 		t := &r.tags[i]
 		if t.id == 0 {
 			continue
 		}
-		s, ok := v.Snake(t.id)
-		if !ok || !s.Alive || s.ID.Slot() == own || s.ID.Slot() == r.focus || !r.tracked(s.ID.Slot()) || r.tagLen(s) != t.n {
+		sl := t.id.Slot()
+		h, ok := r.head(sl)
+		if !ok || sl == own || sl == r.focus || v.Tick < t.at ||
+			max(abs(wrapDelta(int(h.x)-t.hx, v.W)), abs(wrapDelta(int(h.y)-t.hy, v.H))) > game.DashLen*int(v.Tick-t.at) {
 			t.id = 0
 			continue
 		}
-		x, py := mod(t.wx-r.camX, v.W), mod(t.wy-r.camY, v.H)
+		t.hx, t.hy, t.at = int(h.x), int(h.y), v.Tick
+		x, py := wrap1(t.wx-r.camX, v.W), wrap1(t.wy-r.camY, v.H)
 		y := py / 2
-		hx, hy := r.headCell(v, s)
+		hx, hy := wrap1(t.hx-r.camX, v.W), wrap1(t.hy-r.camY, v.H)/2
 		if py%2 != 0 || x+t.n > r.cols || y >= r.pfRows ||
 			hx < x-leashX || hx > x+t.n-1+leashX || hy < y-leashY || hy > y+leashY ||
 			r.tagBlocked(x, y, t.n, i, 0) {
 			t.id = 0
 			continue
 		}
-		t.x, t.y = x, y
+		t.x, t.y, t.kept = x, y, true
 	}
-	for _, sl := range r.heads {
-		if int(sl) == own || int(sl) == r.focus {
-			continue
-		}
-		s := &v.Snakes[sl]
-		free := -1
-		for i := range r.tags {
-			if r.tags[i].id == s.ID {
-				free = -2
-				break
-			}
-			if r.tags[i].id == 0 && free == -1 {
-				free = i
-			}
-		}
-		if free < 0 {
-			continue
-		}
-		r.placeTag(v, s, free)
-	}
+	r.placeTags(v, own)
 	any := false
 	for i := range r.tags {
 		if t := &r.tags[i]; t.id != 0 {
@@ -186,15 +202,60 @@ func (r *Renderer) layoutTags(v *game.View, own int) bool {
 	return any
 }
 
-// tracked reports whether slot's head is on the playfield.
-func (r *Renderer) tracked(slot int) bool {
-	for _, h := range r.heads {
-		if int(h) == slot {
+// placeTags tries to place tags for the snakes on the playfield without
+// one: at most tagTries a tick, taking them in turn (slot order, from
+// where the last try stopped), so that in a crowd where tags do not fit
+// each snake is tried again only when its turn comes round. Each try
+// reads the snake's SnakeInfo (its name), so a crowd costs a few reads a
+// tick, not one per head per frame; a frame drawn again for the same
+// tick tries nothing new.
+func (r *Renderer) placeTags(v *game.View, own int) {
+	if v.Tick != r.tagTick {
+		r.tagTick, r.tagBudget = v.Tick, tagTries
+	}
+	n := len(r.heads)
+	if n == 0 || r.tagBudget == 0 {
+		return
+	}
+	free := 0
+	for i := range r.tags {
+		if r.tags[i].id == 0 {
+			free++
+		}
+	}
+	start := 0
+	for start < n && int(r.heads[start].slot) < r.tagNext {
+		start++
+	}
+	for k := 0; k < n && r.tagBudget > 0 && free > 0; k++ {
+		h := r.heads[(start+k)%n]
+		sl := int(h.slot)
+		if sl == own || sl == r.focus || sl >= len(v.Snakes) || r.tagged(sl) {
+			continue
+		}
+		r.tagBudget--
+		r.tagNext = sl + 1
+		i := 0
+		for r.tags[i].id != 0 {
+			i++
+		}
+		if r.placeTag(v, &v.Snakes[sl], h, i) {
+			free--
+		}
+	}
+}
+
+// tagged reports whether snake slot has a tag.
+func (r *Renderer) tagged(slot int) bool {
+	for i := range r.tags {
+		if r.tags[i].id != 0 && r.tags[i].id.Slot() == slot {
 			return true
 		}
 	}
 	return false
 }
+
+func abs(a int) int { return max(a, -a) }
 
 // tagSpots are where a tag may go, best first, relative to the head's
 // cell: centred on the row above, on the row below, right of the head,
@@ -204,22 +265,29 @@ func (r *Renderer) tracked(slot int) bool {
 // docs/BENCHMARKS-render.md).
 var tagSpots = [...]struct{ a, b, dy int }{{-1, 0, -1}, {-1, 0, 1}, {0, 2, 0}, {-2, -1, 0}}
 
-// placeTag puts s's tag in slot i at the first free spot near its head, if
-// any.
-func (r *Renderer) placeTag(v *game.View, s *game.SnakeInfo, i int) {
-	n := r.tagLen(s)
+// placeTag puts s's tag, its head at h, in tag slot i at the first free
+// spot near its head; it reports whether there was one.
+func (r *Renderer) placeTag(v *game.View, s *game.SnakeInfo, h headAt, i int) bool {
+	t := &r.tags[i]
+	n := len(r.appendTag(t.txt[:0], s))
 	if n == 0 {
-		return
+		return false
 	}
-	hx, hy := r.headCell(v, s)
+	hx, hy := mod(int(h.x)-r.camX, v.W), mod(int(h.y)-r.camY, v.H)/2
 	for _, sp := range tagSpots {
 		x, y := hx+sp.a*n/2+sp.b, hy+sp.dy
-		if x < 0 || y < 0 || x+n > r.cols || y >= r.pfRows || r.tagBlocked(x, y, n, len(r.tags), 1) || !r.tagFree(v, x, y, n) {
+		// x < W and 2y+1 < H: on a world smaller than the screen, which
+		// then shows it more than once, the anchor must map back to
+		// this cell.
+		if x < 0 || y < 0 || x+n > r.cols || y >= r.pfRows || x >= v.W || 2*y+1 >= v.H ||
+			r.tagBlocked(x, y, n, len(r.tags), 1) || !r.tagFree(v, x, y, n) {
 			continue
 		}
-		r.tags[i] = tag{id: s.ID, wx: mod(r.camX+x, v.W), wy: mod(r.camY+2*y, v.H), n: n, x: x, y: y}
-		return
+		t.id, t.wx, t.wy, t.x, t.y, t.n, t.kept = s.ID, mod(r.camX+x, v.W), mod(r.camY+2*y, v.H), x, y, n, false
+		t.hx, t.hy, t.at, t.col = int(h.x), int(h.y), v.Tick, snakePal[s.Colour&15]
+		return true
 	}
+	return false
 }
 
 // tagBlocked reports whether cells [x, x+n) of playfield row y, widened by
@@ -259,15 +327,15 @@ func (r *Renderer) tagFree(v *game.View, x, y, n int) bool {
 
 // paintTags draws the tags laid out for this frame (never over a snake:
 // putOver).
+// A tag kept where it was, whose cells nothing composed again, is left as
+// it is.
 func (r *Renderer) paintTags(v *game.View, own int) {
 	for i := range r.tags {
 		t := &r.tags[i]
-		if t.id == 0 {
+		if t.id == 0 || t.kept && r.unchanged(v, rect{t.x, r.pfTop + t.y, t.x + t.n, r.pfTop + t.y + 1}) {
 			continue
 		}
-		s := &v.Snakes[t.id.Slot()]
-		r.num = r.appendTag(r.num[:0], s)
-		putOver(r, v, own, t.x, r.pfTop+t.y, r.num, snakePal[s.Colour&15])
+		putOver(r, v, own, t.x, r.pfTop+t.y, t.txt[:t.n], t.col)
 	}
 }
 
