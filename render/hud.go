@@ -43,20 +43,26 @@ func put[S string | []byte](r *Renderer, x, y int, s S, fg, bg uint8) int {
 // written.
 func putOver[S string | []byte](r *Renderer, v *game.View, own, x, y int, s S, fg uint8) {
 	sy := y - r.pfTop
-	top, bot := v.Row(r.camY+2*sy), v.Row(r.camY+2*sy+1)
 	x0, x1 := max(x, 0), min(x+len(s), r.cols)
 	if x0 >= x1 {
 		return
 	}
+	wy := mod(r.camY+2*sy, v.H)
+	wy1 := wy + 1
+	if wy1 == v.H {
+		wy1 = 0
+	}
+	top, bot := v.Pix[wy*v.W:(wy+1)*v.W], v.Pix[wy1*v.W:(wy1+1)*v.W]
 	mono := r.prof == Mono
 	if mono {
 		fg = def
 	}
 	row := r.next[y*r.cols : (y+1)*r.cols]
+	const snake = game.Pixel(game.Body) << 20 // Body and Head have this bit
 	wx := mod(r.camX+x0, v.W)
 	for cx := x0; cx < x1; cx++ {
-		if p, q := top[wx], bot[wx]; p.Kind() >= game.Body || q.Kind() >= game.Body {
-			r.pfSpan(v, own, sy, cx, cx+1)
+		if (top[wx]|bot[wx])&snake != 0 {
+			r.segment(v, row[cx:cx+1], top[wx:wx+1], bot[wx:wx+1], own, mono, wx, wy) // the rect is marked
 		} else {
 			c := s[cx-x]
 			if mono && c < 0x20 {
