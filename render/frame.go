@@ -92,6 +92,8 @@ type Renderer struct {
 	rst       [maxOvl]rect // last frame's overlays composed again this frame (restore)
 	nrst      int
 	boxS      boxState // death or help box (hud.go)
+	rowsKey   rowsKey  // what the text rows show (hud.go)
+	rowsOK    bool     // r.next's text rows show rowsKey
 	hintS     string   // the controls hint and where it goes
 	hintAt    rect
 	dc        deathCause
@@ -192,7 +194,7 @@ func (r *Renderer) Resize(cols, rows int) {
 		r.heads = make([]headAt, 0, c)
 	}
 	r.heads = r.heads[:0]
-	r.full, r.camOK, r.incOK = true, false, false
+	r.full, r.camOK, r.incOK, r.rowsOK = true, false, false, false
 	r.markAll()
 }
 
@@ -255,7 +257,7 @@ func (r *Renderer) Invalidate() { r.full = true }
 
 // SetProfile changes the profile; the next frame is a full repaint.
 func (r *Renderer) SetProfile(p Profile) {
-	r.prof, r.full = p, true
+	r.prof, r.full, r.rowsOK = p, true, false
 	r.dropTags() // their text depends on the profile
 }
 
@@ -305,7 +307,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	if r.cols < MinCols || r.rows < MinRows {
 		clear(r.next)
 		r.pfRows, r.pfTop, r.banner, r.camOK, r.incOK, r.inc = 0, 0, false, false, false, false
-		r.novl = 0
+		r.novl, r.rowsOK = 0, false
 		r.markAll()
 		r.enlarge()
 		return 0, 0
@@ -348,17 +350,8 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	} else {
 		clear(r.next)
 		r.markAll()
-		r.incOK, r.inc = false, false
+		r.incOK, r.inc, r.rowsOK = false, false, false
 		r.heads = r.heads[:0]
-	}
-	clear(r.next[:r.pfTop*r.cols])
-	clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
-	for y := 0; y < r.pfTop; y++ {
-		r.mask[y] = r.allMask
-	}
-	r.mask[r.rows-1] = r.allMask
-	if r.banner {
-		r.drawBanner(h)
 	}
 	var you *game.SnakeInfo
 	if ok && h.You != 0 {
@@ -369,9 +362,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 			you = nil
 		}
 	}
-	if ok {
-		r.bottom(v, h, you)
-	}
+	r.textRows(v, h, you, ok)
 
 	// Overlays: lay out, restore what they leave, paint.
 	r.nnw, r.nrst = 0, 0

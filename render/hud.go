@@ -100,6 +100,81 @@ func (r *Renderer) enlarge() {
 	put(r, (r.cols-len(r.num))/2, y, r.num, white, def)
 }
 
+// rowsKey is everything the text rows (banner, status row) show, so a
+// frame that would draw them the same leaves them alone: composing them
+// costs more than the rest of a quiet frame's HUD.
+type rowsKey struct {
+	ok, banner, spectator bool
+	players, spectators   int
+	shutdown              int
+	join                  string
+	mode                  int8 // 0 none, 1 alive, 2 dead, 3 spawning, 4 watching
+	name                  string
+	length, rank, kills   int
+	best                  int
+	dash                  int64 // seconds to wait; -1 ready
+	mark                  int
+	top                   [game.TopN]game.Entry
+	ntop                  int
+	bots                  uint64 // bit i: top[i] is a bot
+}
+
+// textRows composes the banner and the status row, unless they would show
+// what they show already (a renderer composing whole frames, the tests'
+// reference, always composes them).
+func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) {
+	k := rowsKey{ok: ok, banner: r.banner, spectator: h.Spectator, players: h.Players,
+		spectators: h.Spectators, shutdown: h.ShutdownIn, join: h.Join, mark: -1}
+	if k.ok {
+		switch {
+		case you != nil && you.Alive && !h.Spectator:
+			k.mode, k.name, k.length, k.rank, k.kills, k.dash = 1, you.Name, you.Length, you.Rank, you.Kills, -1
+			if you.DashReadyAt > v.Tick {
+				k.dash = int64(you.DashReadyAt-v.Tick+game.TicksPerSecond-1) / game.TicksPerSecond
+			}
+		case you != nil && !h.Spectator:
+			k.mode, k.best = 2, you.BestLength
+		case h.You != 0 && !h.Spectator:
+			k.mode = 3
+		default:
+			k.mode = 4
+			if s, ok := v.Snake(h.Follow); ok {
+				k.name = s.Name
+			}
+		}
+		switch {
+		case you != nil:
+			k.mark = you.ID.Slot()
+		case h.Spectator:
+			if s, ok := v.Snake(h.Follow); ok {
+				k.mark = s.ID.Slot()
+			}
+		}
+		k.ntop = copy(k.top[:], v.Top)
+		for i, e := range k.top[:k.ntop] {
+			if e.Slot >= 0 && e.Slot < len(v.Snakes) && v.Snakes[e.Slot].Bot {
+				k.bots |= 1 << i
+			}
+		}
+	}
+	if r.rowsOK && !r.noInc && k == r.rowsKey {
+		return
+	}
+	r.rowsKey, r.rowsOK = k, true
+	clear(r.next[:r.pfTop*r.cols])
+	clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
+	for y := 0; y < r.pfTop; y++ {
+		r.mask[y] = r.allMask
+	}
+	r.mask[r.rows-1] = r.allMask
+	if r.banner {
+		r.drawBanner(h)
+	}
+	if k.ok {
+		r.bottom(v, h, you)
+	}
+}
+
 func (r *Renderer) drawBanner(h *HUD) {
 	const fg, bg = brightWhite, blue
 	r.fill(0, bg)

@@ -116,6 +116,10 @@ var sizes = [][2]int{{80, 24}, {1, 1}, {10, 5}, {39, 11}, {40, 12}, {41, 15}, {6
 func session(t *testing.T, seed uint64, frames int) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	s := newSim(seed, 300+rng.IntN(200), 150+rng.IntN(100), 8, 25, 600)
+	for i := range s.v.Snakes {
+		s.v.Top = append(s.v.Top, game.Entry{Slot: i, Name: s.v.Snakes[i].Name, Length: 25})
+	}
+	s.v.Snakes[3].Bot = true
 	cols, rows := 80, 24
 	r := New(ANSI16, cols, rows)
 	sh := whole(r)
@@ -158,9 +162,29 @@ func session(t *testing.T, seed uint64, frames int) {
 			h.Cam = game.Point{X: rng.IntN(2000) - 1000, Y: rng.IntN(2000) - 1000}
 		case k < 29:
 			h.ShutdownIn = rng.IntN(12) - 1
+		case k < 30:
+			h.Players = rng.IntN(3000)
 		case k < 31:
-			h.Players, h.Spectators = rng.IntN(3000), rng.IntN(100)
-		case k < 33:
+			h.Spectators = rng.IntN(100)
+		case k < 32:
+			// the status row's figures (each alone, so that a renderer
+			// keeping its text rows must notice each)
+			switch sn := &s.v.Snakes[0]; rng.IntN(6) {
+			case 5:
+				b := &s.v.Snakes[1+rng.IntN(len(s.v.Snakes)-1)].Bot
+				*b = !*b
+			case 4:
+				s.v.Top[rng.IntN(len(s.v.Top))].Length = 20 + rng.IntN(90)
+			case 0:
+				sn.DashReadyAt = s.v.Tick + uint64(rng.IntN(50))
+			case 1:
+				sn.BestLength = rng.IntN(100)
+			case 2:
+				sn.Kills = rng.IntN(10)
+			default:
+				sn.Rank = 1 + rng.IntN(10)
+			}
+		case k < 34:
 			z := rng.IntN(101)
 			r.SetZone(z)
 			sh.SetZone(z)
