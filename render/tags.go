@@ -116,6 +116,10 @@ func (r *Renderer) onPlayfield(v *game.View, p game.Point) bool {
 	return wrap1(p.X-r.camX, v.W) < r.cols && wrap1(p.Y-r.camY, v.H) < 2*r.pfRows
 }
 
+// Others reports how many other snakes (neither the player's nor the
+// followed one) had their head on the playfield in the last frame.
+func (r *Renderer) Others() int { return r.others(r.lastOwn) }
+
 // others counts the heads on the playfield besides the player's and the
 // followed snake's.
 func (r *Renderer) others(own int) int {
