@@ -90,12 +90,19 @@
 //     is the palette colour least used by the bodies within 6 pixels
 //     (palette: the 16 colours without black, white and greys).
 //     It is protected until Tick >= ProtectedUntil (Protect ticks). Spawns
-//     go near the action: the first 4 of a snake's 8 tries put its head
-//     near the head of a live snake of the last tick, chosen at random: at
-//     most 60 columns and 33 rows away on the torus, but not within 20
-//     columns and 11 rows at once (between half a screen and a screen and
-//     a half of an 80x24 terminal); the other 4 try anywhere. (The bots New
-//     puts in go anywhere: there is nobody to be near yet.) If no place is
+//     go near the action: each of the first 4 of a snake's 8 tries picks a
+//     random place and keeps it if the head of a live snake of the last
+//     tick is within 40 columns and 22 rows of it (on the screen of an
+//     80x24 terminal centred there); if none is, it tries instead near the
+//     head of a live snake chosen at random, on the torus not within 20
+//     columns and 11 rows of it at once, and at most 36 columns and 19 rows
+//     away for a person (so the other head is on the newcomer's first
+//     screen) or 60 columns and 33 rows for a bot (between half a screen
+//     and a screen and a half). The other 4 tries go anywhere. So in a busy
+//     world spawns spread about as evenly as the snakes do (TestSpawnsSpread;
+//     putting every spawn next to someone piles them up), and in an empty
+//     one they go where the others are. (The bots New puts in go anywhere:
+//     there is nobody to be near yet.) If no place is
 //     found it stays dead and is retried next tick. All spawns of one tick
 //     share a budget of 1024 + MaxSnakes/8 tries, first come first served;
 //     snakes left over keep their place in the queue.

@@ -125,35 +125,64 @@ func (w *World) remove(slot int32) {
 }
 
 // spawnTries bounds the places tried for one snake in one tick; the first
-// nearTries of them are near a live snake (when there is one).
+// nearTries of them are near the action (see spawnSpot).
 const spawnTries, nearTries = 8, 4
 
 // The ring around a live snake's head where a spawn near the action puts
-// the new head: at most nearFarX columns and nearFarY rows away on the
-// torus, but not within nearX columns and nearY rows at once. A screen of
-// an 80x24 terminal spans 40 x 22 pixels either side of its centre, so the
-// new head is between half a screen and a screen and a half away.
+// the new head: not within nearX columns and nearY rows of that head at
+// once, and at most nearFarX columns and nearFarY rows from it for a bot,
+// peopleFarX and peopleFarY for a person. A screen of an 80x24 terminal
+// spans 40 x 22 pixels either side of its centre, so a person's ring is
+// on the screen their camera starts with (the other head is in sight at
+// once), and a bot's between half a screen and a screen and a half away.
 const (
-	nearX, nearY       = 20, 11
-	nearFarX, nearFarY = 60, 33
+	nearX, nearY           = 20, 11
+	peopleFarX, peopleFarY = 36, 19
+	nearFarX, nearFarY     = 60, 33
 )
 
-// nearSpot returns a place in the ring around a live head of the last
-// publish, chosen at random, wrapped onto the world.
-func (w *World) nearSpot() (x, y int) {
+// A random place counts as near the action when a live head is within
+// sightX columns and sightY rows of it: on the screen of an 80x24 terminal
+// centred there.
+const sightX, sightY = 40, 22
+
+// nearSpot returns a place in the ring reaching farX columns and farY rows
+// around a live head of the last publish, chosen at random, wrapped onto
+// the world.
+func (w *World) nearSpot(farX, farY int) (x, y int) {
 	a := w.heads[w.rng.IntN(len(w.heads))]
-	dy := w.rng.IntN(2*nearFarY+1) - nearFarY
+	dy := w.rng.IntN(2*farY+1) - farY
 	var dx int
 	if abs(dy) < nearY {
-		k := w.rng.IntN(2 * (nearFarX - nearX + 1))
+		k := w.rng.IntN(2 * (farX - nearX + 1))
 		dx = nearX + k/2
 		if k&1 == 0 {
 			dx = -dx
 		}
 	} else {
-		dx = w.rng.IntN(2*nearFarX+1) - nearFarX
+		dx = w.rng.IntN(2*farX+1) - farX
 	}
 	return wrap(int(a)%w.w+dx, w.w), wrap(int(a)/w.w+dy, w.h)
+}
+
+// spawnSpot returns the place a spawn's try-th try puts its head, and
+// whether that is in the ring around a live head: for the first nearTries
+// tries, a random place unless no live head is within sight of it
+// (sightX, sightY), then a place in the ring around a random live head (a
+// person's ring or a bot's); for the rest, a random place. So where the
+// world is busy, spawns spread as evenly as snakes do, and where it is
+// empty, they go where the others are.
+func (w *World) spawnSpot(try int, bot bool) (x, y int, ring bool) {
+	x, y = w.rng.IntN(w.w), w.rng.IntN(w.h)
+	if try < nearTries && len(w.heads) > 0 && !w.near.has(x, y, sightX, sightY) {
+		if bot {
+			x, y = w.nearSpot(nearFarX, nearFarY)
+		} else {
+			x, y = w.nearSpot(peopleFarX, peopleFarY)
+		}
+		return x, y, true
+	}
+	return x, y, false
 }
 
 // spawnBudget is the number of places all spawns together may try in one
@@ -182,12 +211,7 @@ func (w *World) spawn(slot int32, budget *int) bool {
 	s := &w.snakes[slot]
 	for try := 0; try < spawnTries && *budget > 0; try++ {
 		*budget--
-		var hx, hy int
-		if try < nearTries && len(w.heads) > 0 {
-			hx, hy = w.nearSpot()
-		} else {
-			hx, hy = w.rng.IntN(w.w), w.rng.IntN(w.h)
-		}
+		hx, hy, _ := w.spawnSpot(try, s.bot)
 		d0 := Dir(1 + w.rng.IntN(4))
 		if !w.clear(hx, hy, d0) {
 			continue
@@ -681,6 +705,7 @@ func (w *World) rank(dst []SnakeInfo) {
 	w.ntop = 0
 	ties := 0
 	w.eyes, w.heads = w.eyes[:0], w.heads[:0]
+	w.near.reset()
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
 		in := &dst[i]
@@ -691,6 +716,7 @@ func (w *World) rank(dst []SnakeInfo) {
 		rk := 0
 		if s.alive {
 			w.heads = append(w.heads, s.hd)
+			w.near.add(s.hx, s.hy)
 			if !s.bot {
 				w.eyes = append(w.eyes, eye{s.hx, s.hy})
 			}
@@ -717,6 +743,7 @@ func (w *World) rank(dst []SnakeInfo) {
 			DashReadyAt: s.dashAt, KilledBy: s.killedBy, BestLength: s.best,
 		}
 	}
+	w.near.build()
 	// insertion sort of at most TopN entries: longer first, then lower slot.
 	t := w.top[:w.ntop]
 	for a := 1; a < len(t); a++ {

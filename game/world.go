@@ -255,6 +255,7 @@ type World struct {
 	want          int     // bots wanted this tick (wantBots, set by populate)
 	eyes          []eye   // players' heads at the last publish
 	heads         []int32 // every live head at the last publish (spawn anchors)
+	near          nearIndex
 	pool          []*View
 	newest        atomic.Pointer[View]
 	skipped       uint64 // publishes skipped because every buffer was held
@@ -334,6 +335,7 @@ func New(cfg Config) (*World, error) {
 	w.eyes = make([]eye, 0, cfg.MaxSnakes)
 	w.roomQ = make([]roomNode, 0, 4*roomCap)
 	w.heads = make([]int32, 0, cfg.MaxSnakes)
+	w.near.init(cfg.W, cfg.H, cfg.MaxSnakes)
 	nb := min(cfg.MaxSnakes, max(cfg.Bots, cfg.BotTarget))
 	w.botNames = make([]string, nb)
 	for n := range w.botNames {

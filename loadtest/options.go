@@ -28,7 +28,7 @@ type Options struct {
 	TickMetric string // histogram (seconds) of the daemon's tick duration
 
 	Seed          uint64 // seeds every player script
-	NamePrefix    string // player usernames are NamePrefix + index (default "bot")
+	NamePrefix    string // player usernames are NamePrefix + index (default "load"; the daemon reserves "botN" for its bots)
 	SpectatorUser string // default "watch"
 	DeathMarker   string // text that only the death overlay writes (default "respawn")
 	BannerMarker  string // text the banner shows on checked screens ("": not checked)
@@ -51,7 +51,7 @@ func DefaultOptions() Options {
 		HandshakeTimeout: 15 * time.Second,
 		TickMetric:       "snaked_tick_seconds",
 		Seed:             1,
-		NamePrefix:       "bot",
+		NamePrefix:       "load",
 		SpectatorUser:    "watch",
 		DeathMarker:      "respawn",
 		BannerMarker:     "snake",

@@ -56,9 +56,13 @@ if [ "${DAEMON:-snaked}" = floor ]; then
   pid=$!
 else
   mkdir -m 700 "$tmp/state"
+  # Room for the swarm, never less than the default 3000: the world's size
+  # (and so its density) follows -max-sessions, and a load run measures the
+  # default daemon's world unless SNAKED_ARGS says otherwise.
+  cap=$((N + 100 > 3000 ? N + 100 : 3000))
   # shellcheck disable=SC2086
   bin/snaked -addr "127.0.0.1:$port" -state-dir "$tmp/state" \
-    -metrics-addr "127.0.0.1:$mport" -max-sessions $((N + 100)) -shutdown-grace 1s \
+    -metrics-addr "127.0.0.1:$mport" -max-sessions "$cap" -shutdown-grace 1s \
     ${SNAKED_ARGS:-} >"$tmp/daemon.log" 2>&1 &
   pid=$!
   args+=(-metrics "http://127.0.0.1:$mport/metrics")

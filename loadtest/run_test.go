@@ -84,7 +84,7 @@ func TestSmokeFloor(t *testing.T) {
 }
 
 // scriptServer is a test server that behaves like the daemon where the
-// player script cares: a join screen for user "bot0", a death overlay
+// player script cares: a join screen for user "load0", a death overlay
 // after ten frames, and silence until space is pressed.
 type scriptServer struct {
 	ln  net.Listener
@@ -189,7 +189,7 @@ func (s *scriptServer) play(user string, ch ssh.Channel) {
 			}
 		}
 	}()
-	if user == "bot0" {
+	if user == "load0" {
 		// Like the daemon: echo the name as it is typed; refuse the first.
 		ch.Write([]byte("\x1b[?1049h\x1b[2J\x1b[5;3HPick a nickname: "))
 		var name []byte
@@ -264,8 +264,8 @@ func TestScriptJoinDeathRespawn(t *testing.T) {
 	names := slices.Clone(s.names)
 	keys := maps.Clone(s.keys)
 	s.mu.Unlock()
-	if rep.JoinScreens != 2 || len(names) != 2 || names[0] != "botx0" || names[1] != "botx0-2" {
-		t.Errorf("join screens %d, names typed %q; want 2, botx0 then botx0-2", rep.JoinScreens, names)
+	if rep.JoinScreens != 2 || len(names) != 2 || names[0] != "loadx0" || names[1] != "loadx0-2" {
+		t.Errorf("join screens %d, names typed %q; want 2, loadx0 then loadx0-2", rep.JoinScreens, names)
 	}
 	if rep.Deaths < 3 || rep.Respawns < 3 {
 		t.Errorf("deaths %d respawns %d, want each session to die and respawn", rep.Deaths, rep.Respawns)
@@ -278,7 +278,7 @@ func TestScriptJoinDeathRespawn(t *testing.T) {
 	if rep.Gap.Count == 0 || rep.Gap.Max >= 1000 {
 		t.Errorf("frame gaps %+v include a death", rep.Gap)
 	}
-	for _, u := range []string{"bot1", "bot2"} {
+	for _, u := range []string{"load1", "load2"} {
 		if !bytes.Contains(keys[u], []byte(" ")) || !bytes.HasSuffix(keys[u], []byte("q")) {
 			t.Errorf("%s sent %q: want a space (respawn) and a final q", u, keys[u])
 		}
