@@ -5,8 +5,10 @@ import "snaked/game"
 // This file draws the kill feed: up to feedMax short lines at the
 // playfield's top right ("alice cut off bob", "bob ran into themselves",
 // "carol and dave met head-on"; the player is "you", bots are marked '~'
-// as on the leaderboard) for deaths near the camera (within two screens
-// of its centre), deaths that involve the player and deaths that involve
+// as on the leaderboard) for deaths near the camera (within a screen of
+// its centre: on the playfield or half a screen past its edges; two
+// screens cost 1.4x the feed's bytes in a 500-player crowd), deaths that
+// involve the player and deaths that involve
 // the top 10 (the killer is on View.Top, or the victim was long enough to
 // be). A line stays feedShow ticks, then disappears.
 //
@@ -123,7 +125,7 @@ func (r *Renderer) feedWants(v *game.View, own int, k *game.Kill) bool {
 	}
 	dx := wrapDelta(k.At.X-(r.camX+r.cols/2), v.W)
 	dy := wrapDelta(k.At.Y-(r.camY+r.pfRows), v.H)
-	if max(dx, -dx) <= 2*r.cols && max(dy, -dy) <= 4*r.pfRows {
+	if max(dx, -dx) <= r.cols && max(dy, -dy) <= 2*r.pfRows {
 		return true
 	}
 	if n := len(v.Top); n < game.TopN || k.Length >= v.Top[n-1].Length {

@@ -384,3 +384,36 @@ func TestGoldenSmall(t *testing.T) {
 	}
 	golden(t, b.String())
 }
+
+// TestFeedWants: which deaths the feed takes. The player (alice, followed
+// at the centre of an 80x24 screen, camera at rest) sees deaths within a
+// screen of the screen's centre (80 columns, 44 pixel rows: the playfield
+// and half a screen past each edge), her own, and those of the top 10;
+// not a nobody's death a screen and a half away.
+func TestFeedWants(t *testing.T) {
+	v, h := feedView()
+	r := New(ANSI16, 80, 24)
+	r.Frame(v, h)
+	own := v.Snakes[0].ID.Slot()
+	cx, cy := r.camX+r.cols/2, r.camY+r.pfRows
+	for _, c := range []struct {
+		name string
+		k    game.Kill
+		want bool
+	}{
+		{"on screen", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, KillerSlot: -1, At: game.Point{X: cx + 30, Y: cy - 15}}, true},
+		{"a screen right", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, KillerSlot: -1, At: game.Point{X: cx + 80, Y: cy}}, true},
+		{"a screen up", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, KillerSlot: -1, At: game.Point{X: cx, Y: cy - 44}}, true},
+		{"a screen and a half right", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, KillerSlot: -1, At: game.Point{X: cx + 120, Y: cy}}, false},
+		{"a screen and a half down", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, KillerSlot: -1, At: game.Point{X: cx, Y: cy + 66}}, false},
+		{"far, alice the victim", game.Kill{Victim: "alice", VictimSlot: own, Length: 1, KillerSlot: -1, At: game.Point{X: cx + 150, Y: cy + 80}}, true},
+		{"far, alice the killer", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, Killer: "alice", KillerSlot: own, At: game.Point{X: cx + 150, Y: cy + 80}}, true},
+		{"far, victim long enough for the top 10", game.Kill{Victim: "zed", VictimSlot: 9, Length: 60, KillerSlot: -1, At: game.Point{X: cx + 150, Y: cy + 80}}, true},
+		{"far, killer in the top 10", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, Killer: "far0", KillerSlot: v.Top[0].Slot, At: game.Point{X: cx + 150, Y: cy + 80}}, v.Top[0].Name == "far0"},
+	} {
+		k := c.k
+		if got := r.feedWants(v, own, &k); got != c.want {
+			t.Errorf("%s: feedWants = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
