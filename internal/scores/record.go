@@ -1,0 +1,240 @@
+package scores
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kind says what an identity is.
+type Kind uint8
+
+// Kinds of identity; the values are stored in the database.
+const (
+	Key     Kind = 1 // a public key's SHA256 fingerprint
+	Keyless Kind = 2 // the name of a player without a key, in lower case
+)
+
+// String returns "key" or "keyless".
+func (k Kind) String() string {
+	switch k {
+	case Key:
+		return "key"
+	case Keyless:
+		return "keyless"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// ID is an identity: a key fingerprint or a keyless player's name.
+type ID struct {
+	Kind  Kind
+	Value string // "SHA256:..." for Key, the lower-case name for Keyless
+}
+
+// KeyID is the identity of a player whose key has fingerprint fp.
+func KeyID(fp string) ID { return ID{Kind: Key, Value: fp} }
+
+// NameID is the identity of a keyless player called name (case is ignored).
+func NameID(name string) ID { return ID{Kind: Keyless, Value: strings.ToLower(name)} }
+
+// Limits on what the store accepts; longer values are refused, not cut.
+const (
+	maxID   = 256
+	maxName = 64
+)
+
+// valid reports whether id may be stored, and returns it normalised.
+func (id ID) valid() (ID, bool) {
+	switch id.Kind {
+	case Key:
+	case Keyless:
+		id.Value = strings.ToLower(id.Value)
+	default:
+		return id, false
+	}
+	return id, id.Value != "" && len(id.Value) <= maxID
+}
+
+// Result is one finished game.
+type Result struct {
+	ID       ID
+	Name     string        // the name played under (display case)
+	Length   int           // the snake's longest length in this game
+	Kills    int           // snakes killed
+	Died     bool          // the game ended in a death (not a quit or disconnect)
+	Duration time.Duration // time played
+	End      time.Time     // when the game ended; its UTC day is the day it counts for
+}
+
+// clean returns r normalised, or false when it cannot be stored.
+func (r Result) clean() (Result, bool) {
+	id, ok := r.ID.valid()
+	if !ok || r.Name == "" || len(r.Name) > maxName || r.Length < 0 || r.Kills < 0 || r.End.IsZero() {
+		return r, false
+	}
+	r.ID = id
+	if r.Duration < 0 {
+		r.Duration = 0
+	}
+	return r, true
+}
+
+// Record queues a finished game for the writer and returns at once; it never
+// blocks. It returns false, and counts the result as dropped, when the queue
+// is full or the store is disabled or closed.
+func (s *Store) Record(r Result) bool {
+	if s == nil {
+		return false
+	}
+	if s.err != nil {
+		s.dropped.Add(1)
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		s.dropped.Add(1)
+		return false
+	}
+	select {
+	case s.queue <- r:
+		s.recorded.Add(1)
+		return true
+	default:
+		s.dropped.Add(1)
+		return false
+	}
+}
+
+// run is the writer: it commits the queue every FlushEvery, and everything
+// left when Close stops it. Close waits for it.
+func (s *Store) run() {
+	defer close(s.done)
+	t := time.NewTicker(s.opts.FlushEvery)
+	defer t.Stop()
+	var pending []Result
+	for {
+		select {
+		case <-t.C:
+			pending = s.flush(pending)
+		case <-s.stop:
+			// Record no longer sends: the queue is complete.
+			pending = s.flush(pending)
+			if len(pending) > 0 {
+				s.lost.Add(uint64(len(pending)))
+			}
+			return
+		}
+	}
+}
+
+// flush moves the queue onto pending and commits pending in one
+// transaction. It returns what is still to be written: nothing on success,
+// else pending (bounded by the queue size, oldest lost first) for the next
+// tick.
+func (s *Store) flush(pending []Result) []Result {
+	for n := len(s.queue); n > 0; n-- {
+		r, ok := (<-s.queue).clean()
+		if !ok {
+			s.invalid.Add(1)
+			continue
+		}
+		pending = append(pending, r)
+	}
+	if len(pending) == 0 {
+		return pending
+	}
+	if err := s.write(s.wctx, pending); err != nil {
+		s.errs.Add(1)
+		if over := len(pending) - s.opts.QueueSize; over > 0 {
+			s.lost.Add(uint64(over))
+			pending = append(pending[:0], pending[over:]...)
+		}
+		s.log.Warn("scores: commit failed; will retry", "path", s.path, "results", len(pending), "err", err)
+		return pending
+	}
+	s.written.Add(uint64(len(pending)))
+	s.batches.Add(1)
+	clear(pending) // drop the names' memory
+	return pending[:0]
+}
+
+const (
+	upsertPlayer = `INSERT INTO players
+		(kind, ident, name, best, best_at, kills, deaths, games, played, first, last)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9, ?5)
+		ON CONFLICT (kind, ident) DO UPDATE SET
+			name    = CASE WHEN excluded.last >= players.last THEN excluded.name ELSE players.name END,
+			best_at = CASE WHEN excluded.best > players.best THEN excluded.best_at ELSE players.best_at END,
+			best    = max(players.best, excluded.best),
+			kills   = players.kills + excluded.kills,
+			deaths  = players.deaths + excluded.deaths,
+			games   = players.games + 1,
+			played  = players.played + excluded.played,
+			first   = min(players.first, excluded.first),
+			last    = max(players.last, excluded.last)`
+	upsertDay = `INSERT INTO days (kind, ident, day, name, best, best_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+		ON CONFLICT (kind, ident, day) DO UPDATE SET
+			name    = CASE WHEN excluded.best > days.best THEN excluded.name ELSE days.name END,
+			best_at = CASE WHEN excluded.best > days.best THEN excluded.best_at ELSE days.best_at END,
+			best    = max(days.best, excluded.best)`
+	touchClaim = `UPDATE claims SET used = max(used, ?3) WHERE name = ?1 AND fp = ?2`
+)
+
+// write commits batch (already cleaned) in one transaction.
+func (s *Store) write(ctx context.Context, batch []Result) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("scores: begin batch: %w", err)
+	}
+	defer tx.Rollback()
+	pl, err := tx.PrepareContext(ctx, upsertPlayer)
+	if err != nil {
+		return fmt.Errorf("scores: prepare batch: %w", err)
+	}
+	dy, err := tx.PrepareContext(ctx, upsertDay)
+	if err != nil {
+		return fmt.Errorf("scores: prepare batch: %w", err)
+	}
+	cl, err := tx.PrepareContext(ctx, touchClaim)
+	if err != nil {
+		return fmt.Errorf("scores: prepare batch: %w", err)
+	}
+	for _, r := range batch {
+		end := r.End.Unix()
+		deaths := 0
+		if r.Died {
+			deaths = 1
+		}
+		played := int64(r.Duration.Round(time.Second) / time.Second)
+		first := r.End.Add(-r.Duration).Unix()
+		if _, err := pl.ExecContext(ctx, int(r.ID.Kind), r.ID.Value, r.Name, r.Length, end, r.Kills, deaths, played, first); err != nil {
+			return fmt.Errorf("scores: write %s %s: %w", r.ID.Kind, r.ID.Value, err)
+		}
+		if _, err := dy.ExecContext(ctx, int(r.ID.Kind), r.ID.Value, day(r.End), r.Name, r.Length, end); err != nil {
+			return fmt.Errorf("scores: write day of %s %s: %w", r.ID.Kind, r.ID.Value, err)
+		}
+		if r.ID.Kind == Key {
+			if _, err := cl.ExecContext(ctx, strings.ToLower(r.Name), r.ID.Value, end); err != nil {
+				return fmt.Errorf("scores: touch claim %s: %w", r.Name, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("scores: commit batch of %d: %w", len(batch), err)
+	}
+	return nil
+}
+
+// day is t's UTC day: days since 1970-01-01.
+func day(t time.Time) int64 {
+	u := t.Unix()
+	d := u / 86400
+	if u%86400 < 0 {
+		d--
+	}
+	return d
+}

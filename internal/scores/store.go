@@ -1,0 +1,374 @@
+package scores
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Defaults for the zero fields of Options.
+const (
+	DefaultQueueSize  = 4096
+	DefaultFlushEvery = time.Second
+	DefaultClaimTTL   = 30 * 24 * time.Hour
+)
+
+// Options configure a Store; a zero field takes its default.
+type Options struct {
+	Log        *slog.Logger  // where the store logs; nil: slog.Default()
+	QueueSize  int           // results waiting for the writer before Record drops; default 4096
+	FlushEvery time.Duration // how often the writer commits the queue; default 1s
+	ClaimTTL   time.Duration // a name claim lapses after this long unused; default 30 days
+}
+
+func (o Options) withDefaults() Options {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+	if o.FlushEvery <= 0 {
+		o.FlushEvery = DefaultFlushEvery
+	}
+	if o.ClaimTTL <= 0 {
+		o.ClaimTTL = DefaultClaimTTL
+	}
+	return o
+}
+
+// ErrDisabled is returned by the methods of a Store that could not open its
+// database (see Open) and of a nil Store.
+var ErrDisabled = errors.New("scores: store disabled")
+
+// Store is the scores database. Its methods are safe for concurrent use.
+type Store struct {
+	path string
+	opts Options
+	log  *slog.Logger
+	err  error // why the store is disabled; nil when it works
+
+	w *sql.DB // one connection: the writer's batches, claims, backups
+	r *sql.DB // queries; read-only connections
+
+	queue  chan Result
+	stop   chan struct{}      // closed by Close: the writer flushes and exits
+	done   chan struct{}      // closed by the writer when it has exited
+	cancel context.CancelFunc // aborts the writer's transaction when Close's deadline passes
+	wctx   context.Context    // the writer's context
+
+	mu     sync.RWMutex // guards closed: Record sends under RLock, Close sets it under Lock
+	closed bool
+
+	closeOnce sync.Once
+	closeErr  error // Close's result, set once
+
+	recorded, dropped, invalid, written, lost, batches, errs atomic.Uint64
+}
+
+// Stats are a Store's counters since Open.
+type Stats struct {
+	Recorded uint64 // results Record put on the queue
+	Dropped  uint64 // results Record refused: queue full, store disabled or closed
+	Invalid  uint64 // queued results the writer refused (empty identity, negative length, ...)
+	Written  uint64 // results committed to the database
+	Lost     uint64 // queued results whose commit failed and could not be retried
+	Batches  uint64 // transactions the writer committed
+	Errors   uint64 // failed database operations: batches, queries, claims
+	Queued   int    // results waiting for the writer now
+	Disabled bool   // the store has no database (see Open)
+}
+
+// Open opens the scores database at path, creating it (and its directory,
+// 0700) when missing, and migrates it to the current schema. A file that is
+// not a database or fails SQLite's quick check is renamed to
+// <path>.corrupt-<UTC timestamp> (with its -wal), logged at error level, and
+// replaced by a fresh database.
+//
+// When the database cannot be used (unwritable file or directory, a schema
+// newer than this package, a corrupt file that cannot be moved aside), Open
+// returns a disabled Store together with the error: Record, Claim and the
+// queries then do nothing and count or report ErrDisabled, so the game runs
+// on without scores. The Store is never nil; close it either way.
+func Open(path string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	s, err := open(path, opts)
+	if err == nil {
+		return s, nil
+	}
+	if isCorrupt(err) {
+		aside, merr := moveAside(path, time.Now())
+		if merr != nil {
+			err = fmt.Errorf("scores: %s is corrupt (%v) and could not be moved aside: %w", path, err, merr)
+			return disabled(path, opts, err), err
+		}
+		opts.Log.Error("scores: DATABASE FILE IS CORRUPT; moved it aside and started a fresh one (old scores are in the moved file)",
+			"path", path, "moved_to", aside, "err", err)
+		s, err = open(path, opts)
+		if err == nil {
+			return s, nil
+		}
+	}
+	return disabled(path, opts, err), err
+}
+
+func disabled(path string, opts Options, err error) *Store {
+	return &Store{path: path, opts: opts, log: opts.Log, err: err}
+}
+
+// Synchronous mode: NORMAL. In WAL mode a COMMIT has written its frames to
+// the WAL file (into the kernel) before it returns; NORMAL leaves out only
+// the fsync, done at checkpoints instead. A kill -9 ends the process, not the
+// kernel, so every commit survives it, and what a kill loses is what was
+// still on the queue: at most FlushEvery (1s) of finished games. FULL would
+// add an fsync per commit, guarding only against power loss or an OS crash
+// (losing the last commits there is acceptable for game scores) at the price
+// of disk latency on Claim, which a joining player waits for.
+const (
+	writeDSN = "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	readDSN  = "?_pragma=busy_timeout(5000)&_pragma=query_only(1)"
+)
+
+// errCorrupt marks a database that opened but failed its quick check.
+var errCorrupt = errors.New("database failed its integrity check")
+
+func open(path string, opts Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("scores: empty database path")
+	}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("scores: database path %q contains ? or #; choose another state directory", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("scores: create database directory: %w", err)
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("scores: %s is not a regular file", path)
+	}
+	ctx := context.Background()
+	w, err := sql.Open("sqlite", path+writeDSN)
+	if err != nil {
+		return nil, fmt.Errorf("scores: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	if err := prepare(ctx, w, path); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", path+readDSN)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("scores: open %s for reading: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	r.SetMaxIdleConns(4)
+	if err := r.PingContext(ctx); err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("scores: open %s for reading: %w", path, err)
+	}
+	s := &Store{
+		path:  path,
+		opts:  opts,
+		log:   opts.Log,
+		w:     w,
+		r:     r,
+		queue: make(chan Result, opts.QueueSize),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	s.wctx, s.cancel = context.WithCancel(context.Background())
+	go s.run()
+	return s, nil
+}
+
+// prepare checks, migrates and test-writes a freshly opened database.
+func prepare(ctx context.Context, w *sql.DB, path string) error {
+	rows, err := w.QueryContext(ctx, "PRAGMA quick_check")
+	if err != nil {
+		return fmt.Errorf("scores: open %s: %w", path, err)
+	}
+	var msgs []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			rows.Close()
+			return fmt.Errorf("scores: check %s: %w", path, err)
+		}
+		if len(msgs) < 3 {
+			msgs = append(msgs, m)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("scores: check %s: %w", path, err)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scores: check %s: %w", path, err)
+	}
+	if len(msgs) != 1 || msgs[0] != "ok" {
+		return fmt.Errorf("scores: %s: %w: %s", path, errCorrupt, strings.Join(msgs, "; "))
+	}
+	var mode string
+	if err := w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return fmt.Errorf("scores: open %s: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("scores: %s: could not switch to WAL mode (journal_mode is %s); is the file or its directory read-only?", path, mode)
+	}
+	if _, err := migrate(ctx, w, version); err != nil {
+		return fmt.Errorf("%w (database %s)", err, path)
+	}
+	// A write now, so an unwritable file disables the store at Open rather
+	// than failing every batch later.
+	_, err = w.ExecContext(ctx, `INSERT INTO meta (k, v) VALUES ('opened', ?)
+		ON CONFLICT (k) DO UPDATE SET v = excluded.v`, time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		return fmt.Errorf("scores: %s is not writable: %w", path, err)
+	}
+	return nil
+}
+
+// isCorrupt reports whether err says the file is not a usable database, as
+// opposed to one we may not write or cannot reach.
+func isCorrupt(err error) bool {
+	if errors.Is(err, errCorrupt) {
+		return true
+	}
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		switch e.Code() & 0xff {
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return true
+		}
+	}
+	return false
+}
+
+// moveAside renames path and its journal files to path.corrupt-<UTC time>
+// (-wal and -journal keep their suffix, so SQLite can open the pair) and
+// removes the shared-memory index. It returns the new name.
+func moveAside(path string, now time.Time) (string, error) {
+	base := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
+	dst := base
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if i > 100 {
+			return "", fmt.Errorf("scores: too many files named %s*", base)
+		}
+		dst = fmt.Sprintf("%s.%d", base, i)
+	}
+	if err := os.Rename(path, dst); err != nil {
+		return "", fmt.Errorf("scores: move corrupt database aside: %w", err)
+	}
+	for _, suf := range []string{"-wal", "-journal"} {
+		err := os.Rename(path+suf, dst+suf)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("scores: move corrupt database's %s aside: %w", suf, err)
+		}
+	}
+	if err := os.Remove(path + "-shm"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("scores: remove corrupt database's -shm: %w", err)
+	}
+	return dst, nil
+}
+
+// Err reports why the store is disabled, or nil when it works.
+func (s *Store) Err() error {
+	if s == nil {
+		return ErrDisabled
+	}
+	return s.err
+}
+
+// Path is the database file's path.
+func (s *Store) Path() string {
+	if s == nil {
+		return ""
+	}
+	return s.path
+}
+
+// Stats returns the store's counters.
+func (s *Store) Stats() Stats {
+	if s == nil {
+		return Stats{Disabled: true}
+	}
+	return Stats{
+		Recorded: s.recorded.Load(),
+		Dropped:  s.dropped.Load(),
+		Invalid:  s.invalid.Load(),
+		Written:  s.written.Load(),
+		Lost:     s.lost.Load(),
+		Batches:  s.batches.Load(),
+		Errors:   s.errs.Load(),
+		Queued:   len(s.queue),
+		Disabled: s.err != nil,
+	}
+}
+
+// Close stops accepting results, commits what is queued, stops the writer,
+// checkpoints the WAL into the database file and closes it. When ctx ends
+// first, the writer's transaction is aborted (its results count as lost) and
+// Close still waits for the writer before returning ctx's error. Later calls
+// return the first call's result.
+func (s *Store) Close(ctx context.Context) error {
+	if s == nil || s.err != nil {
+		return nil
+	}
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		close(s.stop)
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			s.cancel()
+			<-s.done
+			s.closeErr = fmt.Errorf("scores: close: %w", ctx.Err())
+		}
+		s.cancel()
+		if s.closeErr == nil {
+			// Best effort: leaves a self-contained file for backups.
+			if _, err := s.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+				s.log.Warn("scores: checkpoint at close", "path", s.path, "err", err)
+			}
+		}
+		rerr := s.r.Close()
+		werr := s.w.Close()
+		if s.closeErr == nil {
+			if err := errors.Join(rerr, werr); err != nil {
+				s.closeErr = fmt.Errorf("scores: close %s: %w", s.path, err)
+			}
+		}
+	})
+	return s.closeErr
+}
+
+// Backup writes a consistent copy of the database to dst (which must not
+// exist), waiting for the writer's current batch.
+func (s *Store) Backup(ctx context.Context, dst string) error {
+	if s == nil || s.err != nil {
+		return ErrDisabled
+	}
+	if _, err := s.w.ExecContext(ctx, "VACUUM INTO ?", dst); err != nil {
+		s.errs.Add(1)
+		return fmt.Errorf("scores: backup to %s: %w", dst, err)
+	}
+	return nil
+}
