@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -121,7 +122,23 @@ func Open(path string, opts Options) (*Store, error) {
 			return s, nil
 		}
 	}
+	if accessDenied(err) {
+		err = fmt.Errorf("%w; let this user write %s and its directory (SQLite creates %s-wal and %s-shm beside it)", err, path, filepath.Base(path), filepath.Base(path))
+	}
+	err = fmt.Errorf("%w; scores are off until this is fixed", err)
 	return disabled(path, opts, err), err
+}
+
+// accessDenied reports whether err is SQLite failing to open or write a file.
+func accessDenied(err error) bool {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		switch e.Code() & 0xff {
+		case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:
+			return true
+		}
+	}
+	return false
 }
 
 func disabled(path string, opts Options, err error) *Store {
@@ -156,6 +173,9 @@ func open(path string, opts Options) (*Store, error) {
 	}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("scores: %s is not a regular file", path)
+	}
+	if err := checkHeader(path); err != nil {
+		return nil, err
 	}
 	ctx := context.Background()
 	w, err := sql.Open("sqlite", path+writeDSN)
@@ -237,6 +257,32 @@ func prepare(ctx context.Context, w *sql.DB, path string) error {
 		ON CONFLICT (k) DO UPDATE SET v = excluded.v`, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		return fmt.Errorf("scores: %s is not writable: %w", path, err)
+	}
+	return nil
+}
+
+// checkHeader reports errCorrupt for a non-empty file that does not start
+// with SQLite's magic string. SQLite would refuse it too, but may first
+// delete its -wal, which moveAside keeps.
+func checkHeader(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("scores: open %s: %w", path, err)
+	}
+	defer f.Close()
+	const magic = "SQLite format 3\x00"
+	buf := make([]byte, len(magic))
+	n, err := io.ReadFull(f, buf)
+	switch {
+	case n == 0 && errors.Is(err, io.EOF):
+		return nil // empty: SQLite makes it a database
+	case errors.Is(err, io.ErrUnexpectedEOF) || err == nil && string(buf) != magic:
+		return fmt.Errorf("scores: %s: %w: no SQLite header", path, errCorrupt)
+	case err != nil:
+		return fmt.Errorf("scores: read %s: %w", path, err)
 	}
 	return nil
 }

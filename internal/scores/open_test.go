@@ -1,0 +1,332 @@
+package scores
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fill writes one identity's rows as a database at schema version v holds them.
+func fill(t *testing.T, db *sql.DB, v int) {
+	t.Helper()
+	ctx := context.Background()
+	end := t0.Unix()
+	if v >= 1 {
+		_, err := db.ExecContext(ctx, `INSERT INTO players (kind, ident, name, best, best_at, kills, deaths, games, played, first, last)
+			VALUES (1, 'SHA256:old', 'Old', 17, ?1, 3, 2, 2, 120, ?2, ?1)`, end, end-3600)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v >= 2 {
+		_, err := db.ExecContext(ctx, `INSERT INTO days (kind, ident, day, name, best, best_at) VALUES (1, 'SHA256:old', ?1, 'Old', 17, ?2)`, day(t0), end)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v >= 3 {
+		if _, err := db.ExecContext(ctx, `INSERT INTO claims (name, fp, claimed, used) VALUES ('old', 'SHA256:old', ?1, ?1)`, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func schemaOf(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	rows, err := db.Query(`SELECT type, name, coalesce(sql, '') FROM sqlite_master ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var typ, name, text string
+		if err := rows.Scan(&typ, &name, &text); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %s: %s\n", typ, name, text)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestMigrations opens an empty file and a file at every older schema
+// version, each holding data of its version, and checks that each ends at
+// the current version with the current schema and its data intact.
+func TestMigrations(t *testing.T) {
+	ctx := context.Background()
+	var fresh string
+	for v := 0; v <= version; v++ {
+		t.Run(fmt.Sprint("from", v), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "scores.db")
+			if v == 0 {
+				if err := os.WriteFile(path, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				db := rawDB(t, path)
+				if _, err := migrate(ctx, db, v); err != nil {
+					t.Fatal(err)
+				}
+				if got, err := userVersion(ctx, db); err != nil || got != v {
+					t.Fatalf("set up at version %d, file says %d (%v)", v, got, err)
+				}
+				fill(t, db, v)
+				db.Close()
+			}
+			s := openT(t, path, testOpts(nil))
+			if got, err := userVersion(ctx, s.r); err != nil || got != version {
+				t.Fatalf("after Open, version %d (%v), want %d", got, err, version)
+			}
+			schema := schemaOf(t, s.r)
+			if v == 0 {
+				fresh = schema
+			} else if schema != fresh {
+				t.Errorf("schema migrated from %d differs from a fresh one:\n%s\nfresh:\n%s", v, schema, fresh)
+			}
+			for _, want := range []string{"table players", "table days", "table claims", "index players_best", "index days_best"} {
+				if !strings.Contains(schema, want) {
+					t.Errorf("schema lacks %s:\n%s", want, schema)
+				}
+			}
+			old := KeyID("SHA256:old")
+			rec, ok, err := s.Player(ctx, old)
+			if v >= 1 {
+				want := Record{ID: old, Name: "Old", Rank: 1, Best: 17, BestAt: t0, Kills: 3, Deaths: 2, Games: 2,
+					Played: 2 * time.Minute, First: t0.Add(-time.Hour), Last: t0}
+				if err != nil || !ok || rec != want {
+					t.Errorf("Player(old) = %+v, %v, %v; want %+v", rec, ok, err, want)
+				}
+				// Version 1 had no days: migration 2 carries the best over.
+				today, err := s.TopToday(ctx, 10, t0)
+				if err != nil || len(today) != 1 || today[0].ID != old || today[0].Best != 17 {
+					t.Errorf("TopToday = %v, %v; want old's 17", today, err)
+				}
+			} else if ok || err != nil {
+				t.Errorf("Player(old) in a fresh file = %v, %v", ok, err)
+			}
+			if fp, ok, err := s.Owner(ctx, "OLD", t0); v >= 3 && (fp != "SHA256:old" || !ok || err != nil) {
+				t.Errorf("Owner(old) = %q, %v, %v; want the claim kept", fp, ok, err)
+			}
+			// The migrated file takes new games.
+			s.Record(Result{ID: old, Name: "Old", Length: 20, Kills: 1, Died: true, Duration: time.Minute, End: t0.Add(time.Hour)})
+			waitWritten(t, s, 1)
+			if rec, ok, err := s.Player(ctx, old); err != nil || !ok || rec.Best != 20 || rec.Games != 1+2*min(v, 1) {
+				t.Errorf("after a game, Player(old) = %+v, %v, %v", rec, ok, err)
+			}
+		})
+	}
+}
+
+func TestNewerSchemaDisables(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "scores.db")
+	db := rawDB(t, path)
+	if _, err := migrate(context.Background(), db, version); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", version+1)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(path, testOpts(nil))
+	if err == nil || !strings.Contains(err.Error(), "newer") || s.Err() == nil {
+		t.Fatalf("Open of a newer schema = %v; want a disabled store and an error saying newer", err)
+	}
+	if m, _ := filepath.Glob(path + ".corrupt-*"); len(m) != 0 {
+		t.Errorf("a newer schema was moved aside as corrupt: %v", m)
+	}
+}
+
+func TestCorruptFileMovedAside(t *testing.T) {
+	ctx := context.Background()
+	t.Run("not a database", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "scores.db")
+		garbage := bytes.Repeat([]byte("this is not an SQLite database\n"), 300)
+		if err := os.WriteFile(path, garbage, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path+"-wal", []byte("stale wal"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		checkMovedAside(t, path, garbage, []byte("stale wal"))
+	})
+	t.Run("damaged pages", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "scores.db")
+		s := openT(t, path, testOpts(nil))
+		for i := range 3000 {
+			s.Record(Result{ID: NameID(fmt.Sprintf("player%05d", i)), Name: "p", Length: i, End: t0})
+		}
+		if err := s.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) < 16*4096 {
+			t.Fatalf("database is only %d bytes", len(data))
+		}
+		// Pages 4..11 (whatever b-tree pages they are) become noise; page 1,
+		// the header and schema, stays intact so the file still opens.
+		for i := 3 * 4096; i < 11*4096; i++ {
+			data[i] = byte(i*7 + 13)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		checkMovedAside(t, path, data, nil)
+	})
+}
+
+// checkMovedAside opens the corrupt file at path and checks that it (and its
+// wal, when one is given) moved aside intact, that the move was logged
+// loudly and that the store works on a fresh file.
+func checkMovedAside(t *testing.T, path string, data, wal []byte) {
+	t.Helper()
+	var log syncBuf
+	s := openT(t, path, testOpts(&log))
+	if !strings.Contains(log.String(), "level=ERROR") || !strings.Contains(log.String(), "CORRUPT") {
+		t.Errorf("no loud log line; log:\n%s", log.String())
+	}
+	m, _ := filepath.Glob(path + ".corrupt-*")
+	var aside []string
+	for _, f := range m {
+		if !strings.HasSuffix(f, "-wal") && !strings.HasSuffix(f, "-shm") {
+			aside = append(aside, f)
+		}
+	}
+	if len(aside) != 1 {
+		t.Fatalf("moved-aside files: %v; want one", m)
+	}
+	if !strings.Contains(log.String(), aside[0]) {
+		t.Errorf("log does not name %s:\n%s", aside[0], log.String())
+	}
+	if got, err := os.ReadFile(aside[0]); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("moved-aside file differs from the corrupt one (%v)", err)
+	}
+	if wal != nil {
+		if got, err := os.ReadFile(aside[0] + "-wal"); err != nil || !bytes.Equal(got, wal) {
+			t.Errorf("wal not moved aside with it: %q, %v", got, err)
+		}
+	}
+	ctx := context.Background()
+	if top, err := s.Top(ctx, 10); err != nil || len(top) != 0 {
+		t.Errorf("fresh database: Top = %v, %v; want empty", top, err)
+	}
+	s.Record(Result{ID: NameID("new"), Name: "new", Length: 9, End: t0})
+	waitWritten(t, s, 1)
+	if rec, ok, err := s.Player(ctx, NameID("new")); err != nil || !ok || rec.Best != 9 {
+		t.Errorf("fresh database: Player(new) = %+v, %v, %v", rec, ok, err)
+	}
+}
+
+// readOnly makes path unwritable, also for root (chattr +i), and undoes it
+// at cleanup; it skips the test when it cannot.
+func readOnly(t *testing.T, path string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, st.Mode().Perm()&^0o222); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(path, st.Mode().Perm()) })
+		return
+	}
+	if out, err := exec.Command("chattr", "+i", path).CombinedOutput(); err != nil {
+		t.Skipf("running as root and chattr +i %s failed (%v: %s): cannot make a file unwritable", path, err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("chattr", "-i", path).CombinedOutput(); err != nil {
+			t.Errorf("chattr -i %s: %v: %s", path, err, out)
+		}
+	})
+}
+
+func TestUnwritableDisables(t *testing.T) {
+	existing := func(t *testing.T) string {
+		path := filepath.Join(t.TempDir(), "db", "scores.db")
+		s := openT(t, path, testOpts(nil))
+		s.Record(Result{ID: NameID("a"), Name: "a", Length: 5, End: t0})
+		if err := s.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cases := map[string]func(t *testing.T) string{
+		"parent is a file": func(t *testing.T) string {
+			f := filepath.Join(t.TempDir(), "file")
+			if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(f, "scores.db")
+		},
+		"path is a directory": func(t *testing.T) string {
+			d := filepath.Join(t.TempDir(), "scores.db")
+			if err := os.Mkdir(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			return d
+		},
+		"read-only directory": func(t *testing.T) string {
+			path := existing(t)
+			readOnly(t, filepath.Dir(path))
+			return path
+		},
+		"read-only file": func(t *testing.T) string {
+			path := existing(t)
+			readOnly(t, path)
+			return path
+		},
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := setup(t)
+			before, _ := os.ReadFile(path)
+			s, err := Open(path, testOpts(nil))
+			if err == nil {
+				s.Close(context.Background())
+				t.Fatal("Open succeeded on an unwritable database")
+			}
+			if s == nil || !errors.Is(s.Err(), err) || !s.Stats().Disabled {
+				t.Fatalf("Open = %v, %v; want a disabled store holding the error", s, err)
+			}
+			t.Logf("Open: %v", err)
+			for range 3 {
+				if s.Record(Result{ID: NameID("b"), Name: "b", Length: 1, End: t0}) {
+					t.Error("disabled store accepted a result")
+				}
+			}
+			if st := s.Stats(); st.Dropped != 3 || st.Recorded != 0 {
+				t.Errorf("Stats = %+v; want 3 dropped", st)
+			}
+			if _, err := s.Top(context.Background(), 10); !errors.Is(err, ErrDisabled) {
+				t.Errorf("Top on a disabled store: %v", err)
+			}
+			if err := s.Close(context.Background()); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+			if m, _ := filepath.Glob(path + ".corrupt-*"); len(m) != 0 {
+				t.Errorf("an unwritable database was moved aside as corrupt: %v", m)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+				t.Error("the unwritable database changed")
+			}
+		})
+	}
+}

@@ -1,0 +1,401 @@
+package scores
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuf is a bytes.Buffer safe for the writer goroutine's log lines.
+type syncBuf struct {
+	mu sync.Mutex // guards b
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func testOpts(log *syncBuf) Options {
+	o := Options{FlushEvery: 10 * time.Millisecond}
+	if log != nil {
+		o.Log = slog.New(slog.NewTextHandler(log, nil))
+	} else {
+		o.Log = slog.New(slog.NewTextHandler(testWriter{}, nil))
+	}
+	return o
+}
+
+type testWriter struct{}
+
+func (testWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+func openT(t testing.TB, path string, o Options) *Store {
+	t.Helper()
+	s, err := Open(path, o)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close(context.Background()) })
+	return s
+}
+
+// waitWritten waits (boundedly) until the writer has committed n results.
+func waitWritten(t testing.TB, s *Store, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Stats().Written < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("writer committed %d results in 10s, want %d (stats %+v)", s.Stats().Written, n, s.Stats())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+var t0 = time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
+
+func TestRecordAndQuery(t *testing.T) {
+	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), testOpts(nil))
+	alice := KeyID("SHA256:alice")
+	games := []Result{
+		{ID: alice, Name: "alice", Length: 12, Kills: 2, Died: true, Duration: 90 * time.Second, End: t0},
+		{ID: alice, Name: "Alice2", Length: 30, Kills: 1, Died: true, Duration: 61*time.Second + 400*time.Millisecond, End: t0.Add(30 * time.Minute)},
+		{ID: alice, Name: "alice", Length: 20, Kills: 0, Died: false, Duration: 10 * time.Second, End: t0.Add(90 * time.Minute)},
+		{ID: NameID("Bob"), Name: "Bob", Length: 30, Kills: 5, Died: true, Duration: time.Minute, End: t0.Add(2 * time.Hour)},
+		{ID: ID{Kind: Keyless, Value: "BOB"}, Name: "bob", Length: 8, Died: true, Duration: time.Minute, End: t0.Add(3 * time.Hour)},
+		{ID: NameID("carol"), Name: "carol", Length: 45, Died: true, Duration: time.Minute, End: t0.Add(-time.Hour)},
+		{ID: KeyID("SHA256:dave"), Name: "dave", Length: 5, Died: true, Duration: time.Minute, End: t0.Add(4 * time.Hour)},
+	}
+	for _, g := range games {
+		if !s.Record(g) {
+			t.Fatalf("Record(%+v) refused", g)
+		}
+	}
+	waitWritten(t, s, uint64(len(games)))
+	ctx := context.Background()
+
+	rec, ok, err := s.Player(ctx, alice)
+	if err != nil || !ok {
+		t.Fatalf("Player(alice) = %v, %v", ok, err)
+	}
+	want := Record{
+		ID: alice, Name: "alice", Rank: 2, Best: 30, BestAt: t0.Add(30 * time.Minute),
+		Kills: 3, Deaths: 2, Games: 3, Played: (90 + 61 + 10) * time.Second,
+		First: t0.Add(-90 * time.Second), Last: t0.Add(90 * time.Minute),
+	}
+	if rec != want {
+		t.Errorf("Player(alice):\n got %+v\nwant %+v", rec, want)
+	}
+	bob, ok, err := s.Player(ctx, NameID("BoB"))
+	if err != nil || !ok || bob.Games != 2 || bob.Best != 30 || bob.Kills != 5 || bob.Name != "bob" || bob.Rank != 2 {
+		t.Errorf("Player(bob) = %+v, %v, %v; want 2 games, best 30, 5 kills, name bob, rank 2", bob, ok, err)
+	}
+	if _, ok, err := s.Player(ctx, KeyID("SHA256:nobody")); ok || err != nil {
+		t.Errorf("Player(nobody) = %v, %v; want false, nil", ok, err)
+	}
+
+	top, err := s.Top(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(top)
+	// alice reached 30 before bob did, so she is listed first; both rank 2.
+	wantTop := "[{1 {keyless carol} carol 45} {2 {key SHA256:alice} alice 30} {2 {keyless bob} bob 30} {4 {key SHA256:dave} dave 5}]"
+	if got != wantTop {
+		t.Errorf("Top(10) =\n %s\nwant\n %s", got, wantTop)
+	}
+	if top, _ := s.Top(ctx, 2); len(top) != 2 {
+		t.Errorf("Top(2) has %d entries", len(top))
+	}
+	if top, err := s.Top(ctx, -1); len(top) != 0 || err != nil {
+		t.Errorf("Top(-1) = %v, %v", top, err)
+	}
+
+	// t0 is 23:00 UTC on Nov 30: carol's game and alice's first two count
+	// for Nov 30, the rest for Dec 1 (a day's name is that of its best).
+	today, err := s.TopToday(ctx, 10, t0.Add(5*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantToday := "[{1 {keyless bob} Bob 30} {2 {key SHA256:alice} alice 20} {3 {key SHA256:dave} dave 5}]"
+	if got := fmt.Sprint(today); got != wantToday {
+		t.Errorf("TopToday(Dec 1) =\n %s\nwant\n %s", got, wantToday)
+	}
+	yesterday, err := s.TopToday(ctx, 10, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantYesterday := "[{1 {keyless carol} carol 45} {2 {key SHA256:alice} Alice2 30}]"
+	if got := fmt.Sprint(yesterday); got != wantYesterday {
+		t.Errorf("TopToday(Nov 30) =\n %s\nwant\n %s", got, wantYesterday)
+	}
+
+	st := s.Stats()
+	if st.Recorded != uint64(len(games)) || st.Written != uint64(len(games)) || st.Dropped != 0 || st.Errors != 0 || st.Batches == 0 || st.Disabled {
+		t.Errorf("Stats = %+v", st)
+	}
+}
+
+func TestInvalidResults(t *testing.T) {
+	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), testOpts(nil))
+	good := Result{ID: KeyID("SHA256:x"), Name: "x", Length: 3, End: t0}
+	bad := []Result{
+		{},
+		{ID: ID{Kind: 9, Value: "x"}, Name: "x", End: t0},
+		{ID: KeyID(""), Name: "x", End: t0},
+		{ID: KeyID(strings.Repeat("k", maxID+1)), Name: "x", End: t0},
+		{ID: KeyID("SHA256:x"), Name: "", End: t0},
+		{ID: KeyID("SHA256:x"), Name: strings.Repeat("n", maxName+1), End: t0},
+		{ID: KeyID("SHA256:x"), Name: "x", Length: -1, End: t0},
+		{ID: KeyID("SHA256:x"), Name: "x", Kills: -1, End: t0},
+		{ID: KeyID("SHA256:x"), Name: "x"},
+	}
+	for _, r := range bad {
+		s.Record(r)
+	}
+	s.Record(good)
+	waitWritten(t, s, 1)
+	st := s.Stats()
+	if st.Invalid != uint64(len(bad)) || st.Written != 1 {
+		t.Errorf("Stats = %+v; want Invalid %d, Written 1", st, len(bad))
+	}
+	top, err := s.Top(context.Background(), 10)
+	if err != nil || len(top) != 1 || top[0].ID != good.ID {
+		t.Errorf("Top = %v, %v; want only %v", top, err, good.ID)
+	}
+}
+
+func TestQueueFullDrops(t *testing.T) {
+	o := testOpts(nil)
+	o.QueueSize = 4
+	o.FlushEvery = time.Hour // nothing drains the queue until Close
+	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), o)
+	accepted := 0
+	for i := range 10 {
+		if s.Record(Result{ID: NameID(fmt.Sprint("p", i)), Name: "p", Length: i, End: t0}) {
+			accepted++
+		}
+	}
+	if accepted != 4 {
+		t.Errorf("accepted %d of 10 with a queue of 4", accepted)
+	}
+	if st := s.Stats(); st.Recorded != 4 || st.Dropped != 6 || st.Queued != 4 {
+		t.Errorf("Stats = %+v; want Recorded 4, Dropped 6, Queued 4", st)
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Stats(); st.Written != 4 || st.Batches != 1 {
+		t.Errorf("after Close, Stats = %+v; want the 4 queued written in 1 batch", st)
+	}
+	if s.Record(Result{ID: NameID("late"), Name: "late", End: t0}) {
+		t.Error("Record after Close accepted a result")
+	}
+	if st := s.Stats(); st.Dropped != 7 {
+		t.Errorf("Record after Close: Dropped = %d, want 7", st.Dropped)
+	}
+	// Close flushed to the file: a new store sees all four.
+	s2 := openT(t, s.Path(), testOpts(nil))
+	top, err := s2.Top(context.Background(), 10)
+	if err != nil || len(top) != 4 {
+		t.Errorf("after reopening, Top = %v, %v; want 4 entries", top, err)
+	}
+}
+
+func TestClaims(t *testing.T) {
+	o := testOpts(nil)
+	o.ClaimTTL = 30 * 24 * time.Hour
+	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), o)
+	ctx := context.Background()
+	day := 24 * time.Hour
+	claim := func(name, fp string, at time.Time, want bool) {
+		t.Helper()
+		ok, err := s.Claim(ctx, name, fp, at)
+		if err != nil || ok != want {
+			t.Errorf("Claim(%s, %s, +%v) = %v, %v; want %v", name, fp, at.Sub(t0), ok, err, want)
+		}
+	}
+	owner := func(name string, at time.Time, want string) {
+		t.Helper()
+		fp, ok, err := s.Owner(ctx, name, at)
+		if err != nil || ok != (want != "") || fp != want {
+			t.Errorf("Owner(%s, +%v) = %q, %v, %v; want %q", name, at.Sub(t0), fp, ok, err, want)
+		}
+	}
+	owner("alice", t0, "")
+	claim("alice", "SHA256:a", t0, true)
+	claim("ALICE", "SHA256:b", t0.Add(time.Hour), false)
+	owner("Alice", t0.Add(time.Hour), "SHA256:a")
+	claim("alice", "SHA256:a", t0.Add(20*day), true) // refreshes
+	owner("alice", t0.Add(45*day), "SHA256:a")
+	claim("alice", "SHA256:b", t0.Add(45*day), false)
+	owner("alice", t0.Add(51*day), "") // lapsed: 31 days unused
+	claim("alice", "SHA256:b", t0.Add(51*day), true)
+	owner("alice", t0.Add(51*day), "SHA256:b")
+	claim("alice", "SHA256:a", t0.Add(52*day), false)
+
+	// Playing under a claimed name refreshes it too.
+	claim("carol", "SHA256:c", t0, true)
+	s.Record(Result{ID: KeyID("SHA256:c"), Name: "Carol", Length: 4, Duration: time.Minute, End: t0.Add(25 * day)})
+	// A game by another key under the name does not.
+	s.Record(Result{ID: KeyID("SHA256:x"), Name: "carol", Length: 4, Duration: time.Minute, End: t0.Add(40 * day)})
+	waitWritten(t, s, 2)
+	owner("carol", t0.Add(50*day), "SHA256:c")
+	owner("carol", t0.Add(56*day), "")
+
+	if _, err := s.Claim(ctx, "dave", "", t0); !errors.Is(err, ErrNoKey) {
+		t.Errorf("keyless Claim: err = %v, want ErrNoKey", err)
+	}
+	if _, err := s.Claim(ctx, "", "SHA256:a", t0); err == nil {
+		t.Error("Claim of an empty name succeeded")
+	}
+	owner("dave", t0, "")
+}
+
+func TestNilAndDisabledStore(t *testing.T) {
+	ctx := context.Background()
+	var nilStore *Store
+	disabled := disabled("x", Options{}.withDefaults(), errors.New("test"))
+	for name, s := range map[string]*Store{"nil": nilStore, "disabled": disabled} {
+		if s.Record(Result{ID: NameID("a"), Name: "a", End: t0}) {
+			t.Errorf("%s: Record accepted", name)
+		}
+		if _, err := s.Top(ctx, 10); !errors.Is(err, ErrDisabled) {
+			t.Errorf("%s: Top err = %v", name, err)
+		}
+		if _, err := s.TopToday(ctx, 10, t0); !errors.Is(err, ErrDisabled) {
+			t.Errorf("%s: TopToday err = %v", name, err)
+		}
+		if _, _, err := s.Player(ctx, NameID("a")); !errors.Is(err, ErrDisabled) {
+			t.Errorf("%s: Player err = %v", name, err)
+		}
+		if _, err := s.Claim(ctx, "a", "SHA256:a", t0); !errors.Is(err, ErrDisabled) {
+			t.Errorf("%s: Claim err = %v", name, err)
+		}
+		if _, _, err := s.Owner(ctx, "a", t0); !errors.Is(err, ErrDisabled) {
+			t.Errorf("%s: Owner err = %v", name, err)
+		}
+		if err := s.Backup(ctx, "/nonexistent"); !errors.Is(err, ErrDisabled) {
+			t.Errorf("%s: Backup err = %v", name, err)
+		}
+		if s.Err() == nil || !s.Stats().Disabled {
+			t.Errorf("%s: Err() = %v, Stats = %+v", name, s.Err(), s.Stats())
+		}
+		if err := s.Close(ctx); err != nil {
+			t.Errorf("%s: Close = %v", name, err)
+		}
+	}
+	if st := disabled.Stats(); st.Dropped != 1 {
+		t.Errorf("disabled store: Dropped = %d, want 1", st.Dropped)
+	}
+}
+
+// goroutinesBack waits (boundedly) for the goroutine count to fall to n.
+func goroutinesBack(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before the store:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestCloseLeavesNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	s, err := Open(filepath.Join(t.TempDir(), "scores.db"), testOpts(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 100 {
+		s.Record(Result{ID: NameID(fmt.Sprint("p", i)), Name: "p", Length: i, End: t0})
+	}
+	if _, err := s.Top(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Player(ctx, NameID("p1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+	if st := s.Stats(); st.Written != 100 {
+		t.Errorf("Close committed %d of 100", st.Written)
+	}
+	goroutinesBack(t, before)
+
+	// Close with a context that has already ended still stops the writer.
+	s, err = Open(filepath.Join(t.TempDir(), "scores.db"), testOpts(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		s.Record(Result{ID: NameID(fmt.Sprint("p", i)), Name: "p", Length: i, End: t0})
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	s.Close(cctx)
+	if st := s.Stats(); st.Written+st.Lost != st.Recorded {
+		t.Errorf("after a cancelled Close, Written %d + Lost %d != Recorded %d", st.Written, st.Lost, st.Recorded)
+	}
+	goroutinesBack(t, before)
+}
+
+func TestBackup(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, filepath.Join(dir, "scores.db"), testOpts(nil))
+	s.Record(Result{ID: NameID("a"), Name: "a", Length: 7, End: t0})
+	waitWritten(t, s, 1)
+	dst := filepath.Join(dir, "backup.db")
+	if err := s.Backup(context.Background(), dst); err != nil {
+		t.Fatal(err)
+	}
+	b := openT(t, dst, testOpts(nil))
+	if rec, ok, err := b.Player(context.Background(), NameID("a")); err != nil || !ok || rec.Best != 7 {
+		t.Errorf("backup's Player(a) = %+v, %v, %v", rec, ok, err)
+	}
+}
+
+func TestRejectsOddPaths(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"", filepath.Join(dir, "a?b.db"), filepath.Join(dir, "a#b.db")} {
+		s, err := Open(p, testOpts(nil))
+		if err == nil || s == nil || s.Err() == nil {
+			t.Errorf("Open(%q) = %v, %v; want a disabled store and an error", p, s, err)
+		}
+	}
+}
+
+// rawDB opens path without the store, for tests that shape a file.
+func rawDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	return db
+}
