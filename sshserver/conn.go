@@ -16,6 +16,7 @@ import (
 type conn struct {
 	raw net.Conn
 	ssh *ssh.ServerConn
+	key string // SHA256 fingerprint of the key it authenticated with; "" for keyless
 	log *slog.Logger
 	idx int // index in srv.pinged; guarded by srv.mu
 
@@ -82,7 +83,7 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		return
 	}
 	raw.SetDeadline(time.Time{})
-	c := &conn{raw: raw, ssh: sc, idx: -1}
+	c := &conn{raw: raw, ssh: sc, key: keyOf(sc.Permissions), idx: -1}
 	c.log = s.log.With("remote", remote, "user", quote(sc.User()), "client", quote(string(sc.ClientVersion())))
 	k := &ctl{srv: s, c: c, chans: chans, greqs: reqs}
 
@@ -113,7 +114,11 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	if !s.unauth.done(pending) {
 		c.closeWith(causeEvicted) // pushed out by the unauthenticated cap at the last moment
 	}
-	c.log.Info("connect")
+	if c.key != "" {
+		c.log.Info("connect", "key", c.key)
+	} else {
+		c.log.Info("connect")
+	}
 	if s.cfg.KeepAlive > 0 {
 		c.pingDue.Store(time.Now().Add(s.cfg.KeepAlive).UnixNano())
 		s.addConn(c)

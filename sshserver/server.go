@@ -1,5 +1,5 @@
 // Package sshserver owns snaked's SSH side: the transport and its bounds,
-// the anonymous auth policy, the session life cycle (join, play, spectate,
+// the auth policy (anyone gets in; a key, when offered, is the identity), the session life cycle (join, play, spectate,
 // goodbye), input decoding, one writer per session, metrics and every
 // goroutine that touches the network. It does not run the world's clock:
 // whoever does (the daemon's main, with a game.Clock) calls Ticked after
@@ -91,8 +91,10 @@ func New(cfg Config, w *game.World) (*Server, error) {
 	}
 	s.shutdownIn.Store(-1)
 	sc := &ssh.ServerConfig{
-		NoClientAuth:  true, // play is anonymous: "none" auth succeeds
 		ServerVersion: "SSH-2.0-snaked",
+		// "none" is refused so that clients offer their keys (auth.go).
+		PublicKeyCallback:           acceptKey,
+		KeyboardInteractiveCallback: keyless,
 	}
 	sc.KeyExchanges = []string{ssh.KeyExchangeMLKEM768X25519, ssh.KeyExchangeCurve25519}
 	for _, k := range cfg.HostSigners {

@@ -36,7 +36,13 @@ type session struct {
 	c    *conn
 	ch   ssh.Channel
 	user string
-	idx  int // index in srv.live; guarded by srv.mu
+	// key is the player's identity: the SHA256 fingerprint ("SHA256:...",
+	// as ssh-keygen -l prints it) of the public key the client
+	// authenticated with, read from the successful authentication's
+	// Permissions; empty for a keyless client. Set once, before the
+	// session's goroutines start.
+	key string
+	idx int // index in srv.live; guarded by srv.mu
 
 	wake    chan struct{} // cap 1, latest wins: a new tick or a state change
 	started chan struct{} // closed by handle on shell or exec
@@ -91,6 +97,7 @@ func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
 		c:       c,
 		ch:      ch,
 		user:    c.ssh.User(),
+		key:     c.key,
 		idx:     -1,
 		wake:    make(chan struct{}, 1),
 		started: make(chan struct{}),
