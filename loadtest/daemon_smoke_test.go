@@ -1,12 +1,14 @@
 package loadtest_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"io"
 	"log/slog"
 	"net"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,9 +19,27 @@ import (
 	"snaked/sshserver"
 )
 
+// lockedBuf is a log sink safe for the daemon's goroutines.
+type lockedBuf struct {
+	mu sync.Mutex // guards b
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // TestSmokeDaemon runs 50 scripted sessions for 5 s against a real daemon
 // on 127.0.0.1:0: a check (no failures, no drops, clean screens, sane
-// frame gaps), not a benchmark.
+// frame gaps, half the sessions known by their key), not a benchmark.
 func TestSmokeDaemon(t *testing.T) {
 	w, err := game.New(game.DefaultConfig())
 	if err != nil {
@@ -30,7 +50,8 @@ func TestSmokeDaemon(t *testing.T) {
 	cfg := sshserver.DefaultConfig()
 	cfg.HostSigners = []ssh.Signer{signer}
 	cfg.ShutdownGrace = time.Second
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := &lockedBuf{}
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	srv, err := sshserver.New(cfg, w)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +78,7 @@ func TestSmokeDaemon(t *testing.T) {
 	o.Duration = 5 * time.Second
 	o.CheckShare = 0.04
 	o.PerAddr = cfg.MaxPerIP
+	o.KeyShare = 0.5
 	rep, err := loadtest.Run(context.Background(), o)
 	cancel()
 	if err := <-served; err != nil {
@@ -77,5 +99,8 @@ func TestSmokeDaemon(t *testing.T) {
 	}
 	if rep.Turns == 0 {
 		t.Error("no turns sent")
+	}
+	if n := strings.Count(logs.String(), "msg=connect") - strings.Count(logs.String(), "key=SHA256:"); rep.Keyed != 25 || n != 25 {
+		t.Errorf("%d sessions with a key, %d connected without: want 25 and 25", rep.Keyed, n)
 	}
 }

@@ -15,6 +15,11 @@ type Options struct {
 
 	SpectatorShare float64 // share of sessions that log in as SpectatorUser (0..1)
 	CheckShare     float64 // share of sessions whose screens internal/vtmodel checks; >0 means at least one
+	// KeyShare is the share of sessions that authenticate with a public
+	// key (an ed25519 key of their own, made before the ramp); the others
+	// log in without one, as keyless players do (keyboard-interactive,
+	// no questions).
+	KeyShare float64
 
 	Pty [2]int // every session's terminal, cols x rows; zero: the usual mix (mostly 80x24)
 
@@ -70,7 +75,7 @@ func (o *Options) fill() error {
 	if o.Ramp < 0 || o.Duration <= 0 {
 		return errors.New("loadtest: ramp must be >= 0 and duration > 0")
 	}
-	if o.SpectatorShare < 0 || o.SpectatorShare > 1 || o.CheckShare < 0 || o.CheckShare > 1 {
+	if o.SpectatorShare < 0 || o.SpectatorShare > 1 || o.CheckShare < 0 || o.CheckShare > 1 || o.KeyShare < 0 || o.KeyShare > 1 {
 		return errors.New("loadtest: shares must be within 0..1")
 	}
 	if o.Pty != [2]int{} && (o.Pty[0] < 1 || o.Pty[1] < 1 || o.Pty[0] > 1000 || o.Pty[1] > 1000) {

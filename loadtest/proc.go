@@ -53,6 +53,10 @@ type ProcStats struct {
 	RSSMiB     float64 `json:"rss_mib"`     // at the end of the window
 	MaxRSSMiB  float64 `json:"max_rss_mib"` // highest sampled during the window
 	BaseRSSMiB float64 `json:"base_rss_mib"`
+	// RampCPUSeconds is user+system from before the first session to the
+	// window start: every handshake of the ramp, plus the play of the
+	// sessions already in.
+	RampCPUSeconds float64 `json:"ramp_cpu_seconds"`
 	// RSS growth from before the first session to the end of the window,
 	// per established session.
 	KiBPerSession float64 `json:"kib_per_session,omitempty"`
@@ -101,6 +105,7 @@ func (w *procWatch) stats(established int) ProcStats {
 	st.RSSMiB = mib(w.last.rss)
 	st.MaxRSSMiB = mib(max(w.maxRSS, w.last.rss))
 	if w.base.valid {
+		st.RampCPUSeconds = (w.start.cpu - w.base.cpu).Seconds()
 		st.BaseRSSMiB = mib(w.base.rss)
 		if established > 0 {
 			st.KiBPerSession = float64(w.last.rss-w.base.rss) / 1024 / float64(established)

@@ -86,6 +86,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		return fmt.Sprintf("%d (%d+%d, %d)", c.N, c.Players, c.Spectators, c.Checked)
 	})
 	row("source addresses", func(c *Report) string { return fmt.Sprint(c.SourceAddrs) })
+	row("sessions with a key (the rest keyless)", func(c *Report) string { return fmt.Sprint(c.Keyed) })
 	row("ramp / window s", func(c *Report) string {
 		s := fmt.Sprintf("%.0f / %.1f", c.RampSeconds, c.WindowSeconds)
 		if c.Interrupted {
@@ -129,6 +130,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 			return "error: " + c.Server.Error
 		}
 		return fmt.Sprintf("%.1f", c.Server.CPUPercent)
+	})
+	row("server CPU s over the ramp (handshakes and play)", func(c *Report) string {
+		if c.Server == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", c.Server.RampCPUSeconds)
 	})
 	row("server RSS MiB end / max (KiB per session)", func(c *Report) string {
 		if c.Server == nil {

@@ -21,9 +21,8 @@ import (
 
 // runner holds the shared state of one swarm run.
 type runner struct {
-	o      Options
-	signer ssh.Signer
-	sem    chan struct{} // bounds dials in flight
+	o   Options
+	sem chan struct{} // bounds dials in flight
 	// addrSem bounds dials in flight per source address, below the
 	// daemon's cap on unauthenticated connections per address.
 	addrSem map[netip.Addr]chan struct{}
@@ -108,6 +107,7 @@ type Report struct {
 	Players         int     `json:"players"`
 	Spectators      int     `json:"spectators"`
 	Checked         int     `json:"checked"`
+	Keyed           int     `json:"keyed"`        // sessions that authenticate with a public key
 	SourceAddrs     int     `json:"source_addrs"` // 0: kernel-chosen
 	RampSeconds     float64 `json:"ramp_seconds"`
 	DurationSeconds float64 `json:"duration_seconds"`
@@ -181,13 +181,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadtest: address %q: %w", o.Addr, err)
 	}
-	signer, err := newKey()
-	if err != nil {
-		return nil, err
-	}
 	r := &runner{
 		o:           o,
-		signer:      signer,
 		sem:         make(chan struct{}, o.DialConcurrency),
 		gaps:        new(Histogram),
 		specGaps:    new(Histogram),
@@ -255,6 +250,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		if s.checked {
 			rep.Checked++
+		}
+		if math.Floor(float64(i+1)*o.KeyShare) > math.Floor(float64(i)*o.KeyShare) {
+			if s.key, err = newKey(); err != nil {
+				return nil, err
+			}
+			rep.Keyed++
 		}
 		if nAddrs > 0 {
 			s.src = SourceAddr(i, nAddrs)

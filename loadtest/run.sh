@@ -9,7 +9,9 @@
 #
 # Environment:
 #   SNAKED_ARGS    extra daemon flags, e.g. "-world 400x200" for a crowd test
-#   LOADTEST_ARGS  extra swarm flags, e.g. "-spectators 0.1 -check 0.02"
+#   SNAKED_BIN     run this daemon binary instead of building bin/snaked
+#                  (e.g. an older commit's, for a side-by-side comparison)
+#   LOADTEST_ARGS  extra swarm flags, e.g. "-spectators 0.1 -check 0.02 -keys 1"
 #   JSON           also write the report as JSON to this file
 #   COMPARE=0      skip the floor run
 #   DAEMON=floor   use the transport floor itself as the server under test
@@ -23,7 +25,8 @@ DURATION=${3:-30s}
 GO=${GO:-go}
 
 $GO build -o bin/loadtest ./cmd/loadtest
-if [ "${DAEMON:-snaked}" != floor ]; then
+SNAKED=${SNAKED_BIN:-bin/snaked}
+if [ "${DAEMON:-snaked}" != floor ] && [ -z "${SNAKED_BIN:-}" ]; then
   $GO build -o bin/snaked ./cmd/snaked
 fi
 
@@ -61,7 +64,7 @@ else
   # default daemon's world unless SNAKED_ARGS says otherwise.
   cap=$((N + 100 > 3000 ? N + 100 : 3000))
   # shellcheck disable=SC2086
-  bin/snaked -addr "127.0.0.1:$port" -state-dir "$tmp/state" \
+  "$SNAKED" -addr "127.0.0.1:$port" -state-dir "$tmp/state" \
     -metrics-addr "127.0.0.1:$mport" -max-sessions "$cap" -shutdown-grace 1s \
     ${SNAKED_ARGS:-} >"$tmp/daemon.log" 2>&1 &
   pid=$!

@@ -54,6 +54,7 @@ type session struct {
 	user      string
 	spectator bool
 	checked   bool
+	key       ssh.Signer // the session's own key; nil: keyless
 	cols      int
 	rows      int
 	src       netip.Addr // zero: let the kernel choose
@@ -73,16 +74,22 @@ type session struct {
 	closed      time.Time
 }
 
-// clientConfig is shared by every session of a run except for the user.
-func (s *session) clientConfig(signer ssh.Signer) *ssh.ClientConfig {
+// noQuestions is how a keyless session logs in: keyboard-interactive,
+// answering the server's questions (snaked asks none) with nothing.
+var noQuestions = ssh.KeyboardInteractive(func(_, _ string, qs []string, _ []bool) ([]string, error) {
+	return make([]string, len(qs)), nil
+})
+
+// clientConfig is the session's client config: its user, and its key when
+// it has one, else keyboard-interactive.
+func (s *session) clientConfig() *ssh.ClientConfig {
+	auth := []ssh.AuthMethod{noQuestions}
+	if s.key != nil {
+		auth = []ssh.AuthMethod{ssh.PublicKeys(s.key)}
+	}
 	return &ssh.ClientConfig{
-		User: s.user,
-		Auth: []ssh.AuthMethod{
-			ssh.PublicKeys(signer),
-			ssh.KeyboardInteractive(func(string, string, []string, []bool) ([]string, error) {
-				return nil, nil
-			}),
-		},
+		User:            s.user,
+		Auth:            auth,
 		HostKeyCallback: ssh.InsecureIgnoreHostKey(),
 		ClientVersion:   "SSH-2.0-snaked-loadtest",
 		Timeout:         s.r.o.HandshakeTimeout,
@@ -157,7 +164,7 @@ func (s *session) connect(ctx context.Context) (*ssh.Client, io.Reader, error) {
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 	c.SetDeadline(time.Now().Add(o.HandshakeTimeout))
-	sc, chans, reqs, err := ssh.NewClientConn(c, o.Addr, s.clientConfig(s.r.signer))
+	sc, chans, reqs, err := ssh.NewClientConn(c, o.Addr, s.clientConfig())
 	if err != nil {
 		c.Close()
 		return nil, nil, fmt.Errorf("handshake: %w", err)

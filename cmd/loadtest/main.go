@@ -25,6 +25,7 @@ func main() {
 	flag.DurationVar(&o.Duration, "duration", d.Duration, "measure for this long after the ramp")
 	flag.Float64Var(&o.SpectatorShare, "spectators", d.SpectatorShare, "share of sessions that spectate (0..1)")
 	flag.Float64Var(&o.CheckShare, "check", d.CheckShare, "share of sessions whose screens are checked (0..1)")
+	flag.Float64Var(&o.KeyShare, "keys", d.KeyShare, "share of sessions that authenticate with an ed25519 key of their own (0..1); the rest log in keyless")
 	pty := flag.String("pty", "", "every session's terminal size, COLSxROWS (default: a mix, mostly 80x24)")
 	flag.IntVar(&o.PerAddr, "per-addr", d.PerAddr, "sessions per loopback source address")
 	flag.IntVar(&o.DialConcurrency, "dial-concurrency", d.DialConcurrency, "dials in flight at once")
