@@ -21,7 +21,8 @@ func fill(t *testing.T, db *sql.DB, v int) {
 	end := t0.Unix()
 	if v >= 1 {
 		_, err := db.ExecContext(ctx, `INSERT INTO players (kind, ident, name, best, best_at, kills, deaths, games, played, first, last)
-			VALUES (1, 'SHA256:old', 'Old', 17, ?1, 3, 2, 2, 120, ?2, ?1)`, end, end-3600)
+			VALUES (1, 'SHA256:old', 'Old', 17, ?1, 3, 2, 2, 120, ?2, ?1),
+			       (2, 'top', 'top', 50, ?3, 0, 1, 1, 60, ?3, ?3)`, end, end-3600, end-2*86400)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +95,8 @@ func TestMigrations(t *testing.T) {
 			} else if schema != fresh {
 				t.Errorf("schema migrated from %d differs from a fresh one:\n%s\nfresh:\n%s", v, schema, fresh)
 			}
-			for _, want := range []string{"table players", "table days", "table claims", "index players_best", "index days_best"} {
+			checkBestCounts(t, s)
+			for _, want := range []string{"table players", "table days", "table claims", "index players_best", "index days_best", "table best_counts", "trigger players_best_update"} {
 				if !strings.Contains(schema, want) {
 					t.Errorf("schema lacks %s:\n%s", want, schema)
 				}
@@ -102,7 +104,7 @@ func TestMigrations(t *testing.T) {
 			old := KeyID("SHA256:old")
 			rec, ok, err := s.Player(ctx, old)
 			if v >= 1 {
-				want := Record{ID: old, Name: "Old", Rank: 1, Best: 17, BestAt: t0, Kills: 3, Deaths: 2, Games: 2,
+				want := Record{ID: old, Name: "Old", Rank: 2, Best: 17, BestAt: t0, Kills: 3, Deaths: 2, Games: 2,
 					Played: 2 * time.Minute, First: t0.Add(-time.Hour), Last: t0}
 				if err != nil || !ok || rec != want {
 					t.Errorf("Player(old) = %+v, %v, %v; want %+v", rec, ok, err, want)
@@ -121,9 +123,10 @@ func TestMigrations(t *testing.T) {
 			// The migrated file takes new games.
 			s.Record(Result{ID: old, Name: "Old", Length: 20, Kills: 1, Died: true, Duration: time.Minute, End: t0.Add(time.Hour)})
 			waitWritten(t, s, 1)
-			if rec, ok, err := s.Player(ctx, old); err != nil || !ok || rec.Best != 20 || rec.Games != 1+2*min(v, 1) {
+			if rec, ok, err := s.Player(ctx, old); err != nil || !ok || rec.Best != 20 || rec.Games != 1+2*min(v, 1) || rec.Rank != 1+min(v, 1) {
 				t.Errorf("after a game, Player(old) = %+v, %v, %v", rec, ok, err)
 			}
+			checkBestCounts(t, s)
 		})
 	}
 }
@@ -328,5 +331,22 @@ func TestUnwritableDisables(t *testing.T) {
 				t.Error("the unwritable database changed")
 			}
 		})
+	}
+}
+
+// checkBestCounts checks the rank table kept by triggers against a count.
+func checkBestCounts(t *testing.T, s *Store) {
+	t.Helper()
+	var bad int
+	err := s.r.QueryRow(`SELECT
+		(SELECT count(*) FROM (SELECT best, count(*) FROM players GROUP BY best
+			EXCEPT SELECT best, n FROM best_counts)) +
+		(SELECT count(*) FROM (SELECT best, n FROM best_counts
+			EXCEPT SELECT best, count(*) FROM players GROUP BY best))`).Scan(&bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad != 0 {
+		t.Errorf("best_counts disagrees with players on %d lengths", bad)
 	}
 }

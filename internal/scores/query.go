@@ -97,7 +97,7 @@ func (s *Store) Player(ctx context.Context, id ID) (Record, bool, error) {
 	rec := Record{ID: id}
 	var bestAt, played, first, last int64
 	err := s.r.QueryRowContext(ctx, `SELECT name, best, best_at, kills, deaths, games, played, first, last,
-			(SELECT count(*) FROM players q WHERE q.best > p.best) + 1
+			(SELECT coalesce(sum(n), 0) FROM best_counts c WHERE c.best > p.best) + 1
 		FROM players p WHERE kind = ?1 AND ident = ?2`, int(id.Kind), id.Value).
 		Scan(&rec.Name, &rec.Best, &bestAt, &rec.Kills, &rec.Deaths, &rec.Games, &played, &first, &last, &rec.Rank)
 	if errors.Is(err, sql.ErrNoRows) {

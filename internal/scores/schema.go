@@ -59,6 +59,29 @@ var migrations = []string{
 		claimed INTEGER NOT NULL,
 		used    INTEGER NOT NULL
 	) WITHOUT ROWID;`,
+
+	// 4: how many identities hold each best length, kept by triggers, so a
+	// rank is a sum over distinct lengths (hundreds) instead of a count
+	// over the identities ahead (up to all of them: 9 ms at 100,000).
+	`CREATE TABLE best_counts (
+		best INTEGER PRIMARY KEY,
+		n    INTEGER NOT NULL
+	);
+	INSERT INTO best_counts (best, n) SELECT best, count(*) FROM players GROUP BY best;
+	CREATE TRIGGER players_best_insert AFTER INSERT ON players BEGIN
+		INSERT INTO best_counts (best, n) VALUES (new.best, 1)
+			ON CONFLICT (best) DO UPDATE SET n = n + 1;
+	END;
+	CREATE TRIGGER players_best_update AFTER UPDATE OF best ON players WHEN old.best <> new.best BEGIN
+		UPDATE best_counts SET n = n - 1 WHERE best = old.best;
+		DELETE FROM best_counts WHERE best = old.best AND n <= 0;
+		INSERT INTO best_counts (best, n) VALUES (new.best, 1)
+			ON CONFLICT (best) DO UPDATE SET n = n + 1;
+	END;
+	CREATE TRIGGER players_best_delete AFTER DELETE ON players BEGIN
+		UPDATE best_counts SET n = n - 1 WHERE best = old.best;
+		DELETE FROM best_counts WHERE best = old.best AND n <= 0;
+	END;`,
 }
 
 // version is the schema version this package writes.

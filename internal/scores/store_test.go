@@ -147,6 +147,7 @@ func TestRecordAndQuery(t *testing.T) {
 		t.Errorf("TopToday(Nov 30) =\n %s\nwant\n %s", got, wantYesterday)
 	}
 
+	checkBestCounts(t, s)
 	st := s.Stats()
 	if st.Recorded != uint64(len(games)) || st.Written != uint64(len(games)) || st.Dropped != 0 || st.Errors != 0 || st.Batches == 0 || st.Disabled {
 		t.Errorf("Stats = %+v", st)
