@@ -1,7 +1,6 @@
 package sshserver
 
 import (
-	"strconv"
 	"time"
 
 	"snaked/game"
@@ -165,38 +164,6 @@ func (s *session) watchKey(k key, r byte) {
 	s.steered.Store(true)
 }
 
-func (s *session) joinKey(k key, r byte) {
-	s.mu.Lock()
-	j := s.join
-	if j == nil {
-		s.mu.Unlock()
-		return
-	}
-	switch k {
-	case keyCtrlC, keyCtrlD, keyEsc:
-		s.mu.Unlock()
-		s.end(causeQuit)
-		return
-	case keyEnter:
-		name := j.Name()
-		s.mu.Unlock()
-		if name == "" {
-			name = "guest" + strconv.Itoa(1000+int(time.Now().UnixNano()/1000%9000))
-		}
-		s.enter(name)
-		return
-	case keyBackspace:
-		j.Backspace()
-	case keyCtrlU:
-		j.Clear()
-	case keyRune:
-		j.Type(r)
-	case keyCtrlL:
-		j.Invalidate()
-	}
-	s.mu.Unlock()
-}
-
 // writer draws the newest state each time it is poked, one Write per frame.
 func (s *session) writer() {
 	s.mu.Lock()
@@ -215,8 +182,13 @@ func (s *session) writer() {
 		}
 		switch phase(s.phase.Load()) {
 		case phaseJoin:
-			s.drawJoin(&shown, prof == render.Mono)
+			if j := s.jp.Load(); j != nil {
+				s.drawJoin(j, &shown)
+			}
 		case phasePlay, phaseWatch:
+			if j := s.jp.Load(); j != nil {
+				s.joinGone(j)
+			}
 			if c.r == nil {
 				s.mu.Lock()
 				c.fit(s.srv, s.cols, s.rows)
@@ -327,27 +299,4 @@ func (s *session) camera(v *game.View, hud *render.HUD) {
 		s.dx, s.dy = 0, 0
 	}
 	hud.Cam = s.cam
-}
-
-// drawJoin draws the join screen when something on it changed; shown is
-// the shutdown countdown it shows; ascii draws it without Unicode.
-func (s *session) drawJoin(shown *int32, ascii bool) {
-	n := s.srv.shutdownIn.Load()
-	s.mu.Lock()
-	j := s.join
-	if j == nil {
-		s.mu.Unlock()
-		return
-	}
-	if n != *shown || s.resized {
-		*shown, s.resized = n, false
-		j.Invalidate()
-	}
-	b := j.Draw(s.buf[:0], s.cols, s.rows, int(n), ascii)
-	s.mu.Unlock()
-	s.buf = b
-	if len(b) > 0 {
-		s.touched = true
-		s.write(b)
-	}
 }

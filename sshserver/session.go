@@ -83,12 +83,13 @@ type session struct {
 	rows     int
 	resized  bool
 	help     bool
-	hideTags bool         // t: no name tags on other snakes
-	join     *join.Screen // the join screen, while on it
-	follow   int          // spectator: index into the leaderboard
-	free     bool         // spectator: free camera instead of following
-	cam      game.Point   // spectator: free camera centre, or the followed head
-	dx, dy   int          // spectator: pans not yet applied
+	hideTags bool       // t: no name tags on other snakes
+	follow   int        // spectator: index into the leaderboard
+	free     bool       // spectator: free camera instead of following
+	cam      game.Point // spectator: free camera centre, or the followed head
+	dx, dy   int        // spectator: pans not yet applied
+
+	jp atomic.Pointer[joinProg] // the join screen program, once started
 }
 
 func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
@@ -123,6 +124,9 @@ func (s *session) end(reason cause) {
 	s.endOnce.Do(func() {
 		s.reason = reason
 		close(s.done)
+		if j := s.jp.Load(); j != nil {
+			j.p.Kill()
+		}
 	})
 }
 
@@ -213,12 +217,13 @@ func (s *session) run(k *ctl) {
 		s.c.log.Info("watch")
 	} else {
 		s.setKind(kindJoining)
-		s.mu.Lock()
-		s.join = join.NewScreen()
-		s.mu.Unlock()
 		s.phase.Store(int32(phaseJoin))
+		why := ""
 		if n := join.Sanitize(s.user); join.Usable(n) {
-			s.enter(n)
+			why = s.enter(n)
+		}
+		if phase(s.phase.Load()) == phaseJoin && s.why() == causeRunning {
+			s.startJoin(&wg, why)
 		}
 	}
 
@@ -241,19 +246,23 @@ func (s *session) run(k *ctl) {
 	s.finish(k)
 }
 
-// enter tries to enter the world as name. On a taken name it stays on the
-// join screen; on a full world the session ends.
-func (s *session) enter(name string) {
+// enter tries to enter the world as name. It returns "" when the player
+// is in, else why not, for the join screen; on a full world or a shutdown
+// the session ends.
+func (s *session) enter(name string) string {
 	select {
 	case <-s.srv.stopping:
 		s.end(causeShutdown)
-		return
+		return "the server is shutting down"
 	default:
 	}
 	s.jmu.Lock()
 	defer s.jmu.Unlock()
-	if s.left || s.id.Load() != 0 {
-		return
+	if s.left {
+		return "the session is over"
+	}
+	if s.id.Load() != 0 {
+		return ""
 	}
 	id, err := s.srv.w.Join(name)
 	switch {
@@ -266,24 +275,17 @@ func (s *session) enter(name string) {
 		s.setKind(kindPlayer)
 		s.phase.Store(int32(phasePlay))
 		s.c.log.Info("join", "nick", name)
+		return ""
 	case errors.Is(err, game.ErrNameTaken):
 		s.srv.m.rejections.WithLabelValues(refuseNameTaken.String()).Inc()
-		s.joinFail("\"" + name + "\" is taken: pick another")
+		return "\"" + name + "\" is taken: pick another"
 	case errors.Is(err, game.ErrFull):
 		s.srv.m.rejections.WithLabelValues(refuseWorldFull.String()).Inc()
 		s.end(causeWorldFull)
+		return "the world is full"
 	default:
 		s.c.log.Warn("join failed", "nick", name, "err", err)
-		s.joinFail("could not join: pick another name")
-	}
-}
-
-// joinFail shows msg on the join screen.
-func (s *session) joinFail(msg string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.join != nil {
-		s.join.Fail(msg)
+		return "could not join: pick another name"
 	}
 }
 

@@ -2,12 +2,18 @@ package join
 
 import (
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
-	"snaked/internal/vtmodel"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -37,22 +43,6 @@ func TestSanitize(t *testing.T) {
 	}
 }
 
-// show replays the screen's bytes on a terminal model and returns its text.
-func show(t *testing.T, vt *vtmodel.Term, s *Screen, shutdownIn int, ascii bool) string {
-	t.Helper()
-	cols, rows := vt.Size()
-	vt.Write(s.Draw(nil, cols, rows, shutdownIn, ascii))
-	if u := vt.Unsupported(); len(u) > 0 {
-		t.Fatalf("the terminal model rejected the output: %q", u)
-	}
-	var b strings.Builder
-	for y := range rows {
-		b.WriteString(strings.TrimRight(vt.Line(y), " "))
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // golden compares got with testdata/<name>.golden (-update rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
@@ -75,8 +65,52 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
+// tester is a model under test and what it submitted.
+type tester struct {
+	m     tea.Model
+	tried []string
+	why   string // what submit answers
+}
+
+func newTester(cols, rows int, ascii bool) *tester {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI)
+	tr := &tester{}
+	tr.m = NewModel(cols, rows, ascii, r, func(name string) string {
+		tr.tried = append(tr.tried, name)
+		return tr.why
+	}, func() string { return "guest1234" })
+	return tr
+}
+
+// send feeds msg and returns the command's message, if any.
+func (tr *tester) send(msg tea.Msg) tea.Msg {
+	var cmd tea.Cmd
+	tr.m, cmd = tr.m.Update(msg)
+	if cmd == nil {
+		return nil
+	}
+	return cmd()
+}
+
+func (tr *tester) typ(s string) {
+	for _, r := range s {
+		tr.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+// text is the model's view without escape sequences, lines trimmed.
+func (tr *tester) text() string {
+	var b strings.Builder
+	for _, l := range strings.Split(ansi.Strip(tr.m.View()), "\n") {
+		b.WriteString(strings.TrimRight(l, " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 // TestScreens draws the join screen at several sizes, in Unicode and in
-// ASCII, after typing, a failed try and with the shutdown countdown.
+// ASCII, after typing, a refused try and with the shutdown countdown.
 func TestScreens(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -85,32 +119,24 @@ func TestScreens(t *testing.T) {
 	}{
 		{"utf8-80x24", 80, 24, false},
 		{"ascii-80x24", 80, 24, true},
-		{"utf8-42x12", 42, 12, false}, // the box just fits
-		{"utf8-41x12", 41, 12, false}, // one column short: unboxed
+		{"utf8-42x13", 42, 13, false}, // the box just fits
+		{"utf8-41x13", 41, 13, false}, // one column short: unboxed
 		{"ascii-20x5", 20, 5, true},
-		{"1x1", 1, 1, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := NewScreen()
-			for _, b := range []byte("bob") {
-				s.Type(b)
-			}
-			s.Fail(`"bob" is taken: pick another`)
-			vt := vtmodel.New(c.cols, c.rows)
-			got := show(t, vt, s, 7, c.ascii)
-			golden(t, "Screen-"+c.name, got)
-			x, y, _ := vt.Cursor()
-			if x < 0 || x >= c.cols || y < 0 || y >= c.rows {
-				t.Errorf("cursor at %d,%d outside %dx%d", x, y, c.cols, c.rows)
-			}
-			if c.cols >= 42 {
-				if col := inputEnd(got, y); col != x {
-					t.Errorf("cursor at column %d, the input ends at %d", x, col)
-				}
+			tr := newTester(c.cols, c.rows, c.ascii)
+			tr.typ("bob")
+			tr.why = `"bob" is taken: pick another`
+			tr.send(tea.KeyMsg{Type: tea.KeyEnter})
+			tr.send(Shutdown(7))
+			got := tr.text()
+			golden(t, "Model-"+c.name, got)
+			if !strings.Contains(got, prompt+"bob") || !strings.Contains(got, "is taken") || !strings.Contains(got, "SHUTTING DOWN IN 7") {
+				t.Errorf("the screen misses the input, the reason or the countdown:\n%s", got)
 			}
 			if c.ascii {
 				for _, r := range got {
-					if r > 0x7e {
+					if r > 0x7e && r != '\n' {
 						t.Fatalf("non-ASCII %q on the ASCII screen", r)
 					}
 				}
@@ -119,52 +145,123 @@ func TestScreens(t *testing.T) {
 	}
 }
 
-func TestScreenEditing(t *testing.T) {
-	s := NewScreen()
-	vt := vtmodel.New(80, 24)
-	show(t, vt, s, -1, false)
-	if b := s.Draw(nil, 80, 24, -1, false); len(b) != 0 {
-		t.Errorf("unchanged screen drew %d bytes", len(b))
+// TestModelKeys: what the join screen does with each key.
+func TestModelKeys(t *testing.T) {
+	tr := newTester(80, 24, false)
+	tr.typ("bo!é b") // '!', 'é' and ' ' are not name bytes
+	tr.send(tea.KeyMsg{Type: tea.KeyBackspace})
+	tr.typ("b")
+	if got := tr.m.(Model).in.Value(); got != "bob" {
+		t.Fatalf("input %q, want bob", got)
 	}
-	for _, c := range []byte("bo!b") { // '!' is not a name byte
-		s.Type(c)
+	tr.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	tr.typ(strings.Repeat("x", 30))
+	if got := tr.m.(Model).in.Value(); got != strings.Repeat("x", MaxName) {
+		t.Fatalf("input %q, want %d x", got, MaxName)
 	}
-	s.Backspace()
-	s.Type('b')
-	if s.Name() != "bob" {
-		t.Errorf("name %q, want bob", s.Name())
+	tr.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+
+	// A refused name: the reason shows, the program goes on.
+	tr.typ("bob")
+	tr.why = "taken"
+	if msg := tr.send(tea.KeyMsg{Type: tea.KeyEnter}); msg != nil {
+		t.Fatalf("a refused Enter returned %T", msg)
 	}
-	got := show(t, vt, s, -1, false)
-	if !strings.Contains(got, prompt+"bob") {
-		t.Errorf("input not shown:\n%s", got)
+	if !strings.Contains(tr.text(), "taken") || tr.m.(Model).Joined() {
+		t.Fatal("refusal not shown")
 	}
-	// The cursor sits right after the input.
-	x, y, _ := vt.Cursor()
-	if col := inputEnd(got, y); col != x {
-		t.Errorf("cursor at column %d, the input ends at %d", x, col)
+	// Enter from the session: the answer comes on Reply before the model
+	// takes another message; an empty name is a guest's.
+	tr.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	tr.why = ""
+	reply := make(chan string, 1)
+	msg := tr.send(Enter{Reply: reply})
+	if _, ok := msg.(tea.QuitMsg); !ok {
+		t.Fatalf("accepted Enter returned %T, want tea.QuitMsg", msg)
 	}
-	s.Clear()
-	for range 40 {
-		s.Type('x')
+	if why := <-reply; why != "" {
+		t.Fatalf("reply %q, want \"\"", why)
 	}
-	if len(s.Name()) != MaxName {
-		t.Errorf("name of %d bytes, want at most %d", len(s.Name()), MaxName)
+	if want := []string{"bob", "guest1234"}; strings.Join(tr.tried, ",") != strings.Join(want, ",") {
+		t.Fatalf("submitted %q, want %q", tr.tried, want)
+	}
+	if !tr.m.(Model).Joined() || tr.m.View() != "" {
+		t.Fatal("joined model still shows the screen")
+	}
+
+	// Esc, Ctrl-C and Ctrl-D leave.
+	for _, k := range []tea.KeyType{tea.KeyEsc, tea.KeyCtrlC, tea.KeyCtrlD} {
+		tr := newTester(80, 24, false)
+		if _, ok := tr.send(tea.KeyMsg{Type: k}).(tea.QuitMsg); !ok || !tr.m.(Model).Left() {
+			t.Errorf("%v did not leave", k)
+		}
+		reply := make(chan string, 1)
+		tr.send(Enter{Reply: reply})
+		if why := <-reply; why == "" {
+			t.Errorf("Enter after %v answered \"\": joined", k)
+		}
 	}
 }
 
-// inputEnd is the column just after "Pick a nickname: <input>" on row y of
-// the screen text, or -1.
-func inputEnd(screen string, y int) int {
-	row := []rune(strings.Split(screen, "\n")[y])
-	p := []rune(prompt)
-	for i := 0; i+len(p) <= len(row); i++ {
-		if string(row[i:i+len(p)]) == prompt {
-			j := i + len(p)
-			for j < len(row) && NameByte(byte(row[j])) && row[j] < 0x80 {
-				j++
-			}
-			return j
+// TestProgram runs the model in a real tea.Program the way the session
+// does (no input of its own, no signal handler, keys sent in) and checks
+// that the bytes it writes show the screen and that Run returns on Enter.
+func TestProgram(t *testing.T) {
+	var out syncBuf
+	r := lipgloss.NewRenderer(io.Discard)
+	joined := make(chan string, 1)
+	m := NewModel(80, 24, false, r, func(name string) string { joined <- name; return "" }, nil)
+	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(&out), tea.WithoutSignalHandler(),
+		tea.WithAltScreen(), tea.WithoutBracketedPaste())
+	done := make(chan tea.Model, 1)
+	go func() {
+		fm, err := p.Run()
+		if err != nil {
+			t.Error(err)
+		}
+		done <- fm
+	}()
+	for _, c := range "eve" {
+		p.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{c}})
+	}
+	// The renderer draws on its own clock: wait (at most 2 s) for the name.
+	for end := time.Now().Add(2 * time.Second); !strings.Contains(out.String(), "Pick a nickname: eve"); {
+		if time.Now().After(end) {
+			t.Fatalf("the program never drew the name typed: %q", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	reply := make(chan string, 1)
+	p.Send(Enter{Reply: reply})
+	if why := <-reply; why != "" {
+		t.Fatalf("reply %q", why)
+	}
+	fm := <-done
+	if name := <-joined; name != "eve" || !fm.(Model).Joined() {
+		t.Fatalf("joined as %q (%v)", name, fm.(Model).Joined())
+	}
+	s := out.String()
+	for _, want := range []string{"\x1b[?1049h", "Pick a nickname", "\x1b[?1049l"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("program output lacks %q", want)
 		}
 	}
-	return -1
+}
+
+// syncBuf is a bytes buffer safe for the program's writer and the test.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

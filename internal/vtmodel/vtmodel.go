@@ -10,8 +10,9 @@
 // model cannot place, are reported unsupported), pending wrap with
 // autowrap, BS, CR, LF, ESC M
 // (RI), ESC D (IND), CSI A B C D G H f (cursor), J K X (erase), P @ (DCH/ICH),
-// S T (SU/SD), r (DECSTBM), m (SGR 0, 30-37, 39, 40-47, 49, 90-97, 100-107,
-// 38;5;n, 48;5;n) and CSI ? 25, 1049, 2026 h/l. Anything else is recorded in
+// S T (SU/SD), r (DECSTBM), m (SGR 0, 7, 27, 30-37, 39, 40-47, 49, 90-97,
+// 100-107, 38;5;n, 48;5;n; reverse video is kept as a flag on the cell, and
+// an erase under it is Unknown) and CSI ? 25, 1049, 2026 h/l. Anything else is recorded in
 // Unsupported.
 package vtmodel
 
@@ -35,6 +36,7 @@ const Unknown rune = -1
 type Cell struct {
 	Ch     rune
 	FG, BG Color
+	Rev    bool // drawn in reverse video (SGR 7)
 }
 
 var blank = Cell{Ch: ' ', FG: Default, BG: Default}
@@ -50,7 +52,8 @@ type Term struct {
 	x, y       int
 	wrap       bool // pending wrap: the last column was just written
 	fg, bg     Color
-	top, bot   int // scroll region, inclusive rows
+	rev        bool // SGR 7 in effect
+	top, bot   int  // scroll region, inclusive rows
 	cursor     bool
 	sync       bool
 
@@ -385,14 +388,18 @@ func (t *Term) mode(f byte) {
 func (t *Term) sgr() {
 	ps := t.params
 	if len(ps) == 0 {
-		t.fg, t.bg = Default, Default
+		t.fg, t.bg, t.rev = Default, Default, false
 		return
 	}
 	for i := 0; i < len(ps); i++ {
 		p := ps[i]
 		switch {
 		case p == 0:
-			t.fg, t.bg = Default, Default
+			t.fg, t.bg, t.rev = Default, Default, false
+		case p == 7:
+			t.rev = true
+		case p == 27:
+			t.rev = false
 		case p >= 30 && p <= 37:
 			t.fg = Color(p - 30)
 		case p == 39:
@@ -423,7 +430,7 @@ func (t *Term) sgr() {
 // background pen, Unknown otherwise (terminals differ on colour erase).
 func (t *Term) erase(i, n int) {
 	c := blank
-	if t.bg != Default {
+	if t.bg != Default || t.rev {
 		c = unknown
 	}
 	s := t.screen()
@@ -528,7 +535,7 @@ func (t *Term) print(r rune) {
 		t.x = 0
 		t.lf()
 	}
-	t.screen()[t.y*t.cols+t.x] = Cell{Ch: r, FG: t.fg, BG: t.bg}
+	t.screen()[t.y*t.cols+t.x] = Cell{Ch: r, FG: t.fg, BG: t.bg, Rev: t.rev}
 	if t.x == t.cols-1 {
 		t.wrap = true
 	} else {

@@ -86,9 +86,21 @@ func TestSGR(t *testing.T) {
 		{"\x1b[97;40m", 15, 0},
 	} {
 		tm := term(4, 1, c.in+"x")
-		if got := tm.Cell(0, 0); got != (Cell{'x', c.fg, c.bg}) {
+		if got := tm.Cell(0, 0); got != (Cell{'x', c.fg, c.bg, false}) {
 			t.Errorf("%q: cell %+v, want fg %d bg %d", c.in, got, c.fg, c.bg)
 		}
+	}
+	for _, c := range []struct {
+		in  string
+		rev bool
+	}{{"\x1b[7mx", true}, {"\x1b[7;27mx", false}, {"\x1b[7m\x1b[mx", false}, {"\x1b[7;0mx", false}, {"\x1b[31;7mx", true}} {
+		tm := term(4, 1, c.in)
+		if got := tm.Cell(0, 0); got.Rev != c.rev || got.Ch != 'x' {
+			t.Errorf("%q: cell %+v, want reverse %v", c.in, got, c.rev)
+		}
+	}
+	if got := term(4, 1, "\x1b[7m\x1b[K").Cell(1, 0); got.Ch != Unknown {
+		t.Errorf("erase in reverse video: %+v, want Unknown", got)
 	}
 	tm := term(4, 1, "\x1b[1m")
 	if len(tm.Unsupported()) != 1 {
