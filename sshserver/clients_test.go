@@ -195,7 +195,7 @@ func TestRealClientsAuth(t *testing.T) {
 	})
 }
 
-func newSigner(t *testing.T) ssh.Signer {
+func newSigner(t testing.TB) ssh.Signer {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
