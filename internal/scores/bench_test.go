@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -251,6 +252,9 @@ func BenchmarkQueries(b *testing.B) {
 	})
 	if err := s.Close(ctx); err != nil {
 		b.Fatal(err)
+	}
+	if st, err := os.Stat(path); err == nil {
+		b.Logf("database file: %d bytes for %d identities (%d days rows)", st.Size(), n, n)
 	}
 	// Open checks (quick_check) and migrates: the daemon's start-up cost.
 	b.Run("Open+Close", func(b *testing.B) {

@@ -21,6 +21,10 @@
 // disabled Store with the error: its methods do nothing and count what they
 // dropped, so the game runs on without scores.
 //
+// The file is the database plus its -wal beside it: copy it while the
+// daemon runs with Backup (VACUUM INTO), or copy the file alone after Close,
+// which checkpoints the WAL into it.
+//
 // All methods of a Store, a disabled one and a nil one included, are safe for
 // concurrent use. Queries (Top, TopToday, Player, Owner) read through their
 // own connections and see what the writer has committed.
