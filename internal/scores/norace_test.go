@@ -1,0 +1,5 @@
+//go:build !race
+
+package scores
+
+const raceEnabled = false
