@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"snaked/internal/scores"
 	"snaked/render"
 )
 
@@ -34,6 +35,7 @@ type Config struct {
 	JoinHint           string        // how to join, shown in banners, e.g. "ssh -p 2222 host"
 	MetricsAddr        string        // "" = off; else Prometheus /metrics and /debug/pprof/ there
 	Logger             *slog.Logger  // nil = slog.Default()
+	Scores             *scores.Store // finished games, name claims and the scores command; nil = none
 }
 
 // DefaultConfig returns the defaults (without host keys).

@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"snaked/internal/scores"
 )
 
 // metrics are the server's Prometheus collectors, on a registry of its own
@@ -96,4 +98,27 @@ func (m *metrics) handler() http.Handler {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return mux
+}
+
+// scores exports the scores store's counters: what was recorded, written
+// and dropped, database errors, and whether the store works at all (an
+// unwritable database leaves the game running without scores).
+func (m *metrics) scores(st *scores.Store) {
+	counter := func(name, help string, f func(scores.Stats) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(f(st.Stats())) })
+	}
+	m.reg.MustRegister(
+		counter("snaked_scores_recorded_total", "Finished games queued for the scores database.", func(s scores.Stats) uint64 { return s.Recorded }),
+		counter("snaked_scores_dropped_total", "Finished games not recorded: queue full, or no database.", func(s scores.Stats) uint64 { return s.Dropped }),
+		counter("snaked_scores_written_total", "Finished games committed to the scores database.", func(s scores.Stats) uint64 { return s.Written }),
+		counter("snaked_scores_errors_total", "Failed scores database operations.", func(s scores.Stats) uint64 { return s.Errors }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_scores_enabled", Help: "1 when the scores database is in use, 0 when the game runs without it."},
+			func() float64 {
+				if st.Stats().Disabled {
+					return 0
+				}
+				return 1
+			}),
+	)
 }

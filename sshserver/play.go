@@ -260,6 +260,7 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 		if info, ok := v.Snake(id); ok {
 			s.alive.Store(info.Alive)
 			s.last = *info
+			s.track(info)
 		}
 	} else {
 		hud.You, hud.Spectator = 0, true

@@ -39,6 +39,7 @@ const (
 	refuseNoPty                         // a session without a terminal, or exec
 	refuseNameTaken                     // the join screen's name is taken
 	refuseWorldFull                     // the world has no free snake slot
+	refuseNameClaimed                   // the name belongs to another key
 )
 
 var refusalNames = [...]string{
@@ -52,6 +53,7 @@ var refusalNames = [...]string{
 	refuseNoPty:          "no_pty",
 	refuseNameTaken:      "name_taken",
 	refuseWorldFull:      "world_full",
+	refuseNameClaimed:    "name_claimed",
 }
 
 // String is the refusal's metric label.
@@ -98,6 +100,7 @@ const (
 	causeRefused                      // refused at admission (see the refusal)
 	causeAcceptFailed                 // the session channel could not be accepted
 	causeRefusedChannels              // too many refused channel opens
+	causeCommand                      // a command ran (scores) and said its piece
 )
 
 var causeNames = [...]string{
@@ -118,6 +121,7 @@ var causeNames = [...]string{
 	causeRefused:         "refused",
 	causeAcceptFailed:    "channel_accept_failed",
 	causeRefusedChannels: "too_many_refused_channels",
+	causeCommand:         "command",
 }
 
 // String is the cause's log and metric label.

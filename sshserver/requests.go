@@ -93,6 +93,9 @@ func (s *session) request(typ string, p []byte) bool {
 		// exec never runs anything: the session prints how to play and
 		// exits with status 1.
 		s.exec = typ == "exec"
+		if s.exec {
+			s.cmd = execCommand(p)
+		}
 		return true
 	}
 	// subsystem, x11-req, auth-agent-req@openssh.com, signal, break, ...
@@ -137,4 +140,20 @@ func parseUint32(p []byte) (uint32, []byte, bool) {
 		return 0, nil, false
 	}
 	return binary.BigEndian.Uint32(p), p[4:], true
+}
+
+// maxCommand bounds the exec command kept; longer ones are no command.
+const maxCommand = 256
+
+// execCommand is the command of an exec request's payload (an SSH string),
+// or "" when it is malformed, too long or not printable.
+func execCommand(payload []byte) string {
+	if len(payload) < 4 {
+		return ""
+	}
+	n := binary.BigEndian.Uint32(payload)
+	if n > maxCommand || int(n) != len(payload)-4 || !printable(string(payload[4:])) {
+		return ""
+	}
+	return string(payload[4:])
 }

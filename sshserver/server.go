@@ -90,6 +90,9 @@ func New(cfg Config, w *game.World) (*Server, error) {
 		labels:   pprof.WithLabels(context.Background(), pprof.Labels("snaked", "conn")),
 	}
 	s.shutdownIn.Store(-1)
+	if cfg.Scores != nil {
+		s.m.scores(cfg.Scores)
+	}
 	sc := &ssh.ServerConfig{
 		ServerVersion: "SSH-2.0-snaked",
 		// "none" is refused so that clients offer their keys (auth.go).

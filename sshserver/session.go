@@ -63,6 +63,9 @@ type session struct {
 	// Owned by the writer goroutine (read by run after the writer is done).
 	touched bool           // something was drawn on the terminal
 	last    game.SnakeInfo // the player's snake in the last frame
+	life    life           // the life being played, for scores (scores.go)
+	out     []byte         // a command's output (causeCommand)
+	code    uint32         // and its exit status
 	buf     []byte         // join screen bytes
 
 	jmu  sync.Mutex // guards kind and left, and serialises join with leave
@@ -76,6 +79,7 @@ type session struct {
 	pty      bool
 	exec     bool
 	shell    bool
+	cmd      string // the exec request's command
 	term     string
 	env      []string
 	envReqs  int
@@ -198,8 +202,14 @@ func (s *session) run(k *ctl) {
 	}
 
 	s.mu.Lock()
-	pty, exec := s.pty, s.exec
+	pty, exec, cmd := s.pty, s.exec, s.cmd
 	s.mu.Unlock()
+	if out, code, ok := s.command(cmd); ok && (exec || !pty) {
+		s.out, s.code = out, code
+		s.end(causeCommand)
+		s.finish(k)
+		return
+	}
 	if exec || !pty {
 		s.srv.m.rejections.WithLabelValues(refuseNoPty.String()).Inc()
 		s.end(causeNoPty)
@@ -264,6 +274,10 @@ func (s *session) enter(name string) string {
 	if s.id.Load() != 0 {
 		return ""
 	}
+	if why := s.nameRefused(name); why != "" {
+		s.srv.m.rejections.WithLabelValues(refuseNameClaimed.String()).Inc()
+		return why
+	}
 	id, err := s.srv.w.Join(name)
 	switch {
 	case err == nil:
@@ -275,6 +289,7 @@ func (s *session) enter(name string) string {
 		s.setKind(kindPlayer)
 		s.phase.Store(int32(phasePlay))
 		s.c.log.Info("join", "nick", name)
+		s.claim(name)
 		return ""
 	case errors.Is(err, game.ErrNameTaken):
 		s.srv.m.rejections.WithLabelValues(refuseNameTaken.String()).Inc()
@@ -323,6 +338,7 @@ func (s *session) setKind(k kind) {
 // finish restores the terminal, says goodbye, sends the exit status and
 // closes the channel, then waits (bounded) for the client's close.
 func (s *session) finish(k *ctl) {
+	s.endLife()
 	s.leave() // no join can race with the goodbye below
 	reason := s.why()
 	s.srv.m.disconn.WithLabelValues(reason.String()).Inc()
@@ -338,6 +354,9 @@ func (s *session) finish(k *ctl) {
 	}
 	code := uint32(1)
 	switch reason {
+	case causeCommand:
+		code = s.code
+		b = append(b, s.out...)
 	case causeQuit:
 		code = 0
 		b = append(b, "Thanks for playing snaked"...)

@@ -354,8 +354,8 @@ func TestLabels(t *testing.T) {
 		}
 	}
 	check("kind", int(kindSpectator)+1, func(i int) string { return kind(i).String() })
-	check("refusal", int(refuseWorldFull)+1, func(i int) string { return refusal(i).String() })
-	check("cause", int(causeRefusedChannels)+1, func(i int) string { return cause(i).String() })
+	check("refusal", int(refuseNameClaimed)+1, func(i int) string { return refusal(i).String() })
+	check("cause", int(causeCommand)+1, func(i int) string { return cause(i).String() })
 	check("hsFailure", int(hsQueueTimeout)+1, func(i int) string { return hsFailure(i).String() })
 }
 

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"snaked/game"
 	"snaked/hostkeys"
+	"snaked/internal/scores"
 	"snaked/render"
 	"snaked/sshserver"
 )
@@ -24,9 +26,12 @@ import (
 type config struct {
 	Addr     string
 	StateDir string // "" = hostkeys.DefaultDir()
+	Scores   string // the scores database; "" = scores.db in the state directory, "off" = none
 	World    game.Config
 	Server   sshserver.Config
 	LogLevel slog.Level
+
+	ClaimTTL time.Duration // -claim-ttl
 
 	autoWorld  bool // -world auto: game.AutoSize(-max-sessions)
 	autoTarget bool // -bot-target auto: game.AutoBotTarget(world)
@@ -50,6 +55,9 @@ func envName(flagName string) string {
 // botRange keeps players plus bots within the world's capacity.
 var botRange = sshserver.Range{Min: 0, Max: int64(game.MaxCapacity) - sshserver.SessionsRange.Max}
 
+// claimRange bounds -claim-ttl: an hour to ten years.
+var claimRange = sshserver.Range{Min: int64(time.Hour), Max: int64(10 * 365 * 24 * time.Hour)}
+
 // defW and defH are the world's size at the default capacity.
 var defW, defH = game.AutoSize(sshserver.DefaultConfig().MaxSessions)
 
@@ -59,7 +67,11 @@ func options(c *config) []option {
 	return []option{
 		{name: "addr", value: &text{p: &c.Addr}, usage: "address to listen on for SSH"},
 		{name: "state-dir", value: &text{p: &c.StateDir, empty: true}, def: "$XDG_STATE_HOME/snaked, else ~/.local/state/snaked",
-			usage: "directory holding the host key (created 0700; the key 0600)"},
+			usage: "directory holding the host key (created 0700; the key 0600) and the scores database"},
+		{name: "scores", value: &text{p: &c.Scores, empty: true}, def: "scores.db in the state directory",
+			usage: "the scores database (SQLite; finished games, name claims); off: no scores, names are not claimed"},
+		{name: "claim-ttl", value: &duration{p: &c.ClaimTTL, r: claimRange}, rng: claimRange.DurationString(),
+			usage: "a name a key claimed is free again after this long unused"},
 		{name: "world", value: worldSize{&c.World.W, &c.World.H, &c.autoWorld},
 			def:   fmt.Sprintf("auto (%dx%d at the default -max-sessions)", defW, defH),
 			rng:   fmt.Sprintf("auto, or WxH with each side %d..%d, at most %d pixels", game.MinSide, game.MaxSide, game.MaxPixels),
@@ -109,7 +121,7 @@ func options(c *config) []option {
 // defaults is the configuration with no flag and no environment.
 func defaults() config {
 	c := config{Addr: ":2222", World: game.DefaultConfig(), Server: sshserver.DefaultConfig(), LogLevel: slog.LevelInfo,
-		autoWorld: true, autoTarget: true}
+		ClaimTTL: scores.DefaultClaimTTL, autoWorld: true, autoTarget: true}
 	c.World.Seed = 0
 	c.Server.JoinHint = "" // derived from the listener
 	return c
@@ -405,6 +417,17 @@ func spectateHint(join, user string) string {
 		}
 	}
 	return user + "@" + join
+}
+
+// scoresPath is the scores database's file, "" when scores are off.
+func (c *config) scoresPath() string {
+	switch c.Scores {
+	case "off":
+		return ""
+	case "":
+		return filepath.Join(c.stateDir(), "scores.db")
+	}
+	return c.Scores
 }
 
 // stateDir is the host key's directory.

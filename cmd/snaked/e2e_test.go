@@ -242,6 +242,28 @@ func TestOpenSSHPlayInTmux(t *testing.T) {
 	if hasPlayfield(s) {
 		t.Errorf("playfield still visible on the main screen after q:\n%s", s)
 	}
+
+	// The game alice just played is in the scores database in the state
+	// directory (written within a second), and the scores command prints
+	// it to the real OpenSSH client, without a terminal.
+	var out []byte
+	for end := time.Now().Add(10 * time.Second); ; {
+		cmd := exec.Command("ssh", "-F", "/dev/null", "-p", d.port, "-o", "StrictHostKeyChecking=no",
+			"-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "PubkeyAuthentication=no",
+			"-o", "PasswordAuthentication=no", "-T", "someone@127.0.0.1", "scores")
+		var err error
+		out, err = cmd.Output()
+		if err != nil {
+			t.Fatalf("ssh host scores: %v (%q)", err, out)
+		}
+		if strings.Contains(string(out), "alice") || time.Now().After(end) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(string(out), "alice") {
+		t.Errorf("alice's game not in the scores:\n%s", out)
+	}
 }
 
 func TestOpenSSHShutdownCountdown(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 
 	"snaked/game"
 	"snaked/hostkeys"
+	"snaked/internal/scores"
 	"snaked/sshserver"
 )
 
@@ -80,6 +81,22 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 1
 	}
 	sc := cfg.Server
+	if path := cfg.scoresPath(); path != "" {
+		st, err := scores.Open(path, scores.Options{Log: log, ClaimTTL: cfg.ClaimTTL})
+		if err != nil {
+			// Open returns a disabled store with the error: play goes on
+			// without scores (counted in the metrics).
+			log.Error("scores are off", "path", path, "err", err)
+		}
+		sc.Scores = st
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), hardDeadline)
+			defer cancel()
+			if err := st.Close(ctx); err != nil {
+				log.Error("scores: close", "err", err)
+			}
+		}()
+	}
 	if sc.JoinHint == "" {
 		sc.JoinHint = defaultJoinHint(ln.Addr().String())
 	}

@@ -1,0 +1,189 @@
+package sshserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"snaked/game"
+	"snaked/internal/scores"
+)
+
+// This file is what sessions tell the scores store (Config.Scores, nil for
+// none) and the scores command. Recording a finished game never blocks
+// (scores.Store.Record queues it); the store is asked questions only at a
+// join (who owns a name) and by the scores command, each bounded by
+// scoreWait, never from the world's tick.
+
+// scoreWait bounds one question to the store.
+const scoreWait = 2 * time.Second
+
+// scoresTop is how many entries the scores command prints.
+const scoresTop = 20
+
+// life is the writer's record of the player's current life, for the
+// result it becomes (owned by the writer; read by run once the writer is
+// done).
+type life struct {
+	spawn  uint64    // SpawnTick of the life being followed; 0 none
+	best   int       // its longest length so far
+	kills0 int       // the snake's kills when it began
+	start  time.Time // when the writer first saw it
+}
+
+// identity is the session's scores identity: its key's fingerprint, or
+// its name when it has no key.
+func (s *session) identity() scores.ID {
+	if s.key != "" {
+		return scores.KeyID(s.key)
+	}
+	return scores.NameID(s.nick)
+}
+
+// nameRefused asks the store whether name is claimed by a key other than
+// the session's; it returns why the name is refused, or "". A store that
+// cannot answer refuses nothing.
+func (s *session) nameRefused(name string) string {
+	st := s.srv.cfg.Scores
+	if st == nil || st.Err() != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
+	defer cancel()
+	owner, ok, err := st.Owner(ctx, name, time.Now())
+	switch {
+	case err != nil:
+		s.c.log.Warn("scores: name owner", "err", err)
+		return ""
+	case !ok || owner == s.key:
+		return ""
+	case s.key == "":
+		return "\"" + name + "\" belongs to a player with a key: pick another"
+	}
+	return "\"" + name + "\" belongs to another key: pick another"
+}
+
+// claim records that the session's key plays name (keyless players claim
+// nothing).
+func (s *session) claim(name string) {
+	st := s.srv.cfg.Scores
+	if st == nil || s.key == "" || st.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
+	defer cancel()
+	if ok, err := st.Claim(ctx, name, s.key, time.Now()); err != nil {
+		s.c.log.Warn("scores: claim", "nick", name, "err", err)
+	} else if !ok {
+		// Another key claimed it between the check and the join.
+		s.c.log.Warn("scores: playing a name another key claimed meanwhile", "nick", name)
+	}
+}
+
+// track notes the player's snake as the writer sees it: a new life
+// starts, grows, or ends in a death, which is recorded.
+func (s *session) track(info *game.SnakeInfo) {
+	l := &s.life
+	switch {
+	case info.Alive && info.SpawnTick != l.spawn:
+		*l = life{spawn: info.SpawnTick, best: info.Length, kills0: info.Kills, start: time.Now()}
+	case info.Alive:
+		l.best = max(l.best, info.Length)
+	case l.spawn != 0 && info.DeathTick >= l.spawn:
+		s.record(info, true, time.Duration(info.DeathTick-l.spawn)*time.Second/game.TicksPerSecond)
+		l.spawn = 0
+	}
+}
+
+// record queues the followed life as a finished game.
+func (s *session) record(info *game.SnakeInfo, died bool, d time.Duration) {
+	st := s.srv.cfg.Scores
+	if st == nil || s.nick == "" {
+		return
+	}
+	st.Record(scores.Result{
+		ID: s.identity(), Name: s.nick, Length: max(s.life.best, info.Length),
+		Kills: max(info.Kills-s.life.kills0, 0), Died: died, Duration: d, End: time.Now(),
+	})
+}
+
+// endLife records a life still going when the player leaves. Run calls it
+// once the writer is done.
+func (s *session) endLife() {
+	if s.life.spawn != 0 && s.last.Alive {
+		s.record(&s.last, false, time.Since(s.life.start))
+		s.life.spawn = 0
+	}
+}
+
+// command runs what a session without a terminal asked for (the exec
+// request's command, or the user name "scores"): it returns the output and
+// exit status, and false when there is no such command.
+func (s *session) command(cmd string) (out []byte, code uint32, ok bool) {
+	f := strings.Fields(cmd)
+	if len(f) == 0 && strings.EqualFold(s.user, "scores") {
+		f = []string{"scores"}
+	}
+	if len(f) == 0 || f[0] != "scores" {
+		return nil, 0, false
+	}
+	asJSON := false
+	switch {
+	case len(f) == 2 && f[1] == "--json":
+		asJSON = true
+	case len(f) > 1:
+		return []byte("usage: scores [--json]\r\n"), 2, true
+	}
+	st := s.srv.cfg.Scores
+	if st == nil || st.Err() != nil {
+		return []byte("snaked: scores are off on this server\r\n"), 1, true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
+	defer cancel()
+	top, err := st.Top(ctx, scoresTop)
+	if err != nil {
+		s.c.log.Warn("scores: top", "err", err)
+		return []byte("snaked: scores are not available right now\r\n"), 1, true
+	}
+	if asJSON {
+		return scoresJSON(top), 0, true
+	}
+	return scoresText(top), 0, true
+}
+
+// scoresText is the all-time leaderboard as plain text, one line each
+// (CRLF: the channel has no terminal to translate).
+func scoresText(top []scores.Entry) []byte {
+	b := []byte("snaked all-time top " + strconv.Itoa(scoresTop) + "\r\n")
+	b = fmt.Appendf(b, "%4s  %5s  %-16s  %s\r\n", "rank", "best", "name", "identity")
+	for _, e := range top {
+		b = fmt.Appendf(b, "%4d  %5d  %-16s  %s\r\n", e.Rank, e.Best, e.Name, e.ID.Kind)
+	}
+	if len(top) == 0 {
+		b = append(b, "nobody yet\r\n"...)
+	}
+	return b
+}
+
+// scoreJSON is one leaderboard entry as the scores command prints it. Key
+// fingerprints are not printed.
+type scoreJSON struct {
+	Rank     int    `json:"rank"`
+	Name     string `json:"name"`
+	Best     int    `json:"best"`
+	Identity string `json:"identity"` // "key" or "keyless"
+}
+
+func scoresJSON(top []scores.Entry) []byte {
+	rows := make([]scoreJSON, 0, len(top))
+	for _, e := range top {
+		rows = append(rows, scoreJSON{Rank: e.Rank, Name: e.Name, Best: e.Best, Identity: e.ID.Kind.String()})
+	}
+	b, _ := json.Marshal(struct {
+		Top []scoreJSON `json:"top"`
+	}{rows})
+	return append(b, '\n')
+}

@@ -1,0 +1,243 @@
+package sshserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"snaked/game"
+	"snaked/internal/scores"
+)
+
+// testStore opens a scores store in a temporary directory that flushes
+// every 20 ms, closed at the end of the test.
+func testStore(t *testing.T) *scores.Store {
+	t.Helper()
+	st, err := scores.Open(filepath.Join(t.TempDir(), "scores.db"), scores.Options{FlushEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		st.Close(ctx)
+	})
+	return st
+}
+
+// keyedDial connects as user, authenticating with signer.
+func (h *harness) keyedDial(user string, signer ssh.Signer) *ssh.Client {
+	h.t.Helper()
+	cc := clientConfig(user)
+	cc.Auth = []ssh.AuthMethod{ssh.PublicKeys(signer)}
+	c, err := ssh.Dial("tcp", h.addr, cc)
+	if err != nil {
+		h.t.Fatalf("dial as %q with a key: %v", user, err)
+	}
+	h.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// execOn execs cmd on a new session of c and returns its output and status.
+func execOn(t *testing.T, c *ssh.Client, cmd string) (string, int) {
+	t.Helper()
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	out, err := sess.Output(cmd)
+	var ee *ssh.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &ee):
+		return string(out), ee.ExitStatus()
+	}
+	t.Fatalf("exec %q: %T %v (output %q)", cmd, err, err, out)
+	return "", -1
+}
+
+// TestScoresCommand: "scores" without a terminal prints the all-time top
+// as text, "scores --json" as JSON, both with status 0; a bad argument is
+// status 2; the user "scores" without a command prints the text; a server
+// without a store says scores are off (status 1).
+func TestScoresCommand(t *testing.T) {
+	st := testStore(t)
+	now := time.Now()
+	for i, r := range []scores.Result{
+		{ID: scores.KeyID("SHA256:aaa"), Name: "alice", Length: 40, Died: true, Duration: time.Minute, End: now},
+		{ID: scores.NameID("bob"), Name: "bob", Length: 55, Died: true, Duration: time.Minute, End: now},
+		{ID: scores.KeyID("SHA256:ccc"), Name: "carol", Length: 12, End: now},
+	} {
+		if !st.Record(r) {
+			t.Fatalf("result %d dropped", i)
+		}
+	}
+	if !eventually(5*time.Second, func() bool { return st.Stats().Written >= 3 }) {
+		t.Fatalf("results never written: %+v", st.Stats())
+	}
+	cfg := testConfig(t)
+	cfg.Scores = st
+	h := start(t, cfg, testWorld(t, 0))
+	// One session per connection: each command dials again.
+	out, code := execOn(t, h.dial("someone"), "scores")
+	if code != 0 {
+		t.Fatalf("scores: status %d, output %q", code, out)
+	}
+	b, a, cl := strings.Index(out, "bob"), strings.Index(out, "alice"), strings.Index(out, "carol")
+	if b < 0 || a < b || cl < a || !strings.Contains(out, "keyless") || strings.Contains(out, "SHA256") {
+		t.Fatalf("scores text out of order, or showing fingerprints:\n%s", out)
+	}
+	out, code = execOn(t, h.dial("someone"), "scores --json")
+	var doc struct {
+		Top []struct {
+			Rank     int    `json:"rank"`
+			Name     string `json:"name"`
+			Best     int    `json:"best"`
+			Identity string `json:"identity"`
+		} `json:"top"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 {
+		t.Fatalf("scores --json: status %d, %v: %q", code, err, out)
+	}
+	if len(doc.Top) != 3 || doc.Top[0].Name != "bob" || doc.Top[0].Best != 55 || doc.Top[0].Rank != 1 || doc.Top[0].Identity != "keyless" {
+		t.Fatalf("scores --json: %+v", doc.Top)
+	}
+	if out, code := execOn(t, h.dial("someone"), "scores --bogus"); code != 2 || !strings.Contains(out, "usage") {
+		t.Errorf("bad argument: status %d, %q", code, out)
+	}
+	if _, code := execOn(t, h.dial("someone"), "rm -rf /"); code != 1 {
+		t.Errorf("another command: status %d, want 1", code)
+	}
+	// The user "scores" with no command and no terminal.
+	sess, err := h.dial("scores").NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	so := &syncBuf{}
+	sess.Stdout = so
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Wait(); err != nil || !strings.Contains(so.String(), "alice") {
+		t.Errorf("ssh scores@host: %v, %q", err, so.String())
+	}
+
+	h2 := start(t, testConfig(t), testWorld(t, 0))
+	if out, code := execOn(t, h2.dial("x"), "scores"); code != 1 || !strings.Contains(out, "off") {
+		t.Errorf("no store: status %d, %q", code, out)
+	}
+}
+
+// TestNameClaims: the first key to play a name claims it; a keyless
+// player or another key asking for it get the join screen saying so; the
+// owner plays it again.
+func TestNameClaims(t *testing.T) {
+	st := testStore(t)
+	cfg := testConfig(t)
+	cfg.Scores = st
+	h := start(t, cfg, testWorld(t, 0))
+	owner := newSigner(t)
+	tm := play(t, h.keyedDial("kate", owner), 80, 24)
+	tm.waitScreen("1 playing")
+	fp := ssh.FingerprintSHA256(owner.PublicKey())
+	if !eventually(5*time.Second, func() bool {
+		got, ok, err := st.Owner(context.Background(), "kate", time.Now())
+		return err == nil && ok && got == fp
+	}) {
+		t.Fatal("kate's key did not claim the name")
+	}
+	tm.send("q")
+	tm.wait()
+
+	tm = play(t, h.dial("kate"), 80, 24)
+	tm.waitScreen("belongs to a player with a key")
+	tm.send("\x03")
+	tm.wait()
+	tm = play(t, h.keyedDial("kate", newSigner(t)), 80, 24)
+	tm.waitScreen("belongs to another key")
+	tm.send("kate2\r")
+	tm.waitScreen("1 playing")
+	tm.send("q")
+	tm.wait()
+	tm = play(t, h.keyedDial("kate", owner), 80, 24)
+	tm.waitScreen("1 playing")
+}
+
+// TestGamesRecorded: a game that ends when the player quits is recorded
+// (not as a death) under the session's identity; a keyless player's under
+// its name.
+func TestGamesRecorded(t *testing.T) {
+	st := testStore(t)
+	cfg := testConfig(t)
+	cfg.Scores = st
+	h := start(t, cfg, testWorld(t, 0))
+	k := newSigner(t)
+	tm := play(t, h.keyedDial("lena", k), 80, 24)
+	tm.waitScreen("1 playing")
+	if !eventually(5*time.Second, func() bool { s, ok := snakeNamed(h.w, "lena"); return ok && s.Alive }) {
+		t.Fatal("lena never lived")
+	}
+	time.Sleep(300 * time.Millisecond)
+	tm.send("q")
+	tm.wait()
+	tm = play(t, h.dial("moss"), 80, 24)
+	tm.waitScreen("1 playing")
+	time.Sleep(300 * time.Millisecond)
+	tm.send("q")
+	tm.wait()
+	for _, c := range []struct {
+		id   scores.ID
+		name string
+	}{{scores.KeyID(ssh.FingerprintSHA256(k.PublicKey())), "lena"}, {scores.NameID("moss"), "moss"}} {
+		var rec scores.Record
+		if !eventually(5*time.Second, func() bool {
+			r, ok, err := st.Player(context.Background(), c.id)
+			rec = r
+			return err == nil && ok && r.Games == 1
+		}) {
+			t.Fatalf("%s: no game recorded (%+v, stats %+v)", c.name, rec, st.Stats())
+		}
+		if rec.Name != c.name || rec.Deaths != 0 || rec.Best < 1 {
+			t.Errorf("%s: record %+v", c.name, rec)
+		}
+	}
+}
+
+// TestTrackLives: the writer's view of the player's snake becomes finished
+// games: a life's longest length, its own kills and its length of time,
+// one result per death, none for a death seen twice.
+func TestTrackLives(t *testing.T) {
+	st := testStore(t)
+	s := &session{srv: &Server{cfg: Config{Scores: st}}, nick: "nia"}
+	seq := []game.SnakeInfo{
+		{Alive: true, SpawnTick: 10, Length: 5, Kills: 2},
+		{Alive: true, SpawnTick: 10, Length: 9, Kills: 3},
+		{Alive: true, SpawnTick: 10, Length: 8, Kills: 4},
+		{Alive: false, SpawnTick: 10, DeathTick: 40, Length: 8, Kills: 4},
+		{Alive: false, SpawnTick: 10, DeathTick: 40, Length: 8, Kills: 4}, // the same death again
+		{Alive: true, SpawnTick: 55, Length: 5, Kills: 4},
+		{Alive: false, SpawnTick: 55, DeathTick: 60, Length: 5, Kills: 4},
+	}
+	for i := range seq {
+		s.track(&seq[i])
+	}
+	if !eventually(5*time.Second, func() bool { return st.Stats().Written >= 2 }) {
+		t.Fatalf("stats %+v", st.Stats())
+	}
+	time.Sleep(100 * time.Millisecond) // a third result would be written by now
+	r, ok, err := st.Player(context.Background(), scores.NameID("nia"))
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if r.Games != 2 || r.Deaths != 2 || r.Best != 9 || r.Kills != 2 || r.Played < 3*time.Second || r.Played > 4*time.Second {
+		t.Errorf("record %+v: want 2 games, 2 deaths, best 9, 2 kills, 3 and 0.5 s played (kept in whole seconds)", r)
+	}
+}
