@@ -142,22 +142,28 @@ func BenchmarkWriteBatch(b *testing.B) {
 // TestSustainedRate runs the whole pipeline (Record, queue, writer at its
 // default 1 s) with 2,500 players each dying once a second: ten times the
 // rate of a busy server (2,500 deaths per 10 s). Nothing may be dropped.
+// Under the race detector the writer commits ~2,000 games/s on two loaded
+// cores (25x slower), so there the test runs the busy server's own rate.
 func TestSustainedRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for 3 s")
+	}
+	perTick := 250 // 10 ticks a second
+	if raceEnabled {
+		perTick = 25
 	}
 	o := testOpts(nil)
 	o.FlushEvery = DefaultFlushEvery
 	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), o)
 	ids := players(2500)
 	rng := rand.New(rand.NewPCG(3, 4))
-	const ticks = 30 // 3 s at 10 ticks a second, 250 deaths a tick
+	const ticks = 30 // 3 s
 	maxQueued := 0
 	start := time.Now()
 	for tick := range ticks {
 		now := time.Now()
-		for i := range 250 {
-			s.Record(game(rng, ids[(tick*250+i)%len(ids)], now))
+		for i := range perTick {
+			s.Record(game(rng, ids[(tick*perTick+i)%len(ids)], now))
 		}
 		maxQueued = max(maxQueued, s.Stats().Queued)
 		time.Sleep(time.Until(start.Add(time.Duration(tick+1) * 100 * time.Millisecond)))
@@ -166,9 +172,9 @@ func TestSustainedRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := s.Stats()
-	t.Logf("%d games in %v: %+v, at most %d queued", ticks*250, time.Since(start).Round(time.Millisecond), st, maxQueued)
-	if st.Dropped != 0 || st.Written != ticks*250 || st.Errors != 0 {
-		t.Errorf("at 2,500 deaths/s: %+v; want none dropped, all %d written", st, ticks*250)
+	t.Logf("%d games in %v: %+v, at most %d queued", ticks*perTick, time.Since(start).Round(time.Millisecond), st, maxQueued)
+	if st.Dropped != 0 || st.Written != uint64(ticks*perTick) || st.Errors != 0 {
+		t.Errorf("at %d deaths/s: %+v; want none dropped, all %d written", perTick*10, st, ticks*perTick)
 	}
 }
 

@@ -20,7 +20,8 @@ import (
 const helperEnv = "SCORES_DURABILITY_DIR"
 
 // TestDurabilityHelper is the subprocess of TestKill9Durability: it records a
-// game with a new identity (g0000000, g0000001, ...) every millisecond, its
+// game with a new identity (g0000000, g0000001, ...) every millisecond (4 ms
+// under the race detector), its
 // End the wall clock, and prints
 //
 //	rec <i> <unix ns>   every 20 games: game i was handed to Record at that time
@@ -36,6 +37,10 @@ func TestDurabilityHelper(t *testing.T) {
 	if err != nil {
 		fmt.Fprintln(os.Stdout, "error", err)
 		os.Exit(2)
+	}
+	every := time.Millisecond
+	if raceEnabled {
+		every = 4 * time.Millisecond // the writer is ~25x slower: stay well under its capacity
 	}
 	out := bufio.NewWriter(os.Stdout)
 	var written uint64
@@ -55,7 +60,7 @@ func TestDurabilityHelper(t *testing.T) {
 			fmt.Fprintf(out, "ok %d\n", written)
 		}
 		out.Flush() // one write per line group: the parent sees what was committed when it kills
-		time.Sleep(time.Millisecond)
+		time.Sleep(every)
 	}
 	fmt.Fprintln(os.Stdout, "error not killed")
 	os.Exit(2)
