@@ -110,7 +110,7 @@ func (s *Store) Record(r Result) bool {
 
 // run is the writer: it commits the queue every FlushEvery, and everything
 // left when Close stops it. Close waits for it.
-func (s *Store) run() {
+func (s *Store) run(ctx context.Context) {
 	defer close(s.done)
 	t := time.NewTicker(s.opts.FlushEvery)
 	defer t.Stop()
@@ -118,10 +118,10 @@ func (s *Store) run() {
 	for {
 		select {
 		case <-t.C:
-			pending = s.flush(pending)
+			pending = s.flush(ctx, pending)
 		case <-s.stop:
 			// Record no longer sends: the queue is complete.
-			pending = s.flush(pending)
+			pending = s.flush(ctx, pending)
 			if len(pending) > 0 {
 				s.lost.Add(uint64(len(pending)))
 			}
@@ -134,7 +134,7 @@ func (s *Store) run() {
 // transaction. It returns what is still to be written: nothing on success,
 // else pending (bounded by the queue size, oldest lost first) for the next
 // tick.
-func (s *Store) flush(pending []Result) []Result {
+func (s *Store) flush(ctx context.Context, pending []Result) []Result {
 	for n := len(s.queue); n > 0; n-- {
 		r, ok := (<-s.queue).clean()
 		if !ok {
@@ -146,7 +146,7 @@ func (s *Store) flush(pending []Result) []Result {
 	if len(pending) == 0 {
 		return pending
 	}
-	if err := s.write(s.wctx, pending); err != nil {
+	if err := s.write(ctx, pending); err != nil {
 		s.errs.Add(1)
 		if over := len(pending) - s.opts.QueueSize; over > 0 {
 			s.lost.Add(uint64(over))

@@ -67,8 +67,7 @@ type Store struct {
 	queue  chan Result
 	stop   chan struct{}      // closed by Close: the writer flushes and exits
 	done   chan struct{}      // closed by the writer when it has exited
-	cancel context.CancelFunc // aborts the writer's transaction when Close's deadline passes
-	wctx   context.Context    // the writer's context
+	cancel context.CancelFunc // cancels the writer's context: aborts its transaction when Close's deadline passes
 
 	mu     sync.RWMutex // guards closed: Record sends under RLock, Close sets it under Lock
 	closed bool
@@ -112,7 +111,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if isCorrupt(err) {
 		aside, merr := moveAside(path, time.Now())
 		if merr != nil {
-			err = fmt.Errorf("scores: %s is corrupt (%v) and could not be moved aside: %w", path, err, merr)
+			err = fmt.Errorf("scores: %s is corrupt (%v) and could not be moved aside: %w; scores are off until this is fixed", path, err, merr)
 			return disabled(path, opts, err), err
 		}
 		opts.Log.Error("scores: DATABASE FILE IS CORRUPT; moved it aside and started a fresh one (old scores are in the moved file)",
@@ -210,8 +209,8 @@ func open(path string, opts Options) (*Store, error) {
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
-	s.wctx, s.cancel = context.WithCancel(context.Background())
-	go s.run()
+	ctx, s.cancel = context.WithCancel(context.Background())
+	go s.run(ctx)
 	return s, nil
 }
 
