@@ -400,3 +400,57 @@ func rawDB(t *testing.T, path string) *sql.DB {
 	db.SetMaxOpenConns(1)
 	return db
 }
+
+// TestFailedCommitRetried makes commits fail (the days table renamed away),
+// then work again: the writer keeps what failed for the next tick, up to
+// QueueSize results (the oldest beyond are lost and counted), and writes
+// them once it can.
+func TestFailedCommitRetried(t *testing.T) {
+	o := testOpts(nil)
+	o.QueueSize = 8
+	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), o)
+	ctx := context.Background()
+	if _, err := s.w.ExecContext(ctx, `ALTER TABLE days RENAME TO days_off`); err != nil {
+		t.Fatal(err)
+	}
+	wait := func(what string, cond func(Stats) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond(s.Stats()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 10 s for %s: %+v", what, s.Stats())
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	rec := func(i int) {
+		t.Helper()
+		if !s.Record(Result{ID: NameID(fmt.Sprint("p", i)), Name: "p", Length: i + 1, End: t0}) {
+			t.Fatalf("Record %d refused", i)
+		}
+	}
+	for i := range 5 {
+		rec(i)
+	}
+	wait("a failed commit", func(st Stats) bool { return st.Errors >= 1 && st.Queued == 0 })
+	for i := 5; i < 10; i++ {
+		rec(i)
+	}
+	wait("2 lost", func(st Stats) bool { return st.Lost == 2 && st.Queued == 0 })
+	if st := s.Stats(); st.Written != 0 {
+		t.Fatalf("written %d while commits fail", st.Written)
+	}
+	if _, err := s.w.ExecContext(ctx, `ALTER TABLE days_off RENAME TO days`); err != nil {
+		t.Fatal(err)
+	}
+	wait("8 written", func(st Stats) bool { return st.Written == 8 })
+	for i := range 10 {
+		_, ok, err := s.Player(ctx, NameID(fmt.Sprint("p", i)))
+		if err != nil || ok != (i >= 2) {
+			t.Errorf("Player(p%d) = %v, %v; want the oldest two lost, the rest kept", i, ok, err)
+		}
+	}
+	if st := s.Stats(); st.Lost != 2 || st.Dropped != 0 {
+		t.Errorf("Stats = %+v; want Lost 2, Dropped 0", st)
+	}
+}
