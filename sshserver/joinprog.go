@@ -1,6 +1,7 @@
 package sshserver
 
 import (
+	"context"
 	"io"
 	"strconv"
 	"sync"
@@ -10,7 +11,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"snaked/internal/board"
 	"snaked/internal/join"
+	"snaked/internal/scores"
 	"snaked/render"
 )
 
@@ -196,4 +199,100 @@ func (s *session) joinGone(j *joinProg) {
 		s.touched = true
 		s.write(b)
 	}
+}
+
+// startBoard starts the scores browser (internal/board) in a program run
+// like the join screen's; leaving it ends the session.
+func (s *session) startBoard(wg *sync.WaitGroup) {
+	s.mu.Lock()
+	prof := render.DetectProfile(s.term, s.env)
+	cols, rows := s.cols, s.rows
+	s.mu.Unlock()
+	lr := lipgloss.NewRenderer(io.Discard)
+	lr.SetColorProfile(termenv.ANSI)
+	if prof == render.Mono {
+		lr.SetColorProfile(termenv.Ascii)
+	}
+	m := board.New(s.boardData(), cols, rows, lr)
+	j := &joinProg{done: make(chan struct{})}
+	j.p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(j), tea.WithoutSignalHandler(),
+		tea.WithAltScreen(), tea.WithoutBracketedPaste(), tea.WithFPS(10))
+	s.jp.Store(j)
+	select {
+	case <-s.done:
+		j.p.Kill()
+	default:
+	}
+	wg.Go(func() {
+		defer s.poke()
+		defer close(j.done)
+		defer s.guard("scores")
+		if _, err := j.p.Run(); err == nil {
+			s.end(causeQuit)
+		}
+	})
+}
+
+// boardData reads what the scores browser shows (bounded by scoreWait).
+func (s *session) boardData() board.Data {
+	d := board.Data{Keyless: s.key == ""}
+	st := s.srv.cfg.Scores
+	if st == nil || st.Err() != nil {
+		d.Err = "Scores are off on this server."
+		return d
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
+	defer cancel()
+	var err error
+	if d.Top, err = st.Top(ctx, boardRows); err == nil {
+		d.Today, err = st.TopToday(ctx, boardRows, time.Now())
+	}
+	if err == nil && s.key != "" {
+		var r scores.Record
+		var ok bool
+		if r, ok, err = st.Player(ctx, scores.KeyID(s.key)); ok {
+			d.You = &r
+		}
+	}
+	if err != nil {
+		s.c.log.Warn("scores browser", "err", err)
+		d.Err = "Scores are not available right now."
+	}
+	return d
+}
+
+// boardRows is how many entries each of the browser's leaderboards holds.
+const boardRows = 100
+
+// boardKey sends a key to the scores browser.
+func (s *session) boardKey(k key, r byte) {
+	j := s.jp.Load()
+	if j == nil {
+		return
+	}
+	var msg tea.Msg
+	switch k {
+	case keyCtrlC, keyCtrlD, keyEsc:
+		s.end(causeQuit)
+		return
+	case keyUp:
+		msg = tea.KeyMsg{Type: tea.KeyUp}
+	case keyDown:
+		msg = tea.KeyMsg{Type: tea.KeyDown}
+	case keyLeft:
+		msg = tea.KeyMsg{Type: tea.KeyLeft}
+	case keyRight:
+		msg = tea.KeyMsg{Type: tea.KeyRight}
+	case keyTab:
+		msg = tea.KeyMsg{Type: tea.KeyTab}
+	case keyBackTab:
+		msg = tea.KeyMsg{Type: tea.KeyShiftTab}
+	case keyRune:
+		msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{rune(r)}}
+	case keyCtrlL:
+		msg = tea.ClearScreen()
+	default:
+		return
+	}
+	j.p.Send(msg)
 }

@@ -47,6 +47,8 @@ func (s *session) onKey(k key, r byte) {
 		s.playKey(k, r)
 	case phaseWatch:
 		s.watchKey(k, r)
+	case phaseScores:
+		s.boardKey(k, r)
 	}
 }
 
@@ -181,7 +183,7 @@ func (s *session) writer() {
 		case <-s.wake:
 		}
 		switch phase(s.phase.Load()) {
-		case phaseJoin:
+		case phaseJoin, phaseScores:
 			if j := s.jp.Load(); j != nil {
 				s.drawJoin(j, &shown)
 			}

@@ -11,9 +11,10 @@ const (
 	kindJoining               // on the join screen
 	kindPlayer                // driving a snake
 	kindSpectator             // watching
+	kindBrowsing              // in the scores browser
 )
 
-var kindNames = [...]string{kindNone: "none", kindJoining: "joining", kindPlayer: "player", kindSpectator: "spectator"}
+var kindNames = [...]string{kindNone: "none", kindJoining: "joining", kindPlayer: "player", kindSpectator: "spectator", kindBrowsing: "browsing"}
 
 // String is the kind's metric label.
 func (k kind) String() string {

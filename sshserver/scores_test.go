@@ -241,3 +241,45 @@ func TestTrackLives(t *testing.T) {
 		t.Errorf("record %+v: want 2 games, 2 deaths, best 9, 2 kills, 3 and 0.5 s played (kept in whole seconds)", r)
 	}
 }
+
+// TestScoresBrowser: "ssh scores@host" with a terminal opens the scores
+// browser: the all-time table, today's, and the viewer's own record (a
+// keyless viewer is told there is none), tabs switched with Tab; q leaves
+// with status 0.
+func TestScoresBrowser(t *testing.T) {
+	st := testStore(t)
+	k := newSigner(t)
+	fp := ssh.FingerprintSHA256(k.PublicKey())
+	now := time.Now()
+	st.Record(scores.Result{ID: scores.KeyID(fp), Name: "olga", Length: 33, Kills: 4, Died: true, Duration: time.Minute, End: now})
+	st.Record(scores.Result{ID: scores.NameID("pete"), Name: "pete", Length: 21, Died: true, Duration: time.Minute, End: now.Add(-48 * time.Hour)})
+	if !eventually(5*time.Second, func() bool { return st.Stats().Written >= 2 }) {
+		t.Fatal("results never written")
+	}
+	cfg := testConfig(t)
+	cfg.Scores = st
+	h := start(t, cfg, testWorld(t, 0))
+
+	tm := play(t, h.dial("scores"), 100, 30)
+	tm.waitScreen("[All-time]")
+	tm.waitScreen("olga")
+	tm.waitScreen("pete")
+	tm.send("\t")
+	tm.waitScreen("[Today]")
+	if !eventually(2*time.Second, func() bool { s := tm.screen(); return strings.Contains(s, "olga") && !strings.Contains(s, "pete") }) {
+		t.Fatalf("today's table should hold olga only:\n%s", tm.screen())
+	}
+	tm.send("\t")
+	tm.waitScreen("without a key")
+	tm.send("q")
+	if code := tm.wait(); code != 0 {
+		t.Errorf("q: status %d", code)
+	}
+
+	tm = play(t, h.keyedDial("scores", k), 100, 30)
+	tm.waitScreen("[All-time]")
+	tm.send("\x1b[D") // left: the last tab, yours
+	tm.waitScreen("best length  33")
+	tm.send("\x03")
+	tm.wait()
+}

@@ -24,6 +24,7 @@ const (
 	phaseJoin               // the nickname screen
 	phasePlay               // driving a snake
 	phaseWatch              // spectating
+	phaseScores             // the scores browser
 )
 
 // hintFor is how long the short controls hint shows when nobody steers.
@@ -220,7 +221,12 @@ func (s *session) run(k *ctl) {
 	s.lastInput.Store(time.Now().UnixNano())
 	s.begin = time.Now()
 	defer s.leave()
-	if strings.EqualFold(s.user, s.srv.cfg.SpectatorUser) {
+	if strings.EqualFold(s.user, "scores") {
+		s.phase.Store(int32(phaseScores))
+		s.setKind(kindBrowsing)
+		s.c.log.Info("scores browser")
+		s.startBoard(&wg)
+	} else if strings.EqualFold(s.user, s.srv.cfg.SpectatorUser) {
 		s.phase.Store(int32(phaseWatch))
 		s.setKind(kindSpectator)
 		s.srv.m.joins.WithLabelValues(kindSpectator.String()).Inc()

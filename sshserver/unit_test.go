@@ -353,7 +353,7 @@ func TestLabels(t *testing.T) {
 			t.Errorf("%s %d: past the last constant the label should be a fallback, got %q", what, n, l)
 		}
 	}
-	check("kind", int(kindSpectator)+1, func(i int) string { return kind(i).String() })
+	check("kind", int(kindBrowsing)+1, func(i int) string { return kind(i).String() })
 	check("refusal", int(refuseNameClaimed)+1, func(i int) string { return refusal(i).String() })
 	check("cause", int(causeCommand)+1, func(i int) string { return cause(i).String() })
 	check("hsFailure", int(hsQueueTimeout)+1, func(i int) string { return hsFailure(i).String() })
