@@ -454,3 +454,61 @@ func TestFailedCommitRetried(t *testing.T) {
 		t.Errorf("Stats = %+v; want Lost 2, Dropped 0", st)
 	}
 }
+
+// TestConcurrentUse records from several goroutines while others query and
+// claim, then closes while they still record: every result is accounted for
+// as written or dropped (run it with -race).
+func TestConcurrentUse(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "scores.db"), testOpts(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	const writers, each = 4, 500
+	stop := make(chan struct{})
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				s.Record(Result{ID: NameID(fmt.Sprintf("w%d-%d", w, i%50)), Name: "w", Length: i, Kills: 1, Died: true, End: t0})
+				if i == each/2 && w == 0 {
+					close(stop) // half way: start closing while the others record
+				}
+			}
+		})
+	}
+	for q := range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := s.Top(ctx, 10); err != nil {
+					t.Errorf("Top: %v", err)
+					return
+				}
+				if _, _, err := s.Player(ctx, NameID(fmt.Sprint("w", q, "-1"))); err != nil {
+					t.Errorf("Player: %v", err)
+					return
+				}
+				if _, err := s.Claim(ctx, fmt.Sprint("n", q), fmt.Sprint("SHA256:", q), t0); err != nil {
+					t.Errorf("Claim: %v", err)
+					return
+				}
+			}
+		})
+	}
+	<-stop
+	wg.Go(func() {
+		if err := s.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	wg.Wait()
+	st := s.Stats()
+	if st.Recorded+st.Dropped != writers*each || st.Written != st.Recorded || st.Lost != 0 || st.Errors != 0 {
+		t.Errorf("Stats = %+v; want Recorded + Dropped = %d, all recorded written", st, writers*each)
+	}
+}
