@@ -384,7 +384,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		r.help(h)
 		box = true
 	case you != nil && !you.Alive && !h.Spectator:
-		r.death(v, you)
+		r.death(v, h, you)
 		box = true
 	}
 	if box {

@@ -333,6 +333,9 @@ func TestGoldenBoxes(t *testing.T) {
 	v, h = dead("")
 	b.WriteString(gscreen(t, "death by yourself, ANSI16", ANSI16, 80, 24, v, h, 1))
 	v, h = dead("carol")
+	h.AllBest, h.AllRank = 57, 12
+	b.WriteString(gscreen(t, "death with the all-time record known, ANSI16", ANSI16, 80, 24, v, h, 1))
+	v, h = dead("carol")
 	v.Kills = []game.Kill{
 		{Tick: 700, Victim: "alice", VictimSlot: 0, Length: 25, KillerSlot: -1, HeadOn: true, Other: "carol", At: game.Point{X: 200, Y: 110}},
 	}

@@ -111,7 +111,7 @@ type rowsKey struct {
 	mode                  int8 // 0 none, 1 alive, 2 dead, 3 spawning, 4 watching
 	name                  string
 	length, rank, kills   int
-	best                  int
+	best, allRank         int
 	dash                  int64 // seconds to wait; -1 ready
 	mark                  int
 	top                   [game.TopN]game.Entry
@@ -133,7 +133,7 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 				k.dash = int64(you.DashReadyAt-v.Tick+game.TicksPerSecond-1) / game.TicksPerSecond
 			}
 		case you != nil && !h.Spectator:
-			k.mode, k.best = 2, you.BestLength
+			k.mode, k.best, k.allRank = 2, you.BestLength, h.AllRank
 		case h.You != 0 && !h.Spectator:
 			k.mode = 3
 		default:
@@ -251,6 +251,9 @@ func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
 	case you != nil && !h.Spectator:
 		b = append(b, " dead"...)
 		b = stat(b, compact, "  best ", " B", you.BestLength)
+		if h.AllRank > 0 && !compact {
+			b = stat(b, compact, "  all-time #", "", h.AllRank)
+		}
 	case h.You != 0 && !h.Spectator:
 		b = append(b, " spawning..."...)
 	default:
@@ -413,7 +416,7 @@ func (r *Renderer) paintBox() {
 
 // death fills the death box: what killed the player, its length, best
 // length of the run, how long it lived and its kills; respawn is one key.
-func (r *Renderer) death(v *game.View, s *game.SnakeInfo) {
+func (r *Renderer) death(v *game.View, h *HUD, s *game.SnakeInfo) {
 	l := &r.lines
 	// The cause: the kill feed says whether it was head-on, for the
 	// ticks it keeps the death; the answer is kept for the box's life.
@@ -456,8 +459,19 @@ func (r *Renderer) death(v *game.View, s *game.SnakeInfo) {
 	l[2] = pad(append(l[2], a[na:]...), 7+w+2)
 	l[2] = append(l[2], "kills "...)
 	l[2] = strconv.AppendInt(l[2], int64(s.Kills), 10)
-	l[3] = append(l[3][:0], "space or enter to respawn"...)
-	r.boxS = boxState{title: "YOU DIED", fg: brightRed, n: 4, mid: 1 << 3}
+	n := 3
+	if h.AllBest > 0 {
+		// The all-time record, once the daemon knows it.
+		l[n] = append(l[n][:0], "all-time best "...)
+		l[n] = strconv.AppendInt(l[n], int64(max(h.AllBest, s.BestLength)), 10)
+		if h.AllRank > 0 {
+			l[n] = append(l[n], ", #"...)
+			l[n] = strconv.AppendInt(l[n], int64(h.AllRank), 10)
+		}
+		n++
+	}
+	l[n] = append(l[n][:0], "space or enter to respawn"...)
+	r.boxS = boxState{title: "YOU DIED", fg: brightRed, n: n + 1, mid: 1 << n}
 }
 
 // appendDuration appends t seconds as 42s, 1m05s or 2h03m.

@@ -119,6 +119,7 @@ func (s *session) playKey(k key, r byte) {
 		} else {
 			s.srv.w.Respawn(id)
 			s.srv.m.respawns.Inc()
+			s.loadRecord()
 		}
 	case k == keyEnter:
 		if !s.alive.Load() {
@@ -251,6 +252,7 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 	hud.Spectators = int(s.srv.spectators.Load())
 	hud.ShutdownIn = int(s.srv.shutdownIn.Load())
 	hud.Hint = !s.steered.Load() && time.Since(s.begin) < hintFor
+	hud.AllBest, hud.AllRank = int(s.allBest.Load()), int(s.allRank.Load())
 
 	v := s.srv.w.Acquire()
 	if *lastTick != 0 && v.Tick > *lastTick+1 {

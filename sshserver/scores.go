@@ -83,6 +83,26 @@ func (s *session) claim(name string) {
 	}
 }
 
+// loadRecord reads the player's all-time best and rank for the HUD (at a
+// join, and at a respawn: a game's record is committed within a second of
+// its end). At most one question a second.
+func (s *session) loadRecord() {
+	st := s.srv.cfg.Scores
+	now := time.Now().UnixNano()
+	if st == nil || st.Err() != nil || s.nick == "" || now-s.recAt.Load() < int64(time.Second) {
+		return
+	}
+	s.recAt.Store(now)
+	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
+	defer cancel()
+	r, ok, err := st.Player(ctx, s.identity())
+	if err != nil || !ok {
+		return
+	}
+	s.allBest.Store(int32(r.Best))
+	s.allRank.Store(int32(r.Rank))
+}
+
 // track notes the player's snake as the writer sees it: a new life
 // starts, grows, or ends in a death, which is recorded.
 func (s *session) track(info *game.SnakeInfo) {

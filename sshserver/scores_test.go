@@ -209,6 +209,13 @@ func TestGamesRecorded(t *testing.T) {
 			t.Errorf("%s: record %+v", c.name, rec)
 		}
 	}
+	// Back again: the HUD gets lena's all-time best and rank.
+	tm = play(t, h.keyedDial("lena", k), 80, 24)
+	tm.waitScreen("1 playing")
+	s := h.sessionOf("lena")
+	if s == nil || s.allBest.Load() < 1 || s.allRank.Load() != 1 {
+		t.Errorf("all-time record not loaded at the join: best %d rank %d", s.allBest.Load(), s.allRank.Load())
+	}
 }
 
 // TestTrackLives: the writer's view of the player's snake becomes finished

@@ -20,11 +20,11 @@ import (
 type phase int32
 
 const (
-	phaseSetup phase = iota // waiting for pty-req and shell
-	phaseJoin               // the nickname screen
-	phasePlay               // driving a snake
-	phaseWatch              // spectating
-	phaseScores             // the scores browser
+	phaseSetup  phase = iota // waiting for pty-req and shell
+	phaseJoin                // the nickname screen
+	phasePlay                // driving a snake
+	phaseWatch               // spectating
+	phaseScores              // the scores browser
 )
 
 // hintFor is how long the short controls hint shows when nobody steers.
@@ -55,6 +55,9 @@ type session struct {
 	id         atomic.Uint64
 	alive      atomic.Bool  // the player's snake is alive in the last frame drawn
 	steered    atomic.Bool  // the player has steered at least once
+	allBest    atomic.Int32 // the player's all-time best from the scores; 0 unknown
+	allRank    atomic.Int32 // and rank
+	recAt      atomic.Int64 // when loadRecord last asked (unix ns)
 	repaint    atomic.Bool  // Ctrl-L: the next frame is a full repaint
 	lastInput  atomic.Int64 // unix nanos of the last input bytes
 	writeStart atomic.Int64 // unix nanos when the current write began; 0 when not writing
@@ -296,6 +299,7 @@ func (s *session) enter(name string) string {
 		s.phase.Store(int32(phasePlay))
 		s.c.log.Info("join", "nick", name)
 		s.claim(name)
+		s.loadRecord()
 		return ""
 	case errors.Is(err, game.ErrNameTaken):
 		s.srv.m.rejections.WithLabelValues(refuseNameTaken.String()).Inc()
