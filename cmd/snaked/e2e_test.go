@@ -300,3 +300,40 @@ func TestOpenSSHShutdownCountdown(t *testing.T) {
 		t.Errorf("terminal left in the alternate screen after shutdown")
 	}
 }
+
+// TestScoresUnwritable: a scores database the daemon cannot create leaves
+// it running without scores: it listens, players play, and the metrics
+// say scores are off.
+func TestScoresUnwritable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	need(t, "ssh")
+	// A path under a regular file: nobody, root included, can create it.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, buildSnaked(t), "-scores", filepath.Join(file, "scores.db"))
+	var body []byte
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) { // the metrics listener starts with Serve
+		resp, err := http.Get("http://" + d.metrics + "/metrics")
+		if err == nil {
+			body, _ = io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("metrics never answered: %v", err)
+		}
+	}
+	if !strings.Contains(string(body), "\nsnaked_scores_enabled 0\n") {
+		t.Errorf("metrics do not say scores are off (snaked_scores_enabled 0)")
+	}
+	out, err := exec.Command("ssh", "-F", "/dev/null", "-p", d.port, "-o", "StrictHostKeyChecking=no",
+		"-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "PubkeyAuthentication=no",
+		"-o", "PasswordAuthentication=no", "-T", "someone@127.0.0.1", "scores").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "scores are off") {
+		t.Errorf("scores without a database: %v, %q", err, out)
+	}
+}
