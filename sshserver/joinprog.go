@@ -4,10 +4,12 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
@@ -17,72 +19,87 @@ import (
 	"snaked/render"
 )
 
-// This file runs the join screen (internal/join's bubbletea model) for a
-// session whose SSH user name will not do as a nickname. The program gets
-// no input of its own (tea.WithInput(nil)): the session's reader decodes
-// keys as always and sends each to the program while the session is on the
-// join screen (joinKey). Enter waits for the program's answer, so the key
-// after a successful Enter already goes to the game. The program writes
-// into a buffer that the session's writer sends at its next tick, so the
-// session keeps one writer; its renderer runs at the tick's rate. It has no
-// signal handler, and it is gone (its Run returned, its last bytes sent)
-// before the writer draws the first frame of play.
+// This file runs the screens outside play, the join screen
+// (internal/join) and the scores browser (internal/board), each a
+// bubbletea model in a tea.Program of the session's. The program gets no
+// input of its own (tea.WithInput(nil)): the session's reader decodes keys
+// as always and sends each to the program (joinKey, boardKey). On the join
+// screen Enter waits for the program's answer, so the key after a
+// successful Enter already goes to the game. The program has no signal
+// handler and no renderer of its own (tea.WithoutRenderer): a wrapper
+// (tap) hands each new view to the session, and the session's writer draws
+// it at its next tick, sending only the lines that changed. So the session
+// keeps one writer, an idle screen costs no wakeups (bubbletea's renderer
+// wakes at its frame rate to compare the screen with the last one: 0.3 ms
+// of CPU a second per session at 10 fps), and the program is gone before
+// the first frame of play.
 
-// joinOutMax bounds what the program may write between two ticks; beyond
-// it the bytes are dropped and the screen is redrawn whole.
-const joinOutMax = 64 << 10
-
-// joinProg is a session's join screen program.
-type joinProg struct {
+// screenProg is a session's program for a screen outside play.
+type screenProg struct {
 	p    *tea.Program
 	done chan struct{} // closed when Run returned
 
-	mu   sync.Mutex // guards out and lost
-	out  []byte     // written by the program, not sent yet
-	lost bool       // out overflowed: redraw
+	mu   sync.Mutex // guards view and ver
+	view string     // the model's latest view
+	ver  uint64     // bumped with each new view
 
-	sent bool // the writer sent the program's last bytes (writer only)
+	// Owned by the writer.
+	shown uint64   // ver last drawn
+	lines []string // what the terminal shows, by row; nil: unknown
+	sent  bool     // the writer is done with the program (joinGone)
+	again bool     // repaint the next view whole too (a resize: the view for the new size is still coming)
 }
 
-// Write keeps what the program draws for the writer.
-func (j *joinProg) Write(p []byte) (int, error) {
+// publish keeps the model's new view for the writer and wakes it.
+func (j *screenProg) publish(view string) {
 	j.mu.Lock()
-	if len(j.out)+len(p) > joinOutMax {
-		j.lost = true
-		j.out = j.out[:0]
-	} else {
-		j.out = append(j.out, p...)
+	if view != j.view {
+		j.view = view
+		j.ver++
 	}
 	j.mu.Unlock()
-	return len(p), nil
 }
 
-// take appends the pending output to b and empties it; lost reports
-// whether some was dropped since the last take.
-func (j *joinProg) take(b []byte) (_ []byte, lost bool) {
-	j.mu.Lock()
-	b = append(b, j.out...)
-	j.out, lost, j.lost = j.out[:0], j.lost, false
-	j.mu.Unlock()
-	return b, lost
+// tap wraps a model so that every Update (and Init) publishes the view.
+type tap struct {
+	m   tea.Model
+	pub func(string)
 }
 
-// startJoin starts the join screen program, counted by wg, showing why (the
-// reason the name the player came with was refused; "" for none).
-func (s *session) startJoin(wg *sync.WaitGroup, why string) {
+func (t tap) Init() tea.Cmd {
+	t.pub(t.m.View())
+	return t.m.Init()
+}
+
+func (t tap) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := t.m.Update(msg)
+	t.m = m
+	t.pub(m.View())
+	return t, cmd
+}
+
+func (t tap) View() string { return "" }
+
+// screenRenderer is the lipgloss renderer for the session's terminal.
+func (s *session) screenRenderer() (r *lipgloss.Renderer, mono bool, cols, rows int) {
 	s.mu.Lock()
 	prof := render.DetectProfile(s.term, s.env)
-	cols, rows := s.cols, s.rows
+	cols, rows = s.cols, s.rows
 	s.mu.Unlock()
-	lr := lipgloss.NewRenderer(io.Discard)
-	lr.SetColorProfile(termenv.ANSI)
+	r = lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI)
 	if prof == render.Mono {
-		lr.SetColorProfile(termenv.Ascii)
+		r.SetColorProfile(termenv.Ascii)
 	}
-	m := join.NewModel(cols, rows, prof == render.Mono, lr, s.enter, guestName).Refused(why)
-	j := &joinProg{done: make(chan struct{})}
-	j.p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(j), tea.WithoutSignalHandler(),
-		tea.WithAltScreen(), tea.WithoutBracketedPaste(), tea.WithFPS(10))
+	return r, prof == render.Mono, cols, rows
+}
+
+// runScreen starts m in a program counted by wg; after returns with the
+// final model when Run ends without an error.
+func (s *session) runScreen(wg *sync.WaitGroup, who string, m tea.Model, after func(tea.Model)) {
+	j := &screenProg{done: make(chan struct{})}
+	j.p = tea.NewProgram(tap{m: m, pub: func(v string) { j.publish(v); s.poke() }},
+		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(), tea.WithoutSignalHandler())
 	s.jp.Store(j)
 	select {
 	case <-s.done: // ended before the program was published: end saw no program
@@ -90,11 +107,23 @@ func (s *session) startJoin(wg *sync.WaitGroup, why string) {
 	default:
 	}
 	wg.Go(func() {
-		defer s.poke() // the writer sends the last bytes
+		defer s.poke()
 		defer close(j.done)
-		defer s.guard("join")
+		defer s.guard(who)
 		fm, err := j.p.Run()
-		if m, ok := fm.(join.Model); ok && m.Left() && err == nil {
+		if t, ok := fm.(tap); ok && err == nil {
+			after(t.m)
+		}
+	})
+}
+
+// startJoin starts the join screen, counted by wg, showing why (the reason
+// the name the player came with was refused; "" for none).
+func (s *session) startJoin(wg *sync.WaitGroup, why string) {
+	r, mono, cols, rows := s.screenRenderer()
+	m := join.NewModel(cols, rows, mono, r, s.enter, guestName).Refused(why)
+	s.runScreen(wg, "join", m, func(fm tea.Model) {
+		if m, ok := fm.(join.Model); ok && m.Left() {
 			s.end(causeQuit)
 		}
 	})
@@ -138,48 +167,89 @@ func (s *session) joinKey(k key, r byte) {
 	case keyRune:
 		msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{rune(r)}}
 	case keyCtrlL:
-		msg = join.Redraw{}
+		s.repaint.Store(true)
+		return
 	default:
 		return
 	}
 	j.p.Send(msg)
 }
 
-// drawJoin sends what the join screen program drew since the last tick,
-// after telling it of a new window size or shutdown countdown. shown is
-// the countdown it shows.
-func (s *session) drawJoin(j *joinProg, shown *int32) {
+// drawJoin draws the screen program's latest view, after telling it of a
+// new window size or shutdown countdown; shown is the countdown it shows.
+// It sends the rows that changed since the last draw (all of them after a
+// resize or Ctrl-L), each followed by an erase to the end of the row.
+func (s *session) drawJoin(j *screenProg, shown *int32) {
 	select {
 	case <-j.done:
+		return
 	default:
-		n := s.srv.shutdownIn.Load()
-		if n != *shown {
-			*shown = n
-			j.p.Send(join.Shutdown(n))
+	}
+	n := s.srv.shutdownIn.Load()
+	if n != *shown {
+		*shown = n
+		j.p.Send(join.Shutdown(n))
+	}
+	s.mu.Lock()
+	resized, cols, rows := s.resized, s.cols, s.rows
+	s.resized = false
+	s.mu.Unlock()
+	if resized {
+		j.p.Send(tea.WindowSizeMsg{Width: cols, Height: rows})
+	}
+	full := resized || j.again || s.repaint.Swap(false) || j.lines == nil
+	j.mu.Lock()
+	view, ver := j.view, j.ver
+	j.mu.Unlock()
+	if ver == j.shown && !full {
+		return
+	}
+	j.again = resized
+	j.shown = ver
+	b := s.buf[:0]
+	if full {
+		b = append(b, "\x1b[?1049h\x1b[?25l\x1b[m\x1b[H\x1b[2J"...)
+		j.lines = j.lines[:0]
+	}
+	lines := strings.Split(view, "\n")
+	lines = lines[:min(len(lines), rows)]
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ")
+		lines[i] = l
+		if !full && i < len(j.lines) && j.lines[i] == l {
+			continue
 		}
-		s.mu.Lock()
-		resized, cols, rows := s.resized, s.cols, s.rows
-		s.resized = false
-		s.mu.Unlock()
-		if resized {
-			j.p.Send(tea.WindowSizeMsg{Width: cols, Height: rows})
+		b = cupAt(b, i+1, 1)
+		b = append(b, l...)
+		b = append(b, "\x1b[m"...)
+		if ansi.StringWidth(l) < cols {
+			b = append(b, "\x1b[K"...)
 		}
 	}
-	b, lost := j.take(s.buf[:0])
+	if !full && len(j.lines) > len(lines) {
+		b = cupAt(b, len(lines)+1, 1)
+		b = append(b, "\x1b[J"...)
+	}
+	j.lines = lines
 	s.buf = b
 	if len(b) > 0 {
 		s.touched = true
 		s.write(b)
 	}
-	if lost {
-		j.p.Send(join.Redraw{})
-	}
 }
 
-// joinGone waits (bounded) until the join screen program has ended, and
-// sends its last bytes (leaving its alternate screen, showing the cursor),
-// so that play draws on a terminal the program no longer touches.
-func (s *session) joinGone(j *joinProg) {
+// cupAt appends a cursor move to row y, column x (1-based).
+func cupAt(b []byte, y, x int) []byte {
+	b = append(b, "\x1b["...)
+	b = strconv.AppendInt(b, int64(y), 10)
+	b = append(b, ';')
+	b = strconv.AppendInt(b, int64(x), 10)
+	return append(b, 'H')
+}
+
+// joinGone waits (bounded) until the screen program has ended, so that play
+// draws on a terminal the program no longer touches.
+func (s *session) joinGone(j *screenProg) {
 	if j.sent {
 		return
 	}
@@ -188,49 +258,18 @@ func (s *session) joinGone(j *joinProg) {
 	case <-s.done:
 		return
 	case <-time.After(2 * time.Second):
-		s.c.log.Warn("join screen program did not end")
+		s.c.log.Warn("screen program did not end")
 		j.p.Kill()
 		<-j.done
 	}
 	j.sent = true
-	b, _ := j.take(s.buf[:0])
-	s.buf = b
-	if len(b) > 0 {
-		s.touched = true
-		s.write(b)
-	}
 }
 
-// startBoard starts the scores browser (internal/board) in a program run
-// like the join screen's; leaving it ends the session.
+// startBoard starts the scores browser (internal/board), run like the
+// join screen; leaving it ends the session.
 func (s *session) startBoard(wg *sync.WaitGroup) {
-	s.mu.Lock()
-	prof := render.DetectProfile(s.term, s.env)
-	cols, rows := s.cols, s.rows
-	s.mu.Unlock()
-	lr := lipgloss.NewRenderer(io.Discard)
-	lr.SetColorProfile(termenv.ANSI)
-	if prof == render.Mono {
-		lr.SetColorProfile(termenv.Ascii)
-	}
-	m := board.New(s.boardData(), cols, rows, lr)
-	j := &joinProg{done: make(chan struct{})}
-	j.p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(j), tea.WithoutSignalHandler(),
-		tea.WithAltScreen(), tea.WithoutBracketedPaste(), tea.WithFPS(10))
-	s.jp.Store(j)
-	select {
-	case <-s.done:
-		j.p.Kill()
-	default:
-	}
-	wg.Go(func() {
-		defer s.poke()
-		defer close(j.done)
-		defer s.guard("scores")
-		if _, err := j.p.Run(); err == nil {
-			s.end(causeQuit)
-		}
-	})
+	r, _, cols, rows := s.screenRenderer()
+	s.runScreen(wg, "scores", board.New(s.boardData(), cols, rows, r), func(tea.Model) { s.end(causeQuit) })
 }
 
 // boardData reads what the scores browser shows (bounded by scoreWait).
@@ -290,7 +329,8 @@ func (s *session) boardKey(k key, r byte) {
 	case keyRune:
 		msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{rune(r)}}
 	case keyCtrlL:
-		msg = tea.ClearScreen()
+		s.repaint.Store(true)
+		return
 	default:
 		return
 	}

@@ -97,7 +97,7 @@ type session struct {
 	cam      game.Point // spectator: free camera centre, or the followed head
 	dx, dy   int        // spectator: pans not yet applied
 
-	jp atomic.Pointer[joinProg] // the join screen program, once started
+	jp atomic.Pointer[screenProg] // the join screen program, once started
 }
 
 func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
