@@ -62,3 +62,24 @@ func TestJoinHandoff(t *testing.T) {
 		t.Error("play is not on the alternate screen after the join screen left its own")
 	}
 }
+
+// TestJoinScreenResize: a window change on the join screen repaints it
+// whole, centred on the new size, with nothing left of the old layout.
+func TestJoinScreenResize(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	tm := play(t, h.dial("root"), 80, 24)
+	tm.waitScreen("Pick a nickname")
+	tm.mu.Lock()
+	tm.vt.Resize(100, 30)
+	tm.mu.Unlock()
+	if err := tm.sess.WindowChange(30, 100); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Repeat(" ", (100-42)/2) + "│ Pick a nickname:"
+	if !eventually(5*time.Second, func() bool {
+		s := tm.screen()
+		return strings.Contains(s, want) && !strings.Contains(s, "?")
+	}) {
+		t.Fatalf("the join screen was not redrawn for 100x30 (want a row starting %q, no unknown cells):\n%s", want, tm.screen())
+	}
+}
