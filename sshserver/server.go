@@ -38,7 +38,7 @@ import (
 // Server is the SSH daemon. Create it with New and run it with Serve.
 type Server struct {
 	cfg    Config
-	w      *game.World
+	w      game.Host // a local World, or a gateway's view of one elsewhere
 	log    *slog.Logger
 	ssh    *ssh.ServerConfig
 	m      *metrics
@@ -65,9 +65,10 @@ type Server struct {
 	raws   map[net.Conn]struct{} // every accepted connection, for the final force close
 }
 
-// New checks cfg and returns a server for world w.
-func New(cfg Config, w *game.World) (*Server, error) {
-	if w == nil {
+// New checks cfg and returns a server for world w (a *game.World, or any
+// game.Host).
+func New(cfg Config, w game.Host) (*Server, error) {
+	if ww, ok := w.(*game.World); w == nil || ok && ww == nil {
 		return nil, errors.New("sshserver: nil world")
 	}
 	if err := cfg.check(); err != nil {

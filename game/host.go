@@ -1,0 +1,17 @@
+package game
+
+// Host is what a session needs of a world: its newest view, and a way in
+// for the player's joins and inputs. A *World is one; a gateway that
+// follows a simulation running elsewhere is another (views from a replica,
+// inputs sent on). The renderer and the sessions read the same View from
+// either and cannot tell them apart.
+type Host interface {
+	Acquire() *View
+	Join(name string) (ID, error)
+	Leave(id ID)
+	Turn(id ID, d Dir)
+	Dash(id ID)
+	Respawn(id ID)
+}
+
+var _ Host = (*World)(nil)
