@@ -1,0 +1,602 @@
+package game
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+)
+
+// Replica is a copy of a world kept elsewhere (a gateway), built from a
+// snapshot and fed the world's deltas in order (see the wire format in
+// wire.go). It publishes Views exactly as World does: Acquire returns the
+// newest, readers Release it, buffers come from a pool of at most maxViews
+// with reference counts, pixels are replayed from the last logN deltas'
+// changes and View.Dirty marks every tile those changes touched (and the
+// bodies whose spawn protection ended), so a renderer cannot tell a replica
+// from the world. Apply must be called from one goroutine; Acquire and
+// Release from any.
+type Replica struct {
+	w, h      int
+	maxSnakes int
+	nslots    int
+	tick      uint64
+	seq       uint64 // deltas applied, plus 1 for the snapshot
+	grid      []Pixel
+	snakes    []SnakeInfo // by slot, Rank unused; len maxSnakes
+	logs      [logN][]change
+	top       [TopN]int32
+	ntop      int
+	players   int
+	bots      int
+	best      Entry
+	kills     [MaxKills]Kill
+	nkills    uint64
+	counts    []int32
+	pool      []*View
+	newest    atomic.Pointer[View]
+	skipped   atomic.Uint64
+
+	// Apply's scratch, kept between calls
+	recs  []snakeRec
+	nkill []Kill
+}
+
+// snakeRec is one decoded snake record: the slot's new info.
+type snakeRec struct {
+	slot int
+	info SnakeInfo
+}
+
+// dims bounds what a message may name.
+type dims struct{ w, h, max, nslots int }
+
+// reader decodes a message; the first error sticks and later reads
+// return zero values.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s", ErrCorrupt, what)
+	}
+	r.b = nil
+}
+
+func (r *reader) uvarint(what string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail(what)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// int reads a varint in 0..hi.
+func (r *reader) int(what string, hi int) int {
+	v := r.uvarint(what)
+	if hi < 0 || v > uint64(hi) {
+		r.fail(what + " out of range")
+		return 0
+	}
+	return int(v)
+}
+
+func (r *reader) byte(what string) byte {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) == 0 {
+		r.fail(what)
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// str reads a string, returning old (no allocation) when it is the same.
+func (r *reader) str(what string, old string) string {
+	u := r.uvarint(what)
+	if r.err == nil && u > uint64(len(r.b)) {
+		r.fail(what + " longer than the message")
+	}
+	if r.err != nil {
+		return old
+	}
+	n := int(u)
+	s := r.b[:n]
+	r.b = r.b[n:]
+	if string(s) == old {
+		return old
+	}
+	return string(s)
+}
+
+// header checks the version and kind bytes.
+func (r *reader) header(kind byte) {
+	v := r.byte("version")
+	k := r.byte("kind")
+	if r.err != nil {
+		return
+	}
+	if v != WireVersion {
+		r.err = fmt.Errorf("%w: version %d, this build reads %d", ErrCorrupt, v, WireVersion)
+		r.b = nil
+		return
+	}
+	if k != kind {
+		r.fail(fmt.Sprintf("message kind %d, want %d", k, kind))
+	}
+}
+
+// pix reads one pixel (see appendPix).
+func (r *reader) pix(c *pixCoder, d *dims) Pixel {
+	b := r.byte("pixel")
+	if b&0x80 != 0 {
+		r.fail("pixel flags")
+		return 0
+	}
+	k := Kind(b >> 4 & 3)
+	slot := 0
+	if k >= Body {
+		slot = c.slot
+	}
+	if b&(1<<6) != 0 {
+		slot = r.int("pixel slot", 0xffff)
+	}
+	if k >= Body {
+		if slot >= d.nslots {
+			r.fail("pixel of a slot not in use")
+			return 0
+		}
+		c.slot = slot
+	}
+	return Pixel(uint32(k)<<20 | uint32(b&15)<<16 | uint32(slot))
+}
+
+// snake reads a record's fields into s, integers that move as differences
+// from s, and checks the result.
+func (r *reader) snake(s *SnakeInfo, d *dims) {
+	m := r.uvarint("snake mask")
+	if m&^fAll != 0 {
+		r.fail("snake mask")
+		return
+	}
+	area := d.w * d.h
+	if m&fHead != 0 {
+		s.Head.X += unzig(r.uvarint("head x"))
+		s.Head.Y += unzig(r.uvarint("head y"))
+	}
+	if m&fDir != 0 {
+		s.Dir = Dir(r.byte("dir"))
+	}
+	if m&fLength != 0 {
+		s.Length += unzig(r.uvarint("length"))
+	}
+	if m&fFlags != 0 {
+		f := r.byte("flags")
+		if f&0x80 != 0 {
+			r.fail("snake flags")
+		}
+		s.Colour, s.Used, s.Alive, s.Bot = Colour(f&15), f&(1<<4) != 0, f&(1<<5) != 0, f&(1<<6) != 0
+	}
+	if m&fKills != 0 {
+		s.Kills += unzig(r.uvarint("kills"))
+	}
+	if m&fDash != 0 {
+		s.DashReadyAt = r.uvarint("dash")
+	}
+	if m&fBest != 0 {
+		s.BestLength += unzig(r.uvarint("best length"))
+	}
+	if m&fID != 0 {
+		s.ID = ID(r.uvarint("id"))
+	}
+	if m&fName != 0 {
+		s.Name = r.str("name", s.Name)
+	}
+	if m&fSpawn != 0 {
+		s.SpawnTick = r.uvarint("spawn tick")
+	}
+	if m&fDeath != 0 {
+		s.DeathTick = r.uvarint("death tick")
+	}
+	if m&fProt != 0 {
+		s.ProtectedUntil = r.uvarint("protected until")
+	}
+	if m&fKilledBy != 0 {
+		s.KilledBy = r.str("killed by", s.KilledBy)
+	}
+	if s.Head.X < 0 || s.Head.X >= d.w || s.Head.Y < 0 || s.Head.Y >= d.h || s.Dir > Left ||
+		s.Length < 0 || s.Length > area || s.Kills < 0 || s.BestLength < 0 || s.BestLength > area {
+		r.fail("snake record out of range")
+	}
+}
+
+// snakes reads the snake section: records by increasing slot, then 0.
+// base gives a slot's info before its record.
+func (r *reader) snakes(recs []snakeRec, d *dims, base func(int) SnakeInfo) []snakeRec {
+	last := -1
+	for r.err == nil {
+		g := r.int("slot gap", d.nslots)
+		if g == 0 {
+			break
+		}
+		slot := last + g
+		if slot >= d.nslots {
+			r.fail("snake slot not in use")
+			break
+		}
+		last = slot
+		recs = append(recs, snakeRec{slot: slot, info: base(slot)})
+		r.snake(&recs[len(recs)-1].info, d)
+	}
+	return recs
+}
+
+// tail reads the leaderboard slots, counters, best snake (present when
+// best) and kills into t.
+func (r *reader) tail(t *tailRec, d *dims, best bool) {
+	t.ntop = r.int("leaderboard size", TopN)
+	for k := 0; k < t.ntop; k++ {
+		t.top[k] = int32(r.int("leaderboard slot", d.nslots-1))
+	}
+	t.players = r.int("players", d.max)
+	t.bots = r.int("bots", d.max)
+	t.hasBest = best
+	if !best {
+		t.hasBest = r.byte("best flag") == 1
+	}
+	if t.hasBest {
+		t.best.Slot = r.int("best slot", d.max-1)
+		t.best.Name = r.str("best name", t.best.Name)
+		t.best.Length = r.int("best length", d.w*d.h)
+	}
+	n := r.int("kills", MaxKills)
+	for k := 0; k < n && r.err == nil; k++ {
+		var x Kill
+		x.Tick = r.uvarint("kill tick")
+		x.Victim = r.str("victim", "")
+		x.VictimSlot = r.int("victim slot", d.max-1)
+		f := r.byte("kill flags")
+		if f&^7 != 0 {
+			r.fail("kill flags")
+		}
+		x.VictimBot, x.KillerBot, x.HeadOn = f&1 != 0, f&2 != 0, f&4 != 0
+		x.Length = r.int("kill length", d.w*d.h)
+		x.Killer = r.str("killer", "")
+		x.KillerSlot = r.int("killer slot", d.max) - 1
+		x.Other = r.str("other", "")
+		x.At.X = r.int("kill x", d.w-1)
+		x.At.Y = r.int("kill y", d.h-1)
+		t.kills = append(t.kills, x)
+	}
+}
+
+// tailRec is a decoded tail.
+type tailRec struct {
+	top           [TopN]int32
+	ntop          int
+	players, bots int
+	hasBest       bool
+	best          Entry
+	kills         []Kill
+}
+
+// chunkHeader reads a snapshot chunk's header.
+func chunkHeader(c []byte) (tick uint64, index, count int, payload []byte, err error) {
+	r := reader{b: c}
+	r.header(msgChunk)
+	tick = r.uvarint("chunk tick")
+	count_ := r.uvarint("chunk index")
+	n := r.uvarint("chunk count")
+	if r.err != nil {
+		return 0, 0, 0, nil, r.err
+	}
+	if n == 0 || count_ >= n || n > 1<<30 {
+		return 0, 0, 0, nil, fmt.Errorf("%w: chunk %d of %d", ErrCorrupt, count_, n)
+	}
+	return tick, int(count_), int(n), r.b, nil
+}
+
+// NewReplica builds a replica from the chunks of one snapshot, given in
+// any order. A missing, repeated or foreign chunk is an error.
+func NewReplica(chunks [][]byte) (*Replica, error) {
+	if len(chunks) == 0 {
+		return nil, fmt.Errorf("%w: no snapshot chunks", ErrCorrupt)
+	}
+	var tick uint64
+	parts := make([][]byte, 0, len(chunks))
+	total := 0
+	for k, c := range chunks {
+		t, i, n, p, err := chunkHeader(c)
+		if err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			tick = t
+			if n > len(chunks) {
+				return nil, fmt.Errorf("%w: snapshot of tick %d has %d chunks, %d given", ErrCorrupt, t, n, len(chunks))
+			}
+			parts = parts[:n]
+		}
+		if t != tick || n != len(parts) {
+			return nil, fmt.Errorf("%w: chunks of different snapshots (ticks %d and %d)", ErrCorrupt, tick, t)
+		}
+		if parts[i] != nil {
+			return nil, fmt.Errorf("%w: snapshot chunk %d given twice", ErrCorrupt, i)
+		}
+		parts[i] = p[:len(p):len(p)]
+		total += len(p)
+	}
+	body := make([]byte, 0, total)
+	for i, p := range parts {
+		if p == nil {
+			return nil, fmt.Errorf("%w: snapshot of tick %d misses chunk %d of %d", ErrCorrupt, tick, i, len(parts))
+		}
+		body = append(body, p...)
+	}
+	r, err := decodeSnapshot(body)
+	if err == nil && r.tick != tick {
+		err = fmt.Errorf("%w: snapshot body of tick %d in chunks of tick %d", ErrCorrupt, r.tick, tick)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// pixRun is one run of equal pixels.
+type pixRun struct {
+	n int
+	p Pixel
+}
+
+func decodeSnapshot(b []byte) (*Replica, error) {
+	rd := reader{b: b}
+	rd.header(msgSnapshot)
+	var d dims
+	d.w = rd.int("width", MaxSide)
+	d.h = rd.int("height", MaxSide)
+	d.max = rd.int("capacity", MaxCapacity)
+	if rd.err == nil && (d.w < MinSide || d.h < MinSide || d.w*d.h > MaxPixels || d.max < 1) {
+		rd.fail("world size")
+	}
+	d.nslots = rd.int("slots", d.max)
+	tick := rd.uvarint("tick")
+	var runs []pixRun
+	var pc pixCoder
+	area := d.w * d.h
+	for left := area; left > 0 && rd.err == nil; {
+		n := rd.int("run", left)
+		if n == 0 {
+			rd.fail("empty run")
+		}
+		runs = append(runs, pixRun{n, rd.pix(&pc, &d)})
+		left -= n
+	}
+	recs := rd.snakes(nil, &d, func(int) SnakeInfo { return SnakeInfo{} })
+	var t tailRec
+	rd.tail(&t, &d, true)
+	if rd.err == nil && len(rd.b) != 0 {
+		rd.fail("trailing bytes")
+	}
+	if rd.err != nil {
+		return nil, rd.err
+	}
+	r := &Replica{
+		w: d.w, h: d.h, maxSnakes: d.max, nslots: d.nslots, tick: tick, seq: 1,
+		grid:   make([]Pixel, area),
+		snakes: make([]SnakeInfo, d.max),
+		counts: make([]int32, 512),
+	}
+	i := 0
+	for _, x := range runs {
+		if x.p != 0 {
+			for k := i; k < i+x.n; k++ {
+				r.grid[k] = x.p
+			}
+		}
+		i += x.n
+	}
+	for _, x := range recs {
+		r.snakes[x.slot] = x.info
+	}
+	r.commitTail(&t)
+	r.publish()
+	return r, nil
+}
+
+// commitTail takes a decoded tail in.
+func (r *Replica) commitTail(t *tailRec) {
+	r.top, r.ntop = t.top, t.ntop
+	r.players, r.bots = t.players, t.bots
+	if t.hasBest {
+		r.best = t.best
+	}
+	for _, k := range t.kills {
+		r.kills[r.nkills%MaxKills] = k
+		r.nkills++
+	}
+}
+
+// Apply applies a delta. A delta whose base is not the replica's tick is
+// refused with an error wrapping ErrGap; a delta that does not decode,
+// with one wrapping ErrCorrupt. Either way the replica is left unchanged.
+func (r *Replica) Apply(msg []byte) error {
+	rd := reader{b: msg}
+	rd.header(msgDelta)
+	base := rd.uvarint("base tick")
+	tick := rd.uvarint("tick")
+	if rd.err != nil {
+		return rd.err
+	}
+	if base != r.tick {
+		return fmt.Errorf("%w (delta from tick %d to %d, replica at %d)", ErrGap, base, tick, r.tick)
+	}
+	if tick <= base {
+		return fmt.Errorf("%w: delta from tick %d to %d", ErrCorrupt, base, tick)
+	}
+	d := dims{w: r.w, h: r.h, max: r.maxSnakes}
+	d.nslots = rd.int("slots", r.maxSnakes)
+	if rd.err == nil && d.nslots < r.nslots {
+		rd.fail("slot count shrinks")
+	}
+	r.recs = rd.snakes(r.recs[:0], &d, func(s int) SnakeInfo { return r.snakes[s] })
+	t := tailRec{kills: r.nkill[:0], best: r.best}
+	rd.tail(&t, &d, false)
+	r.nkill = t.kills
+	n := rd.uvarint("pixel count")
+	if rd.err == nil && n > uint64(len(rd.b)/2) {
+		rd.fail("pixel count")
+	}
+	slot := (r.seq + 1) % logN
+	log := r.logs[slot][:0]
+	var pc pixCoder
+	area := r.w * r.h
+	for k := uint64(0); k < n && rd.err == nil; k++ {
+		i := int(pc.i) + unzig(rd.uvarint("pixel index"))
+		if i < 0 || i >= area {
+			rd.fail("pixel index")
+			break
+		}
+		pc.i = int32(i)
+		log = append(log, change{int32(i), rd.pix(&pc, &d)})
+	}
+	r.logs[slot] = log[:0] // keep the capacity, whatever happens
+	if rd.err == nil && len(rd.b) != 0 {
+		rd.fail("trailing bytes")
+	}
+	if rd.err != nil {
+		return rd.err
+	}
+	// valid: commit
+	r.logs[slot] = log
+	for _, c := range log {
+		r.grid[c.i] = c.p
+	}
+	for _, x := range r.recs {
+		r.snakes[x.slot] = x.info
+	}
+	r.nslots = d.nslots
+	r.commitTail(&t)
+	r.tick = tick
+	r.seq++
+	r.publish()
+	return nil
+}
+
+// Tick is the tick the replica is at (the base the next delta must have).
+// Call it from the goroutine that calls Apply.
+func (r *Replica) Tick() uint64 { return r.tick }
+
+// Size returns the world's width and height in pixels.
+func (r *Replica) Size() (w, h int) { return r.w, r.h }
+
+// Acquire returns the newest published view; never nil. The caller must
+// call Release exactly once when done reading it.
+func (r *Replica) Acquire() *View {
+	for {
+		v := r.newest.Load()
+		v.st.refs.Add(1)
+		if r.newest.Load() == v {
+			return v
+		}
+		v.st.refs.Add(-1)
+	}
+}
+
+// Skipped reports how many deltas were not published because every view
+// buffer was held by a reader.
+func (r *Replica) Skipped() uint64 { return r.skipped.Load() }
+
+// publish brings a free view buffer up to date and makes it the newest, as
+// World.publish does.
+func (r *Replica) publish() {
+	cur := r.newest.Load()
+	var v *View
+	for _, b := range r.pool {
+		if b != cur && b.st.refs.Load() == 0 && (v == nil || b.st.seq > v.st.seq) {
+			v = b
+		}
+	}
+	if v == nil {
+		if len(r.pool) >= maxViews {
+			r.skipped.Add(1)
+			return
+		}
+		v = &View{
+			W: r.w, H: r.h,
+			Pix:    make([]Pixel, len(r.grid)),
+			Snakes: make([]SnakeInfo, 0, r.maxSnakes),
+			Top:    make([]Entry, 0, TopN),
+			Kills:  make([]Kill, 0, MaxKills),
+			Dirty:  make([]uint64, TilesW(r.w)*TilesH(r.h)),
+		}
+		r.pool = append(r.pool, v)
+	}
+	if v.st.seq == 0 || r.seq-v.st.seq > logN-1 {
+		copy(v.Pix, r.grid)
+		v.markAll(r.tick)
+	} else {
+		for s := v.st.seq + 1; s <= r.seq; s++ {
+			v.apply(r.logs[s%logN], r.tick)
+		}
+	}
+	v.st.seq = r.seq
+	v.Tick = r.tick
+	v.Snakes = append(v.Snakes[:0], r.snakes[:r.nslots]...)
+	r.rank(v.Snakes)
+	v.Top = v.Top[:0]
+	for _, s := range r.top[:r.ntop] {
+		in := &v.Snakes[s]
+		v.Top = append(v.Top, Entry{Slot: int(s), Name: in.Name, Length: in.Length})
+	}
+	v.Players, v.Bots, v.Best = r.players, r.bots, r.best
+	v.Kills = v.Kills[:0]
+	for k := r.nkills - min(r.nkills, MaxKills); k < r.nkills; k++ {
+		if x := &r.kills[k%MaxKills]; x.Tick+KillTicks > r.tick {
+			v.Kills = append(v.Kills, *x)
+		}
+	}
+	r.newest.Store(v)
+}
+
+// rank sets each live snake's Rank: 1 + the number of live snakes longer
+// (World.rank's rule, equal lengths share a rank).
+func (r *Replica) rank(ss []SnakeInfo) {
+	maxLen := 0
+	for i := range ss {
+		if ss[i].Alive {
+			maxLen = max(maxLen, ss[i].Length)
+		}
+	}
+	if maxLen+2 > len(r.counts) {
+		r.counts = make([]int32, 2*(maxLen+2))
+	}
+	cnt := r.counts[:maxLen+2]
+	clear(cnt)
+	for i := range ss {
+		if ss[i].Alive {
+			cnt[ss[i].Length]++
+		}
+	}
+	var above int32
+	for l := maxLen + 1; l >= 0; l-- {
+		c := cnt[l]
+		cnt[l] = above
+		above += c
+	}
+	for i := range ss {
+		ss[i].Rank = 0
+		if ss[i].Alive {
+			ss[i].Rank = int(cnt[ss[i].Length]) + 1
+		}
+	}
+}

@@ -1,0 +1,465 @@
+package game
+
+// # Wire format (version 1)
+//
+// A world that runs in one process and is rendered in others (issue 12: a
+// simulation and its gateways) travels as bytes that this package owns, so
+// a Replica can publish exactly the Views the World does. Two messages:
+//
+//   - A delta (Encoder.AppendDelta): what one or more Steps changed, from
+//     the encoder's last tick (its base) to the world's tick. It holds the
+//     base and new tick numbers, the slot count, each changed snake record
+//     (only the fields that changed, against the last delta), the
+//     leaderboard (slots), the player and bot counters, the best snake
+//     when it changed, the deaths since the base, and every grid write of
+//     those Steps, in order, straight from the change logs publish replays
+//     (no second bookkeeping), plus the body pixels of each snake whose
+//     spawn protection ended, so a replica marks their tiles Dirty as the
+//     world does.
+//   - A snapshot (World.Snapshot): the whole world at one tick (pixels
+//     run-length encoded, every snake, the leaderboard, counters, the kill
+//     ring), split into chunks of at most a given size (NATS's default
+//     payload limit is 1 MB). Chunks carry the snapshot's tick, their index
+//     and the count; NewReplica takes them in any order.
+//
+// Every message starts with the version byte (WireVersion) and a kind byte;
+// integers are varints (encoding/binary), signed differences zigzag. A
+// pixel is one byte (kind<<4 | colour, bit 6 when its slot follows as a
+// varint; without it the slot is 0 for Empty and Fruit, else the slot of
+// the previous Body or Head pixel of the message). Decoders check every
+// length and range and return an error wrapping ErrCorrupt, never panic,
+// on arbitrary bytes; a message is validated whole before a Replica
+// changes, so a bad one leaves it as it was.
+//
+// A Replica follows a world: built from a snapshot at tick T, it accepts
+// the delta whose base is T, then the one whose base is that delta's tick,
+// and so on. A delta with any other base is refused with ErrGap (a tick was
+// missed, or came twice): the follower needs a new snapshot. The encoder
+// and World.Snapshot run on the goroutine that calls Step, between Steps.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// WireVersion is the first byte of every message of the wire format.
+const WireVersion = 1
+
+// Message kinds, the second byte.
+const (
+	msgDelta    = 1
+	msgChunk    = 2 // one piece of a snapshot
+	msgSnapshot = 3 // a whole snapshot body, as the chunks split it
+)
+
+// Wire errors.
+var (
+	// ErrGap says a delta does not follow the replica's tick.
+	ErrGap = errors.New("game: delta does not follow the replica's tick: a snapshot is needed")
+	// ErrCorrupt says a message does not decode.
+	ErrCorrupt = errors.New("game: corrupt wire message")
+)
+
+// chunkHeaderMax bounds a chunk's header: version, kind, three varints.
+const chunkHeaderMax = 2 + 3*binary.MaxVarintLen64
+
+// MinChunk is the smallest chunk size World.Snapshot accepts.
+const MinChunk = 64
+
+// Snake record fields, the bits of a record's mask, the ones that change
+// every tick lowest so a moving snake's mask is one byte.
+const (
+	fHead = 1 << iota
+	fDir
+	fLength
+	fFlags // colour, used, alive, bot
+	fKills
+	fDash
+	fBest
+	fID
+	fName
+	fSpawn
+	fDeath
+	fProt
+	fKilledBy
+	fAll = 1<<iota - 1
+)
+
+// Encoder writes a world's deltas. Its baseline is the world as it last
+// encoded it (at NewEncoder, the world then). It is not safe for concurrent
+// use, and it reads the world's internals: call it on the goroutine that
+// calls Step, between Steps.
+type Encoder struct {
+	w       *World
+	seq     uint64 // the world's step at the baseline
+	tick    uint64
+	nkills  uint64
+	prev    []SnakeInfo // by slot, Rank unused; len MaxSnakes
+	best    Entry
+	expired []int32 // scratch: slots whose protection ended
+}
+
+// NewEncoder returns an encoder whose baseline is the world now; a
+// snapshot taken now is where its first delta applies.
+func NewEncoder(w *World) *Encoder {
+	e := &Encoder{w: w, prev: make([]SnakeInfo, w.cfg.MaxSnakes), expired: make([]int32, 0, w.cfg.MaxSnakes)}
+	e.rebase()
+	return e
+}
+
+// rebase makes the world now the baseline.
+func (e *Encoder) rebase() {
+	w := e.w
+	e.seq, e.tick, e.nkills, e.best = w.seq, w.tick, w.nkills, w.best
+	for i := range e.prev {
+		e.prev[i] = SnakeInfo{}
+		if i < w.nslots {
+			e.prev[i] = w.info(i)
+		}
+	}
+}
+
+// info is slot i's SnakeInfo as rank builds it, without the rank.
+func (w *World) info(i int) SnakeInfo {
+	s := &w.snakes[i]
+	if !s.used {
+		return SnakeInfo{}
+	}
+	hp := Point{}
+	if s.n > 0 {
+		hp = w.point(s.head())
+	}
+	return SnakeInfo{
+		ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
+		Alive: s.alive, Head: hp, Dir: s.dir, Length: s.n, Kills: s.kills,
+		SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protUntil,
+		DashReadyAt: s.dashAt, KilledBy: s.killedBy, BestLength: s.best,
+	}
+}
+
+// AppendDelta appends to dst the delta from the encoder's baseline to the
+// world now, and makes now the baseline. It appends nothing when the world
+// has not stepped. When more than 15 Steps passed since the baseline the
+// change logs no longer hold them: it appends nothing, rebases, and
+// returns an error wrapping ErrGap (followers need a snapshot). With
+// enough capacity in dst it allocates nothing.
+func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
+	w := e.w
+	if w.seq == e.seq {
+		return dst, nil
+	}
+	if w.seq-e.seq > logN-1 {
+		steps := w.seq - e.seq
+		e.rebase()
+		return dst, fmt.Errorf("%w (the encoder is %d steps behind)", ErrGap, steps)
+	}
+	dst = append(dst, WireVersion, msgDelta)
+	dst = binary.AppendUvarint(dst, e.tick)
+	dst = binary.AppendUvarint(dst, w.tick)
+	dst = binary.AppendUvarint(dst, uint64(w.nslots))
+
+	// snakes, and the ones whose protection ended since the baseline
+	e.expired = e.expired[:0]
+	last := -1
+	for i := 0; i < w.nslots; i++ {
+		cur := w.info(i)
+		p := &e.prev[i]
+		if cur.Alive && cur.ProtectedUntil > e.tick && cur.ProtectedUntil <= w.tick {
+			e.expired = append(e.expired, int32(i))
+		}
+		m := diff(p, &cur)
+		if m == 0 {
+			continue
+		}
+		dst = binary.AppendUvarint(dst, uint64(i-last))
+		last = i
+		dst = appendSnake(dst, m, p, &cur)
+		*p = cur
+	}
+	dst = append(dst, 0)
+	dst = e.appendTail(dst)
+
+	// pixels: the change logs of the steps since the baseline, then the
+	// bodies whose look changed with their protection
+	n := 0
+	for s := e.seq + 1; s <= w.seq; s++ {
+		n += len(w.logs[s%logN])
+	}
+	for _, slot := range e.expired {
+		n += w.snakes[slot].n
+	}
+	dst = binary.AppendUvarint(dst, uint64(n))
+	var pc pixCoder
+	for s := e.seq + 1; s <= w.seq; s++ {
+		for _, c := range w.logs[s%logN] {
+			dst = pc.append(dst, c.i, c.p)
+		}
+	}
+	for _, slot := range e.expired {
+		s := &w.snakes[slot]
+		for k := 0; k < s.n; k++ {
+			i := s.at(k)
+			dst = pc.append(dst, i, w.grid[i])
+		}
+	}
+	e.seq, e.tick, e.nkills = w.seq, w.tick, w.nkills
+	return dst, nil
+}
+
+// appendTail appends the leaderboard, counters, best snake and the kills
+// since the baseline, and updates the baseline's best.
+func (e *Encoder) appendTail(dst []byte) []byte {
+	w := e.w
+	dst = binary.AppendUvarint(dst, uint64(w.ntop))
+	for _, t := range w.top[:w.ntop] {
+		dst = binary.AppendUvarint(dst, uint64(t.Slot))
+	}
+	dst = binary.AppendUvarint(dst, uint64(w.players))
+	dst = binary.AppendUvarint(dst, uint64(w.bots))
+	if w.best == e.best {
+		dst = append(dst, 0)
+	} else {
+		dst = appendBest(append(dst, 1), w.best)
+		e.best = w.best
+	}
+	n := min(w.nkills-e.nkills, MaxKills)
+	dst = binary.AppendUvarint(dst, n)
+	for k := w.nkills - n; k < w.nkills; k++ {
+		dst = appendKill(dst, &w.kills[k%MaxKills])
+	}
+	return dst
+}
+
+func appendBest(dst []byte, b Entry) []byte {
+	dst = binary.AppendUvarint(dst, uint64(b.Slot))
+	dst = appendString(dst, b.Name)
+	return binary.AppendUvarint(dst, uint64(b.Length))
+}
+
+// diff returns the mask of the fields of b that differ from a (Rank aside).
+func diff(a, b *SnakeInfo) uint64 {
+	var m uint64
+	if a.Head != b.Head {
+		m |= fHead
+	}
+	if a.Dir != b.Dir {
+		m |= fDir
+	}
+	if a.Length != b.Length {
+		m |= fLength
+	}
+	if a.Colour != b.Colour || a.Used != b.Used || a.Alive != b.Alive || a.Bot != b.Bot {
+		m |= fFlags
+	}
+	if a.Kills != b.Kills {
+		m |= fKills
+	}
+	if a.DashReadyAt != b.DashReadyAt {
+		m |= fDash
+	}
+	if a.BestLength != b.BestLength {
+		m |= fBest
+	}
+	if a.ID != b.ID {
+		m |= fID
+	}
+	if a.Name != b.Name {
+		m |= fName
+	}
+	if a.SpawnTick != b.SpawnTick {
+		m |= fSpawn
+	}
+	if a.DeathTick != b.DeathTick {
+		m |= fDeath
+	}
+	if a.ProtectedUntil != b.ProtectedUntil {
+		m |= fProt
+	}
+	if a.KilledBy != b.KilledBy {
+		m |= fKilledBy
+	}
+	return m
+}
+
+func zig(d int) uint64 { return uint64(d<<1) ^ uint64(d>>63) }
+
+func unzig(u uint64) int { return int(u>>1) ^ -int(u&1) }
+
+// appendSnake appends mask m and the fields of cur it names, integers that
+// move as differences from prev.
+func appendSnake(dst []byte, m uint64, prev, cur *SnakeInfo) []byte {
+	dst = binary.AppendUvarint(dst, m)
+	if m&fHead != 0 {
+		dst = binary.AppendUvarint(dst, zig(cur.Head.X-prev.Head.X))
+		dst = binary.AppendUvarint(dst, zig(cur.Head.Y-prev.Head.Y))
+	}
+	if m&fDir != 0 {
+		dst = append(dst, byte(cur.Dir))
+	}
+	if m&fLength != 0 {
+		dst = binary.AppendUvarint(dst, zig(cur.Length-prev.Length))
+	}
+	if m&fFlags != 0 {
+		f := byte(cur.Colour & 15)
+		if cur.Used {
+			f |= 1 << 4
+		}
+		if cur.Alive {
+			f |= 1 << 5
+		}
+		if cur.Bot {
+			f |= 1 << 6
+		}
+		dst = append(dst, f)
+	}
+	if m&fKills != 0 {
+		dst = binary.AppendUvarint(dst, zig(cur.Kills-prev.Kills))
+	}
+	if m&fDash != 0 {
+		dst = binary.AppendUvarint(dst, cur.DashReadyAt)
+	}
+	if m&fBest != 0 {
+		dst = binary.AppendUvarint(dst, zig(cur.BestLength-prev.BestLength))
+	}
+	if m&fID != 0 {
+		dst = binary.AppendUvarint(dst, uint64(cur.ID))
+	}
+	if m&fName != 0 {
+		dst = appendString(dst, cur.Name)
+	}
+	if m&fSpawn != 0 {
+		dst = binary.AppendUvarint(dst, cur.SpawnTick)
+	}
+	if m&fDeath != 0 {
+		dst = binary.AppendUvarint(dst, cur.DeathTick)
+	}
+	if m&fProt != 0 {
+		dst = binary.AppendUvarint(dst, cur.ProtectedUntil)
+	}
+	if m&fKilledBy != 0 {
+		dst = appendString(dst, cur.KilledBy)
+	}
+	return dst
+}
+
+func appendString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+func appendKill(dst []byte, k *Kill) []byte {
+	dst = binary.AppendUvarint(dst, k.Tick)
+	dst = appendString(dst, k.Victim)
+	dst = binary.AppendUvarint(dst, uint64(k.VictimSlot))
+	var f byte
+	if k.VictimBot {
+		f |= 1
+	}
+	if k.KillerBot {
+		f |= 2
+	}
+	if k.HeadOn {
+		f |= 4
+	}
+	dst = append(dst, f)
+	dst = binary.AppendUvarint(dst, uint64(k.Length))
+	dst = appendString(dst, k.Killer)
+	dst = binary.AppendUvarint(dst, uint64(k.KillerSlot+1))
+	dst = appendString(dst, k.Other)
+	dst = binary.AppendUvarint(dst, uint64(k.At.X))
+	return binary.AppendUvarint(dst, uint64(k.At.Y))
+}
+
+// pixCoder carries the state pixel coding shares along one message: the
+// last index and the last Body or Head slot.
+type pixCoder struct {
+	i    int32
+	slot int
+}
+
+// append appends pixel p at index i.
+func (c *pixCoder) append(dst []byte, i int32, p Pixel) []byte {
+	dst = binary.AppendUvarint(dst, zig(int(i)-int(c.i)))
+	c.i = i
+	return c.appendPix(dst, p)
+}
+
+// appendPix appends one pixel (see the package's wire format).
+func (c *pixCoder) appendPix(dst []byte, p Pixel) []byte {
+	p &= pixBits
+	k, slot := p.Kind(), p.Slot()
+	b := byte(k)<<4 | byte(p.Colour())
+	implied := 0
+	if k >= Body {
+		implied = c.slot
+		c.slot = slot
+	}
+	if slot != implied {
+		return binary.AppendUvarint(append(dst, b|1<<6), uint64(slot))
+	}
+	return append(dst, b)
+}
+
+// Snapshot writes the whole world as chunks of at most maxChunk bytes
+// (at least MinChunk) that NewReplica puts back together, in any order.
+// Call it between Steps on the goroutine that calls Step; a delta from an
+// Encoder whose baseline is this tick applies to it.
+func (w *World) Snapshot(maxChunk int) ([][]byte, error) {
+	if maxChunk < MinChunk {
+		return nil, fmt.Errorf("game: snapshot chunks of %d bytes: at least %d", maxChunk, MinChunk)
+	}
+	b := []byte{WireVersion, msgSnapshot}
+	for _, u := range [...]int{w.w, w.h, w.cfg.MaxSnakes, w.nslots} {
+		b = binary.AppendUvarint(b, uint64(u))
+	}
+	b = binary.AppendUvarint(b, w.tick)
+	// pixels, run-length encoded
+	var pc pixCoder
+	for i := 0; i < len(w.grid); {
+		p := w.grid[i] & pixBits
+		j := i + 1
+		for j < len(w.grid) && w.grid[j]&pixBits == p {
+			j++
+		}
+		b = binary.AppendUvarint(b, uint64(j-i))
+		b = pc.appendPix(b, p)
+		i = j
+	}
+	var zero SnakeInfo
+	last := -1
+	for i := 0; i < w.nslots; i++ {
+		cur := w.info(i)
+		if m := diff(&zero, &cur); m != 0 {
+			b = binary.AppendUvarint(b, uint64(i-last))
+			last = i
+			b = appendSnake(b, m, &zero, &cur)
+		}
+	}
+	b = append(b, 0)
+	b = binary.AppendUvarint(b, uint64(w.ntop))
+	for _, t := range w.top[:w.ntop] {
+		b = binary.AppendUvarint(b, uint64(t.Slot))
+	}
+	b = binary.AppendUvarint(b, uint64(w.players))
+	b = binary.AppendUvarint(b, uint64(w.bots))
+	b = appendBest(b, w.best)
+	n := min(w.nkills, MaxKills)
+	b = binary.AppendUvarint(b, n)
+	for k := w.nkills - n; k < w.nkills; k++ {
+		b = appendKill(b, &w.kills[k%MaxKills])
+	}
+
+	room := maxChunk - chunkHeaderMax
+	count := (len(b) + room - 1) / room
+	chunks := make([][]byte, count)
+	for k := range chunks {
+		c := make([]byte, 0, maxChunk)
+		c = append(c, WireVersion, msgChunk)
+		c = binary.AppendUvarint(c, w.tick)
+		c = binary.AppendUvarint(c, uint64(k))
+		c = binary.AppendUvarint(c, uint64(count))
+		chunks[k] = append(c, b[k*room:min((k+1)*room, len(b))]...)
+	}
+	return chunks, nil
+}

@@ -1,0 +1,410 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// follower is a world stepped with bots and scripted players (some leaving
+// and joining) and a replica following it from a snapshot.
+type follower struct {
+	w   *World
+	p   *players
+	e   *Encoder
+	r   *Replica
+	buf []byte
+	rng *rand.Rand
+
+	prevPix  []Pixel // the replica's pixels at prevTick
+	prevTick uint64
+}
+
+func newFollowed(t testing.TB, seed uint64, w, h, people int) *follower {
+	t.Helper()
+	world, err := New(Config{W: w, H: h, MaxSnakes: people + 40, Bots: 8, BotTarget: people/2 + 20, Seed: seed, StartLen: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &follower{w: world, p: &players{rng: rand.New(rand.NewPCG(seed, 3))}, rng: rand.New(rand.NewPCG(seed, 4))}
+	for k := 0; k < people; k++ {
+		id, err := world.Join(fmt.Sprintf("p%d", k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.p.ids = append(f.p.ids, id)
+	}
+	return f
+}
+
+// step steps the world once, with the script and some leaves and joins.
+func (f *follower) step(t testing.TB) {
+	t.Helper()
+	f.p.act(f.w)
+	if len(f.p.ids) > 0 && f.rng.IntN(20) == 0 {
+		k := f.rng.IntN(len(f.p.ids))
+		f.w.Leave(f.p.ids[k])
+		f.p.ids = slices.Delete(f.p.ids, k, k+1)
+	}
+	if f.rng.IntN(20) == 0 {
+		if id, err := f.w.Join(fmt.Sprintf("n%d", f.rng.IntN(1000))); err == nil {
+			f.p.ids = append(f.p.ids, id)
+		}
+	}
+	f.w.Step(f.w.tick + 1)
+}
+
+// follow takes a snapshot (in chunks of size chunk) and starts the replica.
+func (f *follower) follow(t testing.TB, chunk int) {
+	t.Helper()
+	f.e = NewEncoder(f.w)
+	chunks, err := f.w.Snapshot(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.rng.Shuffle(len(chunks), func(i, j int) { chunks[i], chunks[j] = chunks[j], chunks[i] })
+	if f.r, err = NewReplica(chunks); err != nil {
+		t.Fatal(err)
+	}
+	f.check(t)
+}
+
+// next steps the world, sends the delta and checks the replica's view.
+func (f *follower) next(t testing.TB) {
+	t.Helper()
+	f.step(t)
+	var err error
+	if f.buf, err = f.e.AppendDelta(f.buf[:0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.r.Apply(f.buf); err != nil {
+		t.Fatalf("tick %d: %v", f.w.tick, err)
+	}
+	f.check(t)
+}
+
+// check compares the replica's newest view with the world's.
+func (f *follower) check(t testing.TB) {
+	t.Helper()
+	wv, rv := f.w.Acquire(), f.r.Acquire()
+	defer wv.Release()
+	defer rv.Release()
+	if err := sameView(wv, rv); err != nil {
+		t.Fatalf("tick %d: %v", wv.Tick, err)
+	}
+	if f.prevPix != nil {
+		if err := dirtyCovers(rv, f.prevPix, f.prevTick); err != nil {
+			t.Fatalf("tick %d: %v", wv.Tick, err)
+		}
+	}
+	f.prevPix = append(f.prevPix[:0], rv.Pix...)
+	f.prevTick = rv.Tick
+}
+
+// sameView reports how b differs from a, Dirty aside.
+func sameView(a, b *View) error {
+	switch {
+	case a.Tick != b.Tick || a.W != b.W || a.H != b.H:
+		return fmt.Errorf("tick/size %d %dx%d, replica %d %dx%d", a.Tick, a.W, a.H, b.Tick, b.W, b.H)
+	case !slices.Equal(a.Pix, b.Pix):
+		for i := range a.Pix {
+			if a.Pix[i] != b.Pix[i] {
+				return fmt.Errorf("pixel %d: %x, replica %x", i, a.Pix[i], b.Pix[i])
+			}
+		}
+	case len(a.Snakes) != len(b.Snakes):
+		return fmt.Errorf("%d slots, replica %d", len(a.Snakes), len(b.Snakes))
+	case a.Players != b.Players || a.Bots != b.Bots || a.Best != b.Best:
+		return fmt.Errorf("counters %d %d %+v, replica %d %d %+v", a.Players, a.Bots, a.Best, b.Players, b.Bots, b.Best)
+	case !slices.Equal(a.Top, b.Top):
+		return fmt.Errorf("top %+v, replica %+v", a.Top, b.Top)
+	case !slices.Equal(a.Kills, b.Kills):
+		return fmt.Errorf("kills %+v, replica %+v", a.Kills, b.Kills)
+	}
+	for i := range a.Snakes {
+		if !reflect.DeepEqual(a.Snakes[i], b.Snakes[i]) {
+			return fmt.Errorf("slot %d: %+v, replica %+v", i, a.Snakes[i], b.Snakes[i])
+		}
+	}
+	return nil
+}
+
+// dirtyCovers checks that v.Dirty marks, after tick from, every tile whose
+// pixels differ from prev and every tile of a snake whose protection ended
+// after from.
+func dirtyCovers(v *View, prev []Pixel, from uint64) error {
+	for i := range v.Pix {
+		p := v.Pix[i]
+		exp := false
+		if k := p.Kind(); k >= Body && p.Slot() < len(v.Snakes) {
+			s := &v.Snakes[p.Slot()]
+			exp = s.Alive && s.ProtectedUntil > from && s.ProtectedUntil <= v.Tick
+		}
+		if (p != prev[i] || exp) && v.Dirty[tile(int32(i), v.W)] <= from {
+			return fmt.Errorf("pixel %d (%d,%d) changed after tick %d (%x -> %x, expired %v), its tile is not dirty (%d)",
+				i, i%v.W, i/v.W, from, prev[i], p, exp, v.Dirty[tile(int32(i), v.W)])
+		}
+	}
+	return nil
+}
+
+// TestReplicaFollows steps worlds for hundreds of ticks, a replica built
+// from a snapshot following each through its deltas; after every tick the
+// views are equal, and the replica's Dirty covers every change. Readers
+// hold some views across ticks, so buffers are replayed over several
+// deltas and, past the ring, copied whole.
+func TestReplicaFollows(t *testing.T) {
+	for _, c := range []struct {
+		seed         uint64
+		w, h, people int
+		warm, ticks  int
+		chunk        int
+	}{
+		{1, 128, 64, 10, 30, 400, 1 << 20},
+		{2, 256, 64, 40, 120, 300, 512},
+		{3, 64, 32, 4, 0, 300, MinChunk},
+	} {
+		t.Run(fmt.Sprint(c.seed), func(t *testing.T) {
+			f := newFollowed(t, c.seed, c.w, c.h, c.people)
+			for k := 0; k < c.warm; k++ {
+				f.step(t)
+			}
+			f.follow(t, c.chunk)
+			var held []*View
+			for k := 0; k < c.ticks; k++ {
+				f.next(t)
+				switch {
+				case k%37 == 5: // a slow reader pins a view for 20 ticks
+					held = append(held, f.r.Acquire())
+				case k%37 == 25 && len(held) > 0:
+					held[0].Release()
+					held = held[1:]
+				}
+			}
+			for _, v := range held {
+				v.Release()
+			}
+		})
+	}
+}
+
+// TestSnapshotChunks: chunks in any order make the replica; a missing,
+// repeated or foreign chunk is an error.
+func TestSnapshotChunks(t *testing.T) {
+	f := newFollowed(t, 5, 256, 64, 30)
+	for k := 0; k < 50; k++ {
+		f.step(t)
+	}
+	chunks, err := f.w.Snapshot(200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chunks) < 3 {
+		t.Fatalf("%d chunks", len(chunks))
+	}
+	for _, c := range chunks {
+		if len(c) > 200 {
+			t.Fatalf("chunk of %d bytes", len(c))
+		}
+	}
+	rev := slices.Clone(chunks)
+	slices.Reverse(rev)
+	r, err := NewReplica(rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wv, rv := f.w.Acquire(), r.Acquire()
+	if err := sameView(wv, rv); err != nil {
+		t.Fatal(err)
+	}
+	wv.Release()
+	rv.Release()
+	for k := range chunks {
+		miss := slices.Delete(slices.Clone(chunks), k, k+1)
+		if _, err := NewReplica(miss); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("chunk %d missing: %v", k, err)
+		}
+	}
+	twice := slices.Clone(chunks)
+	twice[len(twice)-1] = twice[0]
+	if _, err := NewReplica(twice); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("chunk given twice: %v", err)
+	}
+	f.step(t)
+	other, _ := f.w.Snapshot(200)
+	mixed := slices.Clone(chunks)
+	mixed[1] = other[1]
+	if _, err := NewReplica(mixed); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("foreign chunk: %v", err)
+	}
+	if _, err := f.w.Snapshot(MinChunk - 1); err == nil {
+		t.Fatal("snapshot chunks below MinChunk accepted")
+	}
+}
+
+// TestReplicaGap: a delta that skips a tick, or comes twice, is refused
+// with ErrGap and changes nothing; an encoder left behind past the change
+// logs says a snapshot is needed, and one taken then resumes.
+func TestReplicaGap(t *testing.T) {
+	f := newFollowed(t, 6, 128, 64, 10)
+	f.follow(t, 1<<20)
+	f.next(t)
+	old := slices.Clone(f.buf)
+	f.step(t)
+	d1, err := f.e.AppendDelta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.step(t)
+	d2, err := f.e.AppendDelta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range [][]byte{d2, old} {
+		if err := f.r.Apply(d); !errors.Is(err, ErrGap) {
+			t.Fatalf("out of order delta: %v", err)
+		}
+	}
+	if err := f.r.Apply(d1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.r.Apply(d2); err != nil {
+		t.Fatal(err)
+	}
+	f.check(t)
+	for k := 0; k < logN; k++ {
+		f.step(t)
+	}
+	if _, err := f.e.AppendDelta(nil); !errors.Is(err, ErrGap) {
+		t.Fatalf("encoder %d steps behind: %v", logN, err)
+	}
+	f.prevPix = nil
+	chunks, _ := f.w.Snapshot(1 << 20)
+	if f.r, err = NewReplica(chunks); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 20; k++ {
+		f.next(t)
+	}
+	// two steps in one delta
+	f.step(t)
+	f.step(t)
+	if f.buf, err = f.e.AppendDelta(f.buf[:0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.r.Apply(f.buf); err != nil {
+		t.Fatal(err)
+	}
+	f.check(t)
+}
+
+// TestReplicaCorrupt: every truncation and many bit flips of real messages
+// are refused (or, for a flip that still decodes, applied whole); nothing
+// panics and a refused delta leaves the replica as it was.
+func TestReplicaCorrupt(t *testing.T) {
+	f := newFollowed(t, 7, 128, 64, 10)
+	f.follow(t, 1<<20)
+	chunks, _ := f.w.Snapshot(1 << 20)
+	f.step(t)
+	d, _ := f.e.AppendDelta(nil)
+	for n := 0; n < len(d); n++ {
+		if err := f.r.Apply(d[:n]); err == nil {
+			t.Fatalf("delta cut at %d of %d applied", n, len(d))
+		}
+	}
+	for n := 0; n < len(chunks[0]); n += 7 {
+		if _, err := NewReplica([][]byte{chunks[0][:n]}); err == nil {
+			t.Fatalf("snapshot cut at %d applied", n)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := 0; k < 2000; k++ {
+		b := slices.Clone(d)
+		b[rng.IntN(len(b))] ^= byte(1 << rng.IntN(8))
+		r, _ := NewReplica(chunks)
+		_ = r.Apply(b)
+		c := slices.Clone(chunks[0])
+		c[rng.IntN(len(c))] ^= byte(1 << rng.IntN(8))
+		_, _ = NewReplica([][]byte{c})
+	}
+	if err := f.r.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	f.check(t)
+}
+
+// TestAppendDeltaAllocs: once the world has warmed up, stepping and
+// encoding a delta into a buffer with room allocate nothing.
+func TestAppendDeltaAllocs(t *testing.T) {
+	w, err := New(Config{W: 512, H: 128, MaxSnakes: 300, Bots: 200, Seed: 3, StartLen: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := uint64(1); k <= 400; k++ {
+		w.Step(k)
+	}
+	e := NewEncoder(w)
+	buf := make([]byte, 0, 1<<20)
+	allocs := testing.AllocsPerRun(200, func() {
+		w.Step(w.tick + 1)
+		buf, err = e.AppendDelta(buf[:0])
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs != 0 {
+		t.Fatalf("Step+AppendDelta: %v allocations a tick", allocs)
+	}
+}
+
+// FuzzReplicaDecode: arbitrary bytes as a delta, as a snapshot chunk, or
+// split in two chunks never panic the decoders.
+func FuzzReplicaDecode(f *testing.F) {
+	fl := newFollowed(f, 8, 64, 32, 4)
+	for k := 0; k < 30; k++ {
+		fl.step(f)
+	}
+	fl.e = NewEncoder(fl.w)
+	chunks, _ := fl.w.Snapshot(1 << 20)
+	fl.step(f)
+	d, _ := fl.e.AppendDelta(nil)
+	f.Add(d)
+	f.Add(chunks[0])
+	f.Add([]byte{})
+	f.Add([]byte{WireVersion, msgDelta, 0, 1, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := NewReplica(chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Apply(b)
+		if r2, err := NewReplica([][]byte{b}); err == nil {
+			v := r2.Acquire()
+			v.Release()
+		}
+		if len(b) > 2 {
+			_, _ = NewReplica([][]byte{b[:len(b)/2], b[len(b)/2:]})
+		}
+	})
+}
+
+// FuzzReplicaFollows: random worlds and steps, the snapshot taken at a
+// random tick, the chunks of a random size: the replica's view equals the
+// world's after every delta.
+func FuzzReplicaFollows(f *testing.F) {
+	f.Add(uint64(1), uint8(10), uint8(40), uint16(300), uint8(3))
+	f.Add(uint64(2), uint8(0), uint8(80), uint16(64), uint8(0))
+	f.Fuzz(func(t *testing.T, seed uint64, warm, ticks uint8, chunk uint16, people uint8) {
+		fl := newFollowed(t, seed, 64+int(seed%3)*32, 32+int(seed%2)*16, int(people%12))
+		for k := 0; k < int(warm); k++ {
+			fl.step(t)
+		}
+		fl.follow(t, MinChunk+int(chunk))
+		for k := 0; k < int(ticks%120); k++ {
+			fl.next(t)
+		}
+	})
+}
