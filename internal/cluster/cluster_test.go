@@ -1,0 +1,242 @@
+package cluster
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"snaked/game"
+)
+
+// link is an embedded NATS on loopback, a world, its Sim and a gateway.
+type link struct {
+	w    *game.World
+	sim  *Sim
+	gw   *Gateway
+	raw  *nats.Conn // a third client, for foreign messages
+	tick uint64
+}
+
+func newLink(t *testing.T, lease time.Duration, maxSnakes int) *link {
+	t.Helper()
+	ns, err := Embed("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	conn := func(name string) *nats.Conn {
+		nc, err := Connect(Options{URL: ns.ClientURL(), Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, maxSnakes, 0, 3
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := NewSim(conn("sim"), w, "t", lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	gw, err := NewGateway(conn("gw"), "t", w, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.Close)
+	return &link{w: w, sim: sim, gw: gw, raw: conn("raw")}
+}
+
+func (l *link) step() {
+	l.tick++
+	l.w.Step(l.tick)
+}
+
+func (l *link) snake(id game.ID) (game.SnakeInfo, bool) {
+	v := l.w.Acquire()
+	defer v.Release()
+	s, ok := v.Snake(id)
+	if !ok {
+		return game.SnakeInfo{}, false
+	}
+	return *s, true
+}
+
+func eventually(d time.Duration, f func() bool) bool {
+	for end := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
+		if f() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
+}
+
+// TestJoinAndInputs: a gateway's join gets a snake in the simulation's
+// world with the same answers as a local one (a taken name, a full world);
+// its turns reach the snake.
+func TestJoinAndInputs(t *testing.T) {
+	l := newLink(t, time.Second, 2)
+	id, err := l.gw.Join("ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		l.step()
+	}
+	s, ok := l.snake(id)
+	if !ok || s.Name != "ada" || !s.Alive {
+		t.Fatalf("ada not in the world: %+v", s)
+	}
+	if _, err := l.gw.Join("ADA"); !errors.Is(err, game.ErrNameTaken) {
+		t.Errorf("second ada: %v, want game.ErrNameTaken", err)
+	}
+	if _, err := l.gw.Join("bo"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.gw.Join("cy"); !errors.Is(err, game.ErrFull) {
+		t.Errorf("third snake in a world for two: %v, want game.ErrFull", err)
+	}
+	d := game.Up
+	if s.Dir == game.Up || s.Dir == game.Down {
+		d = game.Left
+	}
+	l.gw.Turn(id, d)
+	if !eventually(2*time.Second, func() bool { return l.sim.Stats().Inputs >= 1 }) {
+		t.Fatal("the turn never reached the simulation")
+	}
+	l.step()
+	if s, _ := l.snake(id); s.Dir != d {
+		t.Errorf("heading %v after the turn, want %v", s.Dir, d)
+	}
+	l.gw.Leave(id)
+	if !eventually(2*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
+		t.Error("ada did not leave")
+	}
+}
+
+// TestForeignAndBad: inputs naming a snake the sender did not join, and
+// bytes that are no message, are dropped and counted; the snake is not
+// touched.
+func TestForeignAndBad(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	id, err := l.gw.Join("dee")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.step()
+	for _, b := range [][]byte{
+		appendInput(nil, input{kind: inLeave, gw: l.gw.ID() + 2, id: id}), // another gateway's
+		appendInput(nil, input{kind: inLeave, gw: l.gw.ID(), id: id + 1}), // a snake nobody joined
+	} {
+		if err := l.raw.Publish("t.input", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range []string{"", "\x00", "\x01\x09\x01\x01\x00", "garbage that is long enough to be anything", "\x01\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"} {
+		for _, subj := range []string{"t.input", "t.hb", "t.join"} {
+			if err := l.raw.Publish(subj, []byte(b)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !eventually(2*time.Second, func() bool { st := l.sim.Stats(); return st.Foreign == 2 && st.Bad == 15 }) {
+		t.Fatalf("stats %+v, want 2 foreign and 15 bad", l.sim.Stats())
+	}
+	l.step()
+	if _, ok := l.snake(id); !ok {
+		t.Error("a foreign leave removed the snake")
+	}
+}
+
+// TestGatewayLease: a gateway that stops its heartbeats loses its
+// players' snakes after the lease.
+func TestGatewayLease(t *testing.T) {
+	const lease = 300 * time.Millisecond
+	l := newLink(t, lease, 4)
+	id, err := l.gw.Join("eve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.step()
+	time.Sleep(2 * lease) // heartbeats keep it
+	l.step()
+	if _, ok := l.snake(id); !ok {
+		t.Fatal("eve left while her gateway was alive")
+	}
+	l.gw.Close()
+	start := time.Now()
+	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
+		t.Fatal("eve's snake outlived her gateway")
+	}
+	if d := time.Since(start); d > 2*lease+200*time.Millisecond {
+		t.Errorf("removed %v after the last heartbeat, lease %v", d, lease)
+	}
+	if l.sim.Stats().Expired != 1 {
+		t.Errorf("stats %+v", l.sim.Stats())
+	}
+}
+
+// TestNoSim: with nobody answering, a join fails with ErrNoSim.
+func TestNoSim(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	l.sim.Close()
+	l.gw.wait = 200 * time.Millisecond
+	if _, err := l.gw.Join("fay"); !errors.Is(err, ErrNoSim) {
+		t.Fatalf("join without a simulation: %v", err)
+	}
+}
+
+// TestEmbedAndConnect: the embedded server listens on loopback unless
+// told otherwise; Connect refuses half a client certificate and no URL.
+func TestEmbedAndConnect(t *testing.T) {
+	ns, err := Embed(":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Shutdown()
+	if !strings.HasPrefix(ns.ClientURL(), "nats://127.0.0.1:") {
+		t.Errorf("embedded NATS at %s, want loopback", ns.ClientURL())
+	}
+	if _, err := Embed("nope"); err == nil {
+		t.Error("Embed accepted an address without a port")
+	}
+	if _, err := Connect(Options{}); err == nil {
+		t.Error("Connect without a URL")
+	}
+	if _, err := Connect(Options{URL: ns.ClientURL(), Cert: "c.pem"}); err == nil {
+		t.Error("Connect with a certificate and no key")
+	}
+}
+
+// FuzzWire: no bytes panic the decoders, and what they accept encodes
+// back to the same bytes.
+func FuzzWire(f *testing.F) {
+	f.Add(appendInput(nil, input{kind: inTurn, gw: 7, id: 1<<16 | 3, dir: game.Up}))
+	f.Add(appendJoinReq(nil, joinReq{gw: 9, name: "ann", key: "SHA256:x"}))
+	f.Add(appendJoinRep(nil, joinRep{status: joinTaken, msg: "no"}))
+	f.Add(appendHeartbeat(nil, 5))
+	f.Add([]byte{wireVersion, 0x80, 0x00}) // a varint that is not minimal
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if in, err := decodeInput(b); err == nil && string(appendInput(nil, in)) != string(b) {
+			t.Errorf("input %+v re-encodes differently", in)
+		}
+		if j, err := decodeJoinReq(b); err == nil && string(appendJoinReq(nil, j)) != string(b) {
+			t.Errorf("join request %+v re-encodes differently", j)
+		}
+		if j, err := decodeJoinRep(b); err == nil && string(appendJoinRep(nil, j)) != string(b) {
+			t.Errorf("join reply %+v re-encodes differently", j)
+		}
+		if gw, err := decodeHeartbeat(b); err == nil && string(appendHeartbeat(nil, gw)) != string(b) {
+			t.Errorf("heartbeat %d re-encodes differently", gw)
+		}
+	})
+}

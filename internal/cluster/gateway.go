@@ -1,0 +1,128 @@
+package cluster
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"snaked/game"
+)
+
+// Views is where a gateway's sessions read the world: a replica fed by the
+// simulation's ticks (or, in tests, a local world).
+type Views interface{ Acquire() *game.View }
+
+// Gateway is a gateway's side of the link: a game.Host whose views come
+// from Views and whose joins and inputs go to the simulation. It sends a
+// heartbeat every lease/3 until Close.
+type Gateway struct {
+	nc    *nats.Conn
+	subj  subjects
+	id    uint64
+	views Views
+	wait  time.Duration // a join's answer, at most
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+var _ game.Host = (*Gateway)(nil)
+
+// ErrNoSim is the answer to a join when no simulation answered in time
+// (it is restarting, or NATS is unreachable).
+var ErrNoSim = errors.New("cluster: the world is not reachable right now")
+
+// NewGateway links a gateway to the simulation on nc under prefix. lease
+// is the simulation's (0: DefaultLease): heartbeats go out three times
+// within it.
+func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) (*Gateway, error) {
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	g := &Gateway{nc: nc, subj: subjectsOf(prefix), id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
+		wait: 2 * time.Second, stop: make(chan struct{}), done: make(chan struct{})}
+	g.beat()
+	go g.heartbeats(lease / 3)
+	return g, nil
+}
+
+// ID is the gateway's identity on the link.
+func (g *Gateway) ID() uint64 { return g.id }
+
+// Close stops the heartbeats (the simulation then removes this gateway's
+// snakes after its lease) and waits for them.
+func (g *Gateway) Close() {
+	select {
+	case <-g.stop:
+	default:
+		close(g.stop)
+	}
+	<-g.done
+}
+
+func (g *Gateway) heartbeats(every time.Duration) {
+	defer close(g.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+			g.beat()
+		}
+	}
+}
+
+func (g *Gateway) beat() { _ = g.nc.Publish(g.subj.hb, appendHeartbeat(nil, g.id)) }
+
+// Acquire returns the newest view of the world.
+func (g *Gateway) Acquire() *game.View { return g.views.Acquire() }
+
+// Join asks the simulation for a snake named name, with the same answers
+// as a local world (game.ErrFull, game.ErrNameTaken), or ErrNoSim.
+func (g *Gateway) Join(name string) (game.ID, error) { return g.JoinKey(name, "") }
+
+// JoinKey is Join for a player whose key has fingerprint key.
+func (g *Gateway) JoinKey(name, key string) (game.ID, error) {
+	m, err := g.nc.Request(g.subj.join, appendJoinReq(nil, joinReq{gw: g.id, name: name, key: key}), g.wait)
+	if err != nil {
+		return 0, ErrNoSim
+	}
+	rep, err := decodeJoinRep(m.Data)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: join: %w", err)
+	}
+	switch rep.status {
+	case joinOK:
+		return rep.id, nil
+	case joinFull:
+		return 0, game.ErrFull
+	case joinTaken:
+		return 0, game.ErrNameTaken
+	}
+	return 0, fmt.Errorf("cluster: join refused: %s", rep.msg)
+}
+
+func (g *Gateway) send(kind byte, id game.ID, d game.Dir) {
+	_ = g.nc.Publish(g.subj.input, appendInput(make([]byte, 0, 24), input{kind: kind, gw: g.id, id: id, dir: d}))
+}
+
+// Leave removes the player's snake.
+func (g *Gateway) Leave(id game.ID) { g.send(inLeave, id, game.None) }
+
+// Turn queues a turn.
+func (g *Gateway) Turn(id game.ID, d game.Dir) { g.send(inTurn, id, d) }
+
+// Dash queues a dash.
+func (g *Gateway) Dash(id game.ID) { g.send(inDash, id, game.None) }
+
+// Respawn asks for a new life.
+func (g *Gateway) Respawn(id game.ID) { g.send(inRespawn, id, game.None) }

@@ -1,0 +1,190 @@
+package cluster
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"snaked/game"
+)
+
+// DefaultLease is how long a gateway may stay silent before its players'
+// snakes leave the world.
+const DefaultLease = 3 * time.Second
+
+// Sim is the simulation's side of the link: it answers joins, applies the
+// inputs of the gateways' players to its world, and removes the snakes of
+// a gateway that stopped its heartbeats.
+type Sim struct {
+	w     *game.World
+	nc    *nats.Conn
+	subj  subjects
+	lease time.Duration
+	subs  []*nats.Subscription
+	stop  chan struct{}
+	done  chan struct{}
+
+	mu    sync.Mutex           // guards seen and owner
+	seen  map[uint64]time.Time // gateway -> its last heartbeat (or join)
+	owner map[game.ID]uint64   // snake -> the gateway that joined it
+
+	joins, inputs, bad, foreign, expired atomic.Uint64
+}
+
+// SimStats are a Sim's counters.
+type SimStats struct {
+	Joins   uint64 // joins answered
+	Inputs  uint64 // inputs applied
+	Bad     uint64 // messages that did not decode, dropped
+	Foreign uint64 // inputs for a snake the sending gateway does not own, dropped
+	Expired uint64 // snakes removed because their gateway went silent
+}
+
+// NewSim serves the link for world w on nc under prefix; a gateway silent
+// for lease (0: DefaultLease) loses its snakes. Close stops it.
+func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*Sim, error) {
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix), lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
+		seen: map[uint64]time.Time{}, owner: map[game.ID]uint64{}}
+	for subj, h := range map[string]nats.MsgHandler{s.subj.join: s.onJoin, s.subj.input: s.onInput, s.subj.hb: s.onHeartbeat} {
+		sub, err := nc.Subscribe(subj, h)
+		if err != nil {
+			s.unsubscribe()
+			return nil, err
+		}
+		s.subs = append(s.subs, sub)
+	}
+	if err := nc.Flush(); err != nil {
+		s.unsubscribe()
+		return nil, err
+	}
+	go s.reap()
+	return s, nil
+}
+
+// Stats returns the counters.
+func (s *Sim) Stats() SimStats {
+	return SimStats{Joins: s.joins.Load(), Inputs: s.inputs.Load(), Bad: s.bad.Load(), Foreign: s.foreign.Load(), Expired: s.expired.Load()}
+}
+
+// Close stops serving and waits for the reaper.
+func (s *Sim) Close() {
+	s.unsubscribe()
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	<-s.done
+}
+
+func (s *Sim) unsubscribe() {
+	for _, sub := range s.subs {
+		_ = sub.Unsubscribe()
+	}
+	s.subs = nil
+}
+
+func (s *Sim) onJoin(m *nats.Msg) {
+	req, err := decodeJoinReq(m.Data)
+	if err != nil || m.Reply == "" {
+		s.bad.Add(1)
+		return
+	}
+	rep := joinRep{status: joinOK}
+	id, err := s.w.Join(req.name)
+	switch {
+	case err == nil:
+		rep.id = id
+		s.mu.Lock()
+		s.owner[id] = req.gw
+		s.seen[req.gw] = time.Now()
+		s.mu.Unlock()
+	case errors.Is(err, game.ErrFull):
+		rep.status = joinFull
+	case errors.Is(err, game.ErrNameTaken):
+		rep.status = joinTaken
+	default:
+		rep.status, rep.msg = joinFailed, err.Error()
+	}
+	s.joins.Add(1)
+	_ = m.Respond(appendJoinRep(nil, rep))
+}
+
+func (s *Sim) onInput(m *nats.Msg) {
+	in, err := decodeInput(m.Data)
+	if err != nil {
+		s.bad.Add(1)
+		return
+	}
+	s.mu.Lock()
+	gw, ok := s.owner[in.id]
+	if ok && gw == in.gw && in.kind == inLeave {
+		delete(s.owner, in.id)
+	}
+	s.mu.Unlock()
+	if !ok || gw != in.gw {
+		s.foreign.Add(1)
+		return
+	}
+	switch in.kind {
+	case inTurn:
+		s.w.Turn(in.id, in.dir)
+	case inDash:
+		s.w.Dash(in.id)
+	case inRespawn:
+		s.w.Respawn(in.id)
+	case inLeave:
+		s.w.Leave(in.id)
+	}
+	s.inputs.Add(1)
+}
+
+func (s *Sim) onHeartbeat(m *nats.Msg) {
+	gw, err := decodeHeartbeat(m.Data)
+	if err != nil {
+		s.bad.Add(1)
+		return
+	}
+	s.mu.Lock()
+	s.seen[gw] = time.Now()
+	s.mu.Unlock()
+}
+
+// reap removes the snakes of gateways silent for longer than the lease.
+func (s *Sim) reap() {
+	defer close(s.done)
+	t := time.NewTicker(s.lease / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			var gone []game.ID
+			s.mu.Lock()
+			for gw, at := range s.seen {
+				if now.Sub(at) <= s.lease {
+					continue
+				}
+				delete(s.seen, gw)
+				for id, g := range s.owner {
+					if g == gw {
+						gone = append(gone, id)
+						delete(s.owner, id)
+					}
+				}
+			}
+			s.mu.Unlock()
+			for _, id := range gone {
+				s.w.Leave(id)
+				s.expired.Add(1)
+			}
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package cluster
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"snaked/game"
+)
+
+// The link's own messages (joins, inputs, heartbeats), version 1: a
+// version byte, then unsigned varints and length-prefixed strings. The
+// world's ticks and snapshots are game's wire format.
+const wireVersion = 1
+
+// Bounds on what a message may carry.
+const (
+	maxName = 64
+	maxKey  = 128
+	maxMsg  = 256
+)
+
+// Input kinds.
+const (
+	inTurn byte = iota + 1
+	inDash
+	inRespawn
+	inLeave
+)
+
+// Join answers.
+const (
+	joinOK byte = iota
+	joinFull
+	joinTaken
+	joinFailed
+)
+
+var errBad = errors.New("cluster: malformed message")
+
+// input is one player input for the simulation.
+type input struct {
+	kind byte
+	gw   uint64
+	id   game.ID
+	dir  game.Dir
+}
+
+func appendInput(b []byte, in input) []byte {
+	b = append(b, wireVersion, in.kind)
+	b = binary.AppendUvarint(b, in.gw)
+	b = binary.AppendUvarint(b, uint64(in.id))
+	return append(b, byte(in.dir))
+}
+
+func decodeInput(b []byte) (in input, err error) {
+	r := reader{b: b}
+	if r.byte() != wireVersion {
+		return in, errBad
+	}
+	in.kind = r.byte()
+	in.gw = r.uvarint()
+	in.id = game.ID(r.uvarint())
+	in.dir = game.Dir(r.byte())
+	if r.bad || len(r.b) != 0 || in.kind < inTurn || in.kind > inLeave || in.dir > game.Left {
+		return in, errBad
+	}
+	return in, nil
+}
+
+// joinReq asks the simulation for a snake.
+type joinReq struct {
+	gw   uint64
+	name string
+	key  string // the player's key fingerprint; "" = keyless
+}
+
+func appendJoinReq(b []byte, j joinReq) []byte {
+	b = append(b, wireVersion)
+	b = binary.AppendUvarint(b, j.gw)
+	b = appendString(b, j.name)
+	return appendString(b, j.key)
+}
+
+func decodeJoinReq(b []byte) (j joinReq, err error) {
+	r := reader{b: b}
+	if r.byte() != wireVersion {
+		return j, errBad
+	}
+	j.gw = r.uvarint()
+	j.name = r.string(maxName)
+	j.key = r.string(maxKey)
+	if r.bad || len(r.b) != 0 || j.name == "" {
+		return j, errBad
+	}
+	return j, nil
+}
+
+// joinRep is the simulation's answer.
+type joinRep struct {
+	status byte
+	id     game.ID
+	msg    string
+}
+
+func appendJoinRep(b []byte, j joinRep) []byte {
+	b = append(b, wireVersion, j.status)
+	b = binary.AppendUvarint(b, uint64(j.id))
+	return appendString(b, j.msg)
+}
+
+func decodeJoinRep(b []byte) (j joinRep, err error) {
+	r := reader{b: b}
+	if r.byte() != wireVersion {
+		return j, errBad
+	}
+	j.status = r.byte()
+	j.id = game.ID(r.uvarint())
+	j.msg = r.string(maxMsg)
+	if r.bad || len(r.b) != 0 || j.status > joinFailed {
+		return j, errBad
+	}
+	return j, nil
+}
+
+func appendHeartbeat(b []byte, gw uint64) []byte {
+	return binary.AppendUvarint(append(b, wireVersion), gw)
+}
+
+func decodeHeartbeat(b []byte) (uint64, error) {
+	r := reader{b: b}
+	if r.byte() != wireVersion {
+		return 0, errBad
+	}
+	gw := r.uvarint()
+	if r.bad || len(r.b) != 0 {
+		return 0, errBad
+	}
+	return gw, nil
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// reader reads a message; a short or overlong field sets bad.
+type reader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *reader) byte() byte {
+	if len(r.b) == 0 {
+		r.bad = true
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	var tmp [binary.MaxVarintLen64]byte
+	if n <= 0 || n != binary.PutUvarint(tmp[:], v) { // short, overlong or not minimal
+		r.bad = true
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) string(most int) string {
+	n := r.uvarint()
+	if r.bad || n > uint64(most) || n > uint64(len(r.b)) {
+		r.bad = true
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
