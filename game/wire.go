@@ -163,11 +163,44 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	e.expired = e.expired[:0]
 	last := -1
 	for i := 0; i < w.nslots; i++ {
-		cur := w.info(i)
-		p := &e.prev[i]
-		if cur.Alive && cur.ProtectedUntil > e.tick && cur.ProtectedUntil <= w.tick {
+		s, p := &w.snakes[i], &e.prev[i]
+		if s.alive && s.protUntil > e.tick && s.protUntil <= w.tick {
 			e.expired = append(e.expired, int32(i))
 		}
+		if s.used && p.Used && s.n > 0 && same(p, s) {
+			// the common case: a snake that moved, turned or grew
+			var m uint64
+			if p.Head.X != int(s.hx) || p.Head.Y != int(s.hy) {
+				m |= fHead
+			}
+			if p.Dir != s.dir {
+				m |= fDir
+			}
+			if p.Length != s.n {
+				m |= fLength
+			}
+			if m == 0 {
+				continue
+			}
+			dst = binary.AppendUvarint(dst, uint64(i-last))
+			last = i
+			dst = binary.AppendUvarint(dst, m)
+			if m&fHead != 0 {
+				dst = binary.AppendUvarint(dst, zig(int(s.hx)-p.Head.X))
+				dst = binary.AppendUvarint(dst, zig(int(s.hy)-p.Head.Y))
+				p.Head = Point{int(s.hx), int(s.hy)}
+			}
+			if m&fDir != 0 {
+				dst = append(dst, byte(s.dir))
+				p.Dir = s.dir
+			}
+			if m&fLength != 0 {
+				dst = binary.AppendUvarint(dst, zig(s.n-p.Length))
+				p.Length = s.n
+			}
+			continue
+		}
+		cur := w.info(i)
 		m := diff(p, &cur)
 		if m == 0 {
 			continue
@@ -235,6 +268,14 @@ func appendBest(dst []byte, b Entry) []byte {
 	dst = binary.AppendUvarint(dst, uint64(b.Slot))
 	dst = appendString(dst, b.Name)
 	return binary.AppendUvarint(dst, uint64(b.Length))
+}
+
+// same reports whether the fields of p other than Head, Dir and Length
+// match s.
+func same(p *SnakeInfo, s *snake) bool {
+	return p.ID == s.id && p.Alive == s.alive && p.Kills == s.kills && p.DashReadyAt == s.dashAt &&
+		p.BestLength == s.best && p.Colour == s.colour && p.Bot == s.bot && p.SpawnTick == s.spawnTick &&
+		p.DeathTick == s.deathTick && p.ProtectedUntil == s.protUntil && p.Name == s.name && p.KilledBy == s.killedBy
 }
 
 // diff returns the mask of the fields of b that differ from a (Rank aside).

@@ -321,7 +321,7 @@ func TestReplicaCorrupt(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for k := 0; k < 2000; k++ {
+	for k := 0; k < 500; k++ {
 		b := slices.Clone(d)
 		b[rng.IntN(len(b))] ^= byte(1 << rng.IntN(8))
 		r, _ := NewReplica(chunks)

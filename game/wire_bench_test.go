@@ -1,0 +1,132 @@
+package game
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// wireCases are BenchmarkStep's worlds at 100, 2,500 and 10,000 snakes:
+// scripted players (with the bots their world's target asks for) and bots
+// alone. players=100 is AutoSize(100) with AutoBotTarget(512, 128);
+// players=2500 the daemon's default world.
+var wireCases = []benchCase{
+	{n: 100, w: 512, h: 128, floor: 16, target: 32},
+	{n: 2500, w: 2048, h: 512, floor: 16, target: 512},
+	{n: 10000, area: 1},
+	{bots: true, n: 100, w: 512, h: 128},
+	{bots: true, n: 2500, area: 1},
+	{bots: true, n: 10000, area: 1},
+}
+
+// BenchmarkDelta times, each tick, Step, then AppendDelta (the encoder,
+// on the simulation's tick), then Replica.Apply (a gateway taking the
+// delta in and publishing its view), side by side in one loop. ns/op is
+// the three together; step-ns, enc-ns and apply-ns each alone (wall
+// time), enc/step-% the encoder's wall time as a share of Step's, and
+// step-cpu-ns, enc-cpu-ns and enc/step-cpu-% the same in the CPU time of
+// the benchmark's (locked) thread, which leaves out other processes and
+// the GC's workers; bytes/tick is the delta's size. The players' script runs with the timer
+// stopped, as in BenchmarkStep.
+func BenchmarkDelta(b *testing.B) {
+	for _, c := range wireCases {
+		b.Run(c.name(), func(b *testing.B) {
+			w, p := benchWorld(b, c)
+			e := NewEncoder(w)
+			chunks, err := w.Snapshot(1 << 20)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := NewReplica(chunks)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf := make([]byte, 0, 1<<20)
+			var step, enc, apply time.Duration
+			var stepCPU, encCPU int64
+			var bytes int
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if p != nil {
+					b.StopTimer()
+					p.act(w)
+					b.StartTimer()
+				}
+				c0, t0 := threadNanos(), time.Now()
+				w.Step(w.tick + 1)
+				c1, t1 := threadNanos(), time.Now()
+				buf, err = e.AppendDelta(buf[:0])
+				c2, t2 := threadNanos(), time.Now()
+				stepCPU += c1 - c0
+				encCPU += c2 - c1
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.Apply(buf); err != nil {
+					b.Fatal(err)
+				}
+				t3 := time.Now()
+				step += t1.Sub(t0)
+				enc += t2.Sub(t1)
+				apply += t3.Sub(t2)
+				bytes += len(buf)
+			}
+			b.StopTimer()
+			n := float64(b.N)
+			b.ReportMetric(float64(bytes)/n, "bytes/tick")
+			b.ReportMetric(float64(step)/n, "step-ns")
+			b.ReportMetric(float64(enc)/n, "enc-ns")
+			b.ReportMetric(float64(apply)/n, "apply-ns")
+			b.ReportMetric(100*float64(enc)/float64(step), "enc/step-%")
+			b.ReportMetric(float64(stepCPU)/n, "step-cpu-ns")
+			b.ReportMetric(float64(encCPU)/n, "enc-cpu-ns")
+			b.ReportMetric(100*float64(encCPU)/float64(stepCPU), "enc/step-cpu-%")
+		})
+	}
+}
+
+// BenchmarkSnapshot writes a whole world in chunks of at most 1 MiB (NATS's
+// default max_payload) and builds a replica from them: bytes and chunks
+// per snapshot, and the time of both.
+func BenchmarkSnapshot(b *testing.B) {
+	for _, c := range []benchCase{
+		{n: 2500, w: 2048, h: 512, floor: 16, target: 512},
+		{bots: true, n: 10000, area: 1},
+	} {
+		b.Run(c.name(), func(b *testing.B) {
+			w, _ := benchWorld(b, c)
+			var write, read time.Duration
+			var bytes, count int
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				chunks, err := w.Snapshot(1 << 20)
+				t1 := time.Now()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := NewReplica(chunks); err != nil {
+					b.Fatal(err)
+				}
+				t2 := time.Now()
+				write += t1.Sub(t0)
+				read += t2.Sub(t1)
+				count = len(chunks)
+				bytes = 0
+				for _, ch := range chunks {
+					bytes += len(ch)
+				}
+			}
+			b.StopTimer()
+			n := float64(b.N)
+			b.ReportMetric(float64(bytes), "bytes")
+			b.ReportMetric(float64(count), "chunks")
+			b.ReportMetric(float64(w.w*w.h*4), "raw-bytes")
+			b.ReportMetric(float64(write)/n, "write-ns")
+			b.ReportMetric(float64(read)/n, "replica-ns")
+		})
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package game
+
+import "time"
+
+// threadNanos falls back to wall time where there is no thread CPU clock.
+func threadNanos() int64 { return time.Now().UnixNano() }
