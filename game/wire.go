@@ -41,6 +41,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // WireVersion is the first byte of every message of the wire format.
@@ -225,9 +226,7 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	dst = binary.AppendUvarint(dst, uint64(n))
 	var pc pixCoder
 	for s := e.seq + 1; s <= w.seq; s++ {
-		for _, c := range w.logs[s%logN] {
-			dst = pc.append(dst, c.i, c.p)
-		}
+		dst = pc.appendLog(dst, w.logs[s%logN])
 	}
 	for _, slot := range e.expired {
 		s := &w.snakes[slot]
@@ -424,6 +423,53 @@ func (c *pixCoder) append(dst []byte, i int32, p Pixel) []byte {
 	dst = binary.AppendUvarint(dst, zig(int(i)-int(c.i)))
 	c.i = i
 	return c.appendPix(dst, p)
+}
+
+// appendLog appends the changes of log, as append would one by one, in
+// one tight loop over a buffer grown once (at most 9 bytes a change).
+func (c *pixCoder) appendLog(dst []byte, log []change) []byte {
+	dst = slices.Grow(dst, 9*len(log))
+	b := dst[len(dst):cap(dst)]
+	o := 0
+	prev, last := int(c.i), c.slot
+	for _, x := range log {
+		if len(b)-o < 9 {
+			break // cannot happen: Grow made room
+		}
+		d := zig(int(x.i) - prev)
+		prev = int(x.i)
+		for d >= 0x80 {
+			b[o] = byte(d) | 0x80
+			d >>= 7
+			o++
+		}
+		b[o] = byte(d)
+		o++
+		p := x.p & pixBits
+		k, slot := p>>20&3, int(p&0xffff)
+		h := byte(p >> 16 & 0x3f) // kind<<4 | colour
+		implied := 0
+		if k >= Pixel(Body) {
+			implied, last = last, slot
+		}
+		if slot == implied {
+			b[o] = h
+			o++
+			continue
+		}
+		b[o] = h | 1<<6
+		o++
+		u := uint(slot)
+		for u >= 0x80 {
+			b[o] = byte(u) | 0x80
+			u >>= 7
+			o++
+		}
+		b[o] = byte(u)
+		o++
+	}
+	c.i, c.slot = int32(prev), last
+	return dst[:len(dst)+o]
 }
 
 // appendPix appends one pixel (see the package's wire format).
