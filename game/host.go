@@ -15,3 +15,8 @@ type Host interface {
 }
 
 var _ Host = (*World)(nil)
+
+// EmptyView returns a view of no world (W and H are 0, no snakes), for a
+// Host that has none yet (a gateway before its first snapshot). Release
+// it like any other; the renderer draws nothing from it.
+func EmptyView() *View { return &View{} }

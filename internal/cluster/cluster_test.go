@@ -240,3 +240,88 @@ func FuzzWire(f *testing.F) {
 		}
 	})
 }
+
+// TestStream: a follower joining late builds a replica from a snapshot and
+// then follows the simulation's deltas; after every tick its view equals
+// the world's (pixels, snakes, leaderboard); a follower that misses deltas
+// resyncs from a new snapshot.
+func TestStream(t *testing.T) {
+	l := newLink(t, time.Second, 64)
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 256, 128, 64, 24, 9
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := NewPublisher(l.sim.nc, w, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	tick := uint64(0)
+	step := func() {
+		tick++
+		w.Step(tick)
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 20 {
+		step()
+	}
+	ticked := make(chan struct{}, 1024)
+	f, err := NewFollower(l.raw, "s", func() { ticked <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// The snapshot is answered between ticks: keep ticking until synced.
+	if !eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+		t.Fatal("the follower never got a snapshot")
+	}
+	same := func() bool {
+		wv, fv := w.Acquire(), f.Acquire()
+		defer wv.Release()
+		defer fv.Release()
+		if wv.Tick != fv.Tick || wv.W != fv.W || len(wv.Snakes) != len(fv.Snakes) || len(wv.Top) != len(fv.Top) {
+			return false
+		}
+		for i := range wv.Pix {
+			if wv.Pix[i] != fv.Pix[i] {
+				return false
+			}
+		}
+		for i := range wv.Snakes {
+			a, b := wv.Snakes[i], fv.Snakes[i]
+			if a.ID != b.ID || a.Head != b.Head || a.Length != b.Length || a.Alive != b.Alive || a.Name != b.Name {
+				return false
+			}
+		}
+		return true
+	}
+	for range 50 {
+		step()
+		if !eventually(2*time.Second, same) {
+			t.Fatalf("tick %d: the follower's view differs from the world's (stats %+v)", tick, f.Stats())
+		}
+	}
+	// Miss deltas: the follower stops listening for a while.
+	if err := f.sub.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		step()
+	}
+	if f.sub, err = l.raw.Subscribe("s.tick", f.onDelta); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.raw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(5*time.Second, func() bool { step(); return same() && f.Stats().Gaps > 0 && f.Stats().Snapshots >= 2 }) {
+		t.Fatalf("no resync after a gap: stats %+v", f.Stats())
+	}
+	if f.Stats().Bad != 0 {
+		t.Errorf("stats %+v", f.Stats())
+	}
+}

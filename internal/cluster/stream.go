@@ -1,0 +1,268 @@
+package cluster
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"snaked/game"
+)
+
+// The world's stream: after every Step the simulation publishes the delta
+// (game's wire format) on PREFIX.tick; a follower builds a game.Replica
+// from a snapshot (a request on PREFIX.snapshot, answered with the
+// snapshot's chunks on the requester's inbox, at most ChunkSize bytes
+// each) and applies the deltas in order. A follower that joins late or
+// sees a gap asks for a snapshot again; the simulation never waits for
+// anyone.
+
+// ChunkSize bounds a snapshot chunk: well under NATS's default 1 MB payload.
+const ChunkSize = 512 << 10
+
+// Publisher is the simulation's side of the stream. Ticked runs on the
+// goroutine that calls Step.
+type Publisher struct {
+	nc    *nats.Conn
+	subj  string
+	enc   *game.Encoder
+	w     *game.World
+	buf   []byte
+	snapq chan string // reply inboxes waiting for a snapshot
+	sub   *nats.Subscription
+
+	sent, bytes, snaps, dropped atomic.Uint64
+}
+
+// NewPublisher streams world w on nc under prefix. Create it on the
+// goroutine that calls Step, between Steps.
+func NewPublisher(nc *nats.Conn, w *game.World, prefix string) (*Publisher, error) {
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	p := &Publisher{nc: nc, subj: prefix + ".tick", enc: game.NewEncoder(w), w: w, snapq: make(chan string, 16)}
+	sub, err := nc.Subscribe(prefix+".snapshot", func(m *nats.Msg) {
+		if m.Reply == "" {
+			p.dropped.Add(1)
+			return
+		}
+		select {
+		case p.snapq <- m.Reply:
+		default:
+			p.dropped.Add(1) // too many at once: the follower asks again
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.sub = sub
+	return p, nil
+}
+
+// Close stops answering snapshot requests.
+func (p *Publisher) Close() { _ = p.sub.Unsubscribe() }
+
+// Ticked publishes what the Steps since the last call changed, then
+// answers the snapshot requests waiting (one snapshot for all of them).
+// Call it on the goroutine that calls Step, after Step.
+func (p *Publisher) Ticked() error {
+	var err error
+	p.buf, err = p.enc.AppendDelta(p.buf[:0])
+	if err != nil {
+		return err
+	}
+	if err := p.nc.Publish(p.subj, p.buf); err != nil {
+		return err
+	}
+	p.sent.Add(1)
+	p.bytes.Add(uint64(len(p.buf)))
+	var chunks [][]byte
+	for {
+		select {
+		case inbox := <-p.snapq:
+			if chunks == nil {
+				if chunks, err = p.w.Snapshot(ChunkSize); err != nil {
+					return err
+				}
+				p.snaps.Add(1)
+			}
+			for _, c := range chunks {
+				_ = p.nc.Publish(inbox, c)
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+// Follower is a gateway's side of the stream: it keeps a game.Replica of
+// the simulation's world and is what the gateway's sessions read.
+type Follower struct {
+	nc      *nats.Conn
+	prefix  string
+	onTick  func() // after each delta applied (wakes the sessions' writers)
+	rep     atomic.Pointer[game.Replica]
+	empty   *game.View
+	sub     *nats.Subscription
+	resync  chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	mu      sync.Mutex // guards syncing and pending
+	syncing bool       // a snapshot is on its way: deltas wait in pending
+	pending [][]byte   // deltas received while syncing
+
+	applied, gaps, bad, snaps atomic.Uint64
+}
+
+// FollowerStats are a Follower's counters.
+type FollowerStats struct{ Applied, Gaps, Bad, Snapshots uint64 }
+
+// NewFollower follows the world streamed under prefix on nc; onTick (may
+// be nil) runs after every delta applied, on the connection's goroutine.
+// Close stops it.
+func NewFollower(nc *nats.Conn, prefix string, onTick func()) (*Follower, error) {
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	f := &Follower{nc: nc, prefix: prefix, onTick: onTick, empty: game.EmptyView(),
+		resync: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	sub, err := nc.Subscribe(prefix+".tick", f.onDelta)
+	if err != nil {
+		return nil, err
+	}
+	f.sub = sub
+	f.resync <- struct{}{}
+	go f.syncLoop()
+	return f, nil
+}
+
+// Stats returns the counters.
+func (f *Follower) Stats() FollowerStats {
+	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load()}
+}
+
+// Synced reports whether the follower has a replica.
+func (f *Follower) Synced() bool { return f.rep.Load() != nil }
+
+// Acquire returns the replica's newest view, or an empty one (no world:
+// the renderer draws nothing) before the first snapshot. Release it.
+func (f *Follower) Acquire() *game.View {
+	if r := f.rep.Load(); r != nil {
+		return r.Acquire()
+	}
+	return f.empty
+}
+
+// Close stops following and waits for the snapshot loop.
+func (f *Follower) Close() {
+	_ = f.sub.Unsubscribe()
+	select {
+	case <-f.stop:
+	default:
+		close(f.stop)
+	}
+	<-f.done
+}
+
+func (f *Follower) onDelta(m *nats.Msg) {
+	f.mu.Lock()
+	r := f.rep.Load()
+	if r == nil || f.syncing { // a snapshot is on its way: keep the delta for it
+		if len(f.pending) < 256 {
+			f.pending = append(f.pending, append([]byte(nil), m.Data...))
+		}
+		f.mu.Unlock()
+		return
+	}
+	f.mu.Unlock()
+	switch err := r.Apply(m.Data); {
+	case err == nil:
+		f.applied.Add(1)
+		if f.onTick != nil {
+			f.onTick()
+		}
+	case errors.Is(err, game.ErrGap):
+		if base, err := game.DeltaBase(m.Data); err == nil && base < r.Tick() {
+			return // from before the snapshot: the replica has it
+		}
+		f.gaps.Add(1)
+		f.askSync()
+	default:
+		f.bad.Add(1)
+	}
+}
+
+func (f *Follower) askSync() {
+	select {
+	case f.resync <- struct{}{}:
+	default:
+	}
+}
+
+// syncLoop fetches a snapshot whenever asked (at the start, after a gap),
+// retrying every second until one arrives.
+func (f *Follower) syncLoop() {
+	defer close(f.done)
+	for {
+		select {
+		case <-f.stop:
+			return
+		case <-f.resync:
+		}
+		for f.fetch() != nil {
+			select {
+			case <-f.stop:
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// fetch asks for a snapshot and builds a replica from it, then applies the
+// deltas that arrived meanwhile; sessions read the old replica until then.
+func (f *Follower) fetch() error {
+	f.mu.Lock()
+	f.syncing = true // deltas queue from now on; readers keep the old replica
+	f.pending = f.pending[:0]
+	f.mu.Unlock()
+	inbox := f.nc.NewRespInbox()
+	sub, err := f.nc.SubscribeSync(inbox)
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe()
+	if err := f.nc.PublishRequest(f.prefix+".snapshot", inbox, nil); err != nil {
+		return err
+	}
+	var chunks [][]byte
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		m, err := sub.NextMsg(time.Until(deadline))
+		if err != nil {
+			return err // no simulation, or it stopped mid-snapshot: try again
+		}
+		chunks = append(chunks, m.Data)
+		r, err := game.NewReplica(chunks)
+		if err != nil {
+			continue // more chunks to come (a wrong one fails again at the deadline)
+		}
+		f.snaps.Add(1)
+		f.mu.Lock()
+		for _, d := range f.pending {
+			if r.Apply(d) == nil {
+				f.applied.Add(1)
+			}
+		}
+		f.pending = f.pending[:0]
+		f.rep.Store(r) // under mu: onDelta queues until here, applies after
+		f.syncing = false
+		f.mu.Unlock()
+		if f.onTick != nil {
+			f.onTick()
+		}
+		return nil
+	}
+}
