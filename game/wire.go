@@ -168,6 +168,9 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 		if s.alive && s.protUntil > e.tick && s.protUntil <= w.tick {
 			e.expired = append(e.expired, int32(i))
 		}
+		if !s.used && !p.Used {
+			continue
+		}
 		if s.used && p.Used && s.n > 0 && same(p, s) {
 			// the common case: a snake that moved, turned or grew
 			var m uint64

@@ -19,33 +19,26 @@ var wireCases = []benchCase{
 	{bots: true, n: 10000, area: 1},
 }
 
-// BenchmarkDelta times, each tick, Step, then AppendDelta (the encoder,
-// on the simulation's tick), then Replica.Apply (a gateway taking the
-// delta in and publishing its view), side by side in one loop. ns/op is
-// the three together; step-ns, enc-ns and apply-ns each alone (wall
-// time), enc/step-% the encoder's wall time as a share of Step's, and
-// step-cpu-ns, enc-cpu-ns and enc/step-cpu-% the same in the CPU time of
-// the benchmark's (locked) thread, which leaves out other processes and
-// the GC's workers but counts a clock read (~1 us) in each; bytes/tick
-// is the delta's size. The players' script runs with the timer
+// BenchmarkDelta times what the simulation pays each tick: Step, then
+// AppendDelta, side by side in one loop, as the simulation's goroutine
+// would run them (the replica's work is BenchmarkApply's, in another
+// process in a cluster). ns/op is the two together; step-ns and enc-ns
+// each alone (wall time), enc/step-% the encoder's wall time as a share of
+// Step's, and step-cpu-ns, enc-cpu-ns and enc/step-cpu-% the same in the
+// CPU time of the benchmark's (locked) thread, which leaves out other
+// processes and the GC's workers but counts a clock read (~1 us) in each;
+// bytes/tick is the delta's size. The players' script runs with the timer
 // stopped, as in BenchmarkStep.
 func BenchmarkDelta(b *testing.B) {
 	for _, c := range wireCases {
 		b.Run(c.name(), func(b *testing.B) {
 			w, p := benchWorld(b, c)
 			e := NewEncoder(w)
-			chunks, err := w.Snapshot(1 << 20)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r, err := NewReplica(chunks)
-			if err != nil {
-				b.Fatal(err)
-			}
 			buf := make([]byte, 0, 1<<20)
-			var step, enc, apply time.Duration
+			var step, enc time.Duration
 			var stepCPU, encCPU int64
 			var bytes int
+			var err error
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
@@ -67,18 +60,13 @@ func BenchmarkDelta(b *testing.B) {
 				buf, err = e.AppendDelta(buf[:0])
 				t2 := time.Now()
 				c2 := threadNanos()
-				stepCPU += c1 - c0
-				encCPU += c2 - c1
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := r.Apply(buf); err != nil {
-					b.Fatal(err)
-				}
-				t3 := time.Now()
+				stepCPU += c1 - c0
+				encCPU += c2 - c1
 				step += t1.Sub(t0)
 				enc += t2.Sub(t1b)
-				apply += t3.Sub(t2)
 				bytes += len(buf)
 			}
 			b.StopTimer()
@@ -86,11 +74,52 @@ func BenchmarkDelta(b *testing.B) {
 			b.ReportMetric(float64(bytes)/n, "bytes/tick")
 			b.ReportMetric(float64(step)/n, "step-ns")
 			b.ReportMetric(float64(enc)/n, "enc-ns")
-			b.ReportMetric(float64(apply)/n, "apply-ns")
 			b.ReportMetric(100*float64(enc)/float64(step), "enc/step-%")
 			b.ReportMetric(float64(stepCPU)/n, "step-cpu-ns")
 			b.ReportMetric(float64(encCPU)/n, "enc-cpu-ns")
 			b.ReportMetric(100*float64(encCPU)/float64(stepCPU), "enc/step-cpu-%")
+		})
+	}
+}
+
+// BenchmarkApply times a replica taking one delta in and publishing its
+// view (a gateway's work per tick), over the deltas of 100 recorded ticks
+// of BenchmarkDelta's worlds; the replica is rebuilt from the snapshot
+// every 100 ops with the timer stopped.
+func BenchmarkApply(b *testing.B) {
+	for _, c := range wireCases {
+		b.Run(c.name(), func(b *testing.B) {
+			w, p := benchWorld(b, c)
+			e := NewEncoder(w)
+			chunks, err := w.Snapshot(1 << 20)
+			if err != nil {
+				b.Fatal(err)
+			}
+			deltas := make([][]byte, 100)
+			for k := range deltas {
+				if p != nil {
+					p.act(w)
+				}
+				w.Step(w.tick + 1)
+				if deltas[k], err = e.AppendDelta(nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var r *Replica
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%len(deltas) == 0 {
+					b.StopTimer()
+					if r, err = NewReplica(chunks); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				if err := r.Apply(deltas[i%len(deltas)]); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
