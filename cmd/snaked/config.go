@@ -13,6 +13,7 @@ import (
 
 	"snaked/game"
 	"snaked/hostkeys"
+	"snaked/internal/cluster"
 	"snaked/internal/scores"
 	"snaked/render"
 	"snaked/sshserver"
@@ -32,6 +33,10 @@ type config struct {
 	LogLevel slog.Level
 
 	ClaimTTL time.Duration // -claim-ttl
+
+	Role      string          // "" or "single": one process; "sim" or "gateway": a cluster over NATS
+	NATS      cluster.Options // the NATS link (-nats, -nats-prefix, credentials, TLS)
+	NATSEmbed string          // -nats-embed: run a NATS server in this process (role sim)
 
 	autoWorld  bool // -world auto: game.AutoSize(-max-sessions)
 	autoTarget bool // -bot-target auto: game.AutoBotTarget(world)
@@ -115,13 +120,25 @@ func options(c *config) []option {
 		{name: "join-hint", value: &text{p: &c.Server.JoinHint, empty: true}, def: "ssh -p PORT localhost",
 			usage: "how to join, shown in the banner"},
 		{name: "log-level", value: level{&c.LogLevel}, rng: "debug, info, warn, error", usage: "log level"},
+		{name: "role", value: &text{p: &c.Role, empty: true}, def: "empty (one process)", rng: "single, sim, gateway",
+			usage: "sim: the world and its clock, no SSH; gateway: SSH sessions on a world streamed from the sim over NATS (preview: no scores, names or identity over the link yet)"},
+		{name: "nats", value: &text{p: &c.NATS.URL, empty: true}, def: "empty", usage: "NATS URL(s) of the cluster, e.g. nats://10.0.0.5:4222"},
+		{name: "nats-embed", value: &text{p: &c.NATSEmbed, empty: true}, def: "empty (off)",
+			usage: "role sim: run a NATS server in this process at HOST:PORT (loopback when HOST is empty) and use it"},
+		{name: "nats-prefix", value: &text{p: &c.NATS.Prefix}, usage: "subjects' prefix, so several worlds can share one NATS"},
+		{name: "nats-creds", value: &text{p: &c.NATS.Creds, empty: true}, def: "empty", usage: "NATS credentials file (JWT and NKey seed)"},
+		{name: "nats-user", value: &text{p: &c.NATS.User, empty: true}, def: "empty", usage: "NATS user (the password from SNAKED_NATS_PASSWORD)"},
+		{name: "nats-password", value: &text{p: &c.NATS.Password, empty: true}, def: "empty", usage: "NATS password; prefer the environment variable"},
+		{name: "nats-ca", value: &text{p: &c.NATS.CA, empty: true}, def: "empty (the system's)", usage: "CA certificate file that signed the NATS server's"},
+		{name: "nats-cert", value: &text{p: &c.NATS.Cert, empty: true}, def: "empty", usage: "client certificate file for NATS mutual TLS (with -nats-key)"},
+		{name: "nats-key", value: &text{p: &c.NATS.Key, empty: true}, def: "empty", usage: "client key file for NATS mutual TLS"},
 	}
 }
 
 // defaults is the configuration with no flag and no environment.
 func defaults() config {
 	c := config{Addr: ":2222", World: game.DefaultConfig(), Server: sshserver.DefaultConfig(), LogLevel: slog.LevelInfo,
-		ClaimTTL: scores.DefaultClaimTTL, autoWorld: true, autoTarget: true}
+		ClaimTTL: scores.DefaultClaimTTL, NATS: cluster.Options{Prefix: cluster.DefaultPrefix}, autoWorld: true, autoTarget: true}
 	c.World.Seed = 0
 	c.Server.JoinHint = "" // derived from the listener
 	return c
@@ -163,7 +180,37 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		}
 	}
 	c.resolve()
+	if err := c.checkRole(); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// checkRole checks that the cluster flags go with the role.
+func (c *config) checkRole() error {
+	switch c.Role {
+	case "", "single":
+		if c.NATS.URL != "" || c.NATSEmbed != "" {
+			return errors.New("-nats and -nats-embed need -role sim or -role gateway")
+		}
+	case "sim":
+		if (c.NATS.URL == "") == (c.NATSEmbed == "") {
+			return errors.New("-role sim needs either -nats URL or -nats-embed ADDR")
+		}
+	case "gateway":
+		if c.NATS.URL == "" {
+			return errors.New("-role gateway needs -nats URL")
+		}
+		if c.NATSEmbed != "" {
+			return errors.New("-nats-embed is for -role sim")
+		}
+	default:
+		return fmt.Errorf("-role %q: want single, sim or gateway", c.Role)
+	}
+	if c.NATS.Prefix == "" || strings.ContainsAny(c.NATS.Prefix, " *>\t") {
+		return fmt.Errorf("-nats-prefix %q: want a NATS subject token", c.NATS.Prefix)
+	}
+	return nil
 }
 
 // resolve turns the auto settings into numbers and sizes the world's

@@ -56,6 +56,12 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if cfg.World.Seed == 0 {
+		cfg.World.Seed = uint64(time.Now().UnixNano())
+	}
+	if cfg.Role == "sim" {
+		return runSim(cfg, log, stdout, stderr)
+	}
 
 	key, err := hostkeys.Load(cfg.stateDir())
 	if err != nil {
@@ -66,13 +72,22 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		log.Info("created host key", "path", key.Path)
 	}
 
-	if cfg.World.Seed == 0 {
-		cfg.World.Seed = uint64(time.Now().UnixNano())
-	}
-	world, err := game.New(cfg.World)
-	if err != nil {
-		fmt.Fprintln(stderr, "snaked:", err)
-		return 2
+	var host game.Host
+	var world *game.World // nil on a gateway: the world is elsewhere
+	var link *gatewayLink
+	if cfg.Role == "gateway" {
+		if link, err = startGateway(cfg); err != nil {
+			fmt.Fprintln(stderr, "snaked:", err)
+			return 1
+		}
+		defer link.close()
+		host = link.gw
+	} else {
+		if world, err = game.New(cfg.World); err != nil {
+			fmt.Fprintln(stderr, "snaked:", err)
+			return 2
+		}
+		host = world
 	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -81,7 +96,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 1
 	}
 	sc := cfg.Server
-	if path := cfg.scoresPath(); path != "" {
+	if path := cfg.scoresPath(); path != "" && link == nil { // a gateway's scores would live with the sim: not over the link yet
 		st, err := scores.Open(path, scores.Options{Log: log, ClaimTTL: cfg.ClaimTTL})
 		if err != nil {
 			// Open returns a disabled store with the error: play goes on
@@ -102,16 +117,21 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 	sc.HostSigners = []ssh.Signer{key.Signer}
 	sc.Logger = log
-	srv, err := sshserver.New(sc, world)
+	srv, err := sshserver.New(sc, host)
 	if err != nil {
 		ln.Close()
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 2
 	}
-
-	fmt.Fprintf(stdout, "snaked listening on %s (world %dx%d, bots fill to %d snakes, at least %d bots)\nhost key %s\nplay:     %s\nspectate: %s\n",
-		ln.Addr(), cfg.World.W, cfg.World.H, cfg.World.BotTarget, cfg.World.Bots, key.Fingerprint,
-		sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
+	if link != nil {
+		link.srv.Store(srv)
+		fmt.Fprintf(stdout, "snaked gateway listening on %s (world from %s, prefix %s)\nhost key %s\nplay:     %s\nspectate: %s\n",
+			ln.Addr(), cfg.NATS.URL, cfg.NATS.Prefix, key.Fingerprint, sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
+	} else {
+		fmt.Fprintf(stdout, "snaked listening on %s (world %dx%d, bots fill to %d snakes, at least %d bots)\nhost key %s\nplay:     %s\nspectate: %s\n",
+			ln.Addr(), cfg.World.W, cfg.World.H, cfg.World.BotTarget, cfg.World.Bots, key.Fingerprint,
+			sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -122,7 +142,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	clockDone := make(chan struct{})
 	go func() {
 		defer close(clockDone)
-		game.Clock{OnRound: srv.Ticked}.Run(clockCtx, world)
+		if world != nil { // a gateway's ticks come from its simulation
+			game.Clock{OnRound: srv.Ticked}.Run(clockCtx, world)
+		}
 	}()
 	defer func() {
 		stopClock()

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/nats-io/nats.go"
+
+	"snaked/game"
+	"snaked/internal/cluster"
+	"snaked/sshserver"
+)
+
+// runSim runs the simulation of a cluster: the world, its clock, the bots;
+// its deltas and snapshots go out over NATS, joins and inputs come in. No
+// SSH listener. It runs until a signal.
+func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
+	world, err := game.New(cfg.World)
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 2
+	}
+	opts := cfg.NATS
+	if cfg.NATSEmbed != "" {
+		ns, err := cluster.Embed(cfg.NATSEmbed)
+		if err != nil {
+			fmt.Fprintln(stderr, "snaked:", err)
+			return 1
+		}
+		defer ns.Shutdown()
+		opts.URL = ns.ClientURL()
+	}
+	opts.Name = "snaked-sim"
+	nc, err := cluster.Connect(opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 1
+	}
+	defer nc.Close()
+	sim, err := cluster.NewSim(nc, world, opts.Prefix, 0)
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 1
+	}
+	defer sim.Close()
+	pub, err := cluster.NewPublisher(nc, world, opts.Prefix) // before the clock: between Steps
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 1
+	}
+	defer pub.Close()
+	fmt.Fprintf(stdout, "snaked sim: world %dx%d, bots fill to %d snakes, at least %d bots\nnats %s (prefix %s)\n",
+		cfg.World.W, cfg.World.H, cfg.World.BotTarget, cfg.World.Bots, opts.URL, opts.Prefix)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	game.Clock{OnRound: func(game.Round) {
+		if err := pub.Ticked(); err != nil {
+			log.Error("publish tick", "err", err)
+		}
+	}}.Run(ctx, world)
+	log.Info("bye")
+	return 0
+}
+
+// gatewayLink is a gateway's link to its simulation: the world streamed
+// in, joins and inputs sent out.
+type gatewayLink struct {
+	nc  *nats.Conn
+	f   *cluster.Follower
+	gw  *cluster.Gateway
+	srv atomic.Pointer[sshserver.Server] // woken at each tick applied
+}
+
+// startGateway connects a gateway to the simulation named by cfg.
+func startGateway(cfg config) (*gatewayLink, error) {
+	opts := cfg.NATS
+	opts.Name = "snaked-gateway"
+	nc, err := cluster.Connect(opts)
+	if err != nil {
+		return nil, err
+	}
+	l := &gatewayLink{nc: nc}
+	l.f, err = cluster.NewFollower(nc, opts.Prefix, func() {
+		if s := l.srv.Load(); s != nil {
+			s.Ticked(game.Round{})
+		}
+	})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	l.gw, err = cluster.NewGateway(nc, opts.Prefix, l.f, 0)
+	if err != nil {
+		l.f.Close()
+		nc.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *gatewayLink) close() {
+	l.gw.Close()
+	l.f.Close()
+	l.nc.Close()
+}
