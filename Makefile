@@ -7,7 +7,7 @@ N        ?= 500
 RAMP     ?= 10s
 DURATION ?= 30s
 
-.PHONY: all build run test bench lint loadtest clean
+.PHONY: all build run cluster test bench lint loadtest clean
 
 all: build
 
@@ -17,6 +17,21 @@ build:
 
 run: build
 	$(BIN)/snaked -addr $(ADDR)
+
+# A one-machine cluster (issue 12 preview): a simulation with an embedded
+# NATS on loopback and two SSH gateways, on ports 2222 and 2223; Ctrl-C
+# stops all three.
+NATS_ADDR ?= 127.0.0.1:4222
+cluster: build
+	@trap 'kill $$(jobs -p) 2>/dev/null; wait' INT TERM; \
+	$(BIN)/snaked -role sim -nats-embed $(NATS_ADDR) & \
+	sleep 1; \
+	$(BIN)/snaked -role gateway -nats nats://$(NATS_ADDR) -addr :2222 & \
+	sleep 1; \
+	$(BIN)/snaked -role gateway -nats nats://$(NATS_ADDR) -addr :2223 & \
+	sleep 1; \
+	echo "cluster: sim with NATS on $(NATS_ADDR), gateways on :2222 and :2223 (one host key); Ctrl-C stops them"; \
+	wait
 
 # The README's test command: vet (here and for macOS, so nothing in the tests
 # is Linux-only by accident), then every test under the race detector.
