@@ -186,22 +186,30 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 			if m == 0 {
 				continue
 			}
-			dst = binary.AppendUvarint(dst, uint64(i-last))
+			// at most 48 bytes: four varints, the mask and the dir
+			if cap(dst)-len(dst) < 48 {
+				dst = slices.Grow(dst, 4096)
+			}
+			b := dst[len(dst) : len(dst)+48]
+			o := putUvarint(b, 0, uint64(i-last))
 			last = i
-			dst = binary.AppendUvarint(dst, m)
+			b[o] = byte(m)
+			o++
 			if m&fHead != 0 {
-				dst = binary.AppendUvarint(dst, zig(int(s.hx)-p.Head.X))
-				dst = binary.AppendUvarint(dst, zig(int(s.hy)-p.Head.Y))
+				o = putUvarint(b, o, zig(int(s.hx)-p.Head.X))
+				o = putUvarint(b, o, zig(int(s.hy)-p.Head.Y))
 				p.Head = Point{int(s.hx), int(s.hy)}
 			}
 			if m&fDir != 0 {
-				dst = append(dst, byte(s.dir))
+				b[o] = byte(s.dir)
+				o++
 				p.Dir = s.dir
 			}
 			if m&fLength != 0 {
-				dst = binary.AppendUvarint(dst, zig(s.n-p.Length))
+				o = putUvarint(b, o, zig(s.n-p.Length))
 				p.Length = s.n
 			}
+			dst = dst[:len(dst)+o]
 			continue
 		}
 		cur := w.info(i)
@@ -323,6 +331,18 @@ func diff(a, b *SnakeInfo) uint64 {
 		m |= fKilledBy
 	}
 	return m
+}
+
+// putUvarint writes v at b[o:] as binary.PutUvarint does and returns the
+// offset after it.
+func putUvarint(b []byte, o int, v uint64) int {
+	for v >= 0x80 {
+		b[o] = byte(v) | 0x80
+		v >>= 7
+		o++
+	}
+	b[o] = byte(v)
+	return o + 1
 }
 
 func zig(d int) uint64 { return uint64(d<<1) ^ uint64(d>>63) }
