@@ -307,6 +307,9 @@ func TestGoldenBoard(t *testing.T) {
 	v, h = board()
 	h.You, h.Spectator, h.Follow = 0, true, v.Snakes[1].ID
 	b.WriteString(gscreen(t, "ANSI16, spectator following bot6", ANSI16, 100, 24, v, h, 1, 23))
+	v, h = board()
+	h.Notice = "world restarting"
+	b.WriteString(gscreen(t, "ANSI16, a notice in the banner", ANSI16, 80, 24, v, h, 1, 0))
 	golden(t, b.String())
 }
 

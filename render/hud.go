@@ -107,7 +107,7 @@ type rowsKey struct {
 	ok, banner, spectator bool
 	players, spectators   int
 	shutdown              int
-	join                  string
+	join, notice          string
 	mode                  int8 // 0 none, 1 alive, 2 dead, 3 spawning, 4 watching
 	name                  string
 	length, rank, kills   int
@@ -124,7 +124,7 @@ type rowsKey struct {
 // reference, always composes them).
 func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) {
 	k := rowsKey{ok: ok, banner: r.banner, spectator: h.Spectator, players: h.Players,
-		spectators: h.Spectators, shutdown: h.ShutdownIn, join: h.Join, mark: -1}
+		spectators: h.Spectators, shutdown: h.ShutdownIn, join: h.Join, notice: h.Notice, mark: -1}
 	if k.ok {
 		switch {
 		case you != nil && you.Alive && !h.Spectator:
@@ -188,6 +188,8 @@ func (r *Renderer) drawBanner(h *HUD) {
 		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
 		r.num = b
 		x = put(r, x, 0, b, brightYellow, bg)
+	} else if h.Notice != "" {
+		x = put(r, x, 0, h.Notice, brightYellow, bg)
 	} else {
 		b := strconv.AppendInt(r.num[:0], int64(h.Players), 10)
 		if r.cols < 60 {

@@ -115,6 +115,7 @@ type HUD struct {
 	Hint       bool   // show the short controls hint
 	Join       string // how to join, shown in the banner, e.g. "ssh -p 2222 host"
 	HideTags   bool   // hide the name tags of other snakes (the daemon's key: t)
+	Notice     string // shown in the banner instead of the counts, e.g. "world restarting"; "" = none
 	AllBest    int    // the player's all-time best length from the scores; 0 = not known
 	AllRank    int    // and its all-time rank; 0 = not known
 }

@@ -32,6 +32,10 @@ func (s *session) reader() {
 	}
 }
 
+// noticer is a Host with something to say in the banner (a gateway whose
+// simulation is away: "world restarting").
+type noticer interface{ Notice() string }
+
 // keyHook, when set (tests only), sees every key first.
 var keyHook func(k key, r byte)
 
@@ -253,6 +257,10 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 	hud.ShutdownIn = int(s.srv.shutdownIn.Load())
 	hud.Hint = !s.steered.Load() && time.Since(s.begin) < hintFor
 	hud.AllBest, hud.AllRank = int(s.allBest.Load()), int(s.allRank.Load())
+	hud.Notice = ""
+	if n, ok := s.srv.w.(noticer); ok {
+		hud.Notice = n.Notice()
+	}
 
 	v := s.srv.w.Acquire()
 	if *lastTick != 0 && v.Tick > *lastTick+1 {

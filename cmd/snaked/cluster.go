@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -72,10 +73,31 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 // gatewayLink is a gateway's link to its simulation: the world streamed
 // in, joins and inputs sent out.
 type gatewayLink struct {
-	nc  *nats.Conn
-	f   *cluster.Follower
-	gw  *cluster.Gateway
-	srv atomic.Pointer[sshserver.Server] // woken at each tick applied
+	nc   *nats.Conn
+	f    *cluster.Follower
+	gw   *cluster.Gateway
+	srv  atomic.Pointer[sshserver.Server] // woken at each tick applied
+	stop chan struct{}
+	done chan struct{}
+}
+
+// idleTicks wakes the sessions while no tick comes from the simulation,
+// so their banners say the world is restarting and their shutdown
+// countdowns still count.
+func (l *gatewayLink) idleTicks() {
+	defer close(l.done)
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+			if s := l.srv.Load(); s != nil && !l.f.Live(300*time.Millisecond) {
+				s.Ticked(game.Round{})
+			}
+		}
+	}
 }
 
 // startGateway connects a gateway to the simulation named by cfg.
@@ -86,7 +108,7 @@ func startGateway(cfg config) (*gatewayLink, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &gatewayLink{nc: nc}
+	l := &gatewayLink{nc: nc, stop: make(chan struct{}), done: make(chan struct{})}
 	l.f, err = cluster.NewFollower(nc, opts.Prefix, func() {
 		if s := l.srv.Load(); s != nil {
 			s.Ticked(game.Round{})
@@ -102,10 +124,13 @@ func startGateway(cfg config) (*gatewayLink, error) {
 		nc.Close()
 		return nil, err
 	}
+	go l.idleTicks()
 	return l, nil
 }
 
 func (l *gatewayLink) close() {
+	close(l.stop)
+	<-l.done
 	l.gw.Close()
 	l.f.Close()
 	l.nc.Close()

@@ -318,10 +318,86 @@ func TestStream(t *testing.T) {
 	if err := l.raw.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(5*time.Second, func() bool { step(); return same() && f.Stats().Gaps > 0 && f.Stats().Snapshots >= 2 }) {
+	if !eventually(5*time.Second, func() bool { step(); return f.Stats().Gaps > 0 && f.Stats().Snapshots >= 2 }) {
 		t.Fatalf("no resync after a gap: stats %+v", f.Stats())
+	}
+	step()
+	if !eventually(2*time.Second, same) {
+		t.Fatalf("after the resync the follower's view differs from the world's: stats %+v", f.Stats())
 	}
 	if f.Stats().Bad != 0 {
 		t.Errorf("stats %+v", f.Stats())
+	}
+}
+
+// TestSimRestart: when the simulation restarts (a new world counting its
+// ticks from 1 again), the follower notices the stream no longer follows
+// its replica, takes a snapshot of the new world and follows it; while no
+// tick comes, the gateway's notice says the world is restarting.
+func TestSimRestart(t *testing.T) {
+	l := newLink(t, time.Second, 64)
+	world := func(seed uint64) *game.World {
+		gc := game.DefaultConfig()
+		gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 16, 6, seed
+		w, err := game.New(gc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	run := func(w *game.World, pub *Publisher, from, n uint64) uint64 {
+		for i := uint64(1); i <= n; i++ {
+			w.Step(from + i)
+			if err := pub.Ticked(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		return from + n
+	}
+	a := world(1)
+	pa, err := NewPublisher(l.sim.nc, a, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFollower(l.raw, "r", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := NewGateway(l.raw, "r", f, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	tick := uint64(0)
+	if !eventually(5*time.Second, func() bool { tick = run(a, pa, tick, 1); return f.Synced() }) {
+		t.Fatal("no first snapshot")
+	}
+	tick = run(a, pa, tick, 100)
+	if g.Notice() != "" {
+		t.Fatalf("notice %q while the world ticks", g.Notice())
+	}
+	pa.Close()
+	if !eventually(3*time.Second, func() bool { return g.Notice() == "world restarting" }) {
+		t.Fatalf("notice %q after the simulation stopped", g.Notice())
+	}
+	b := world(2)
+	pb, err := NewPublisher(l.sim.nc, b, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pb.Close()
+	btick := uint64(0)
+	if !eventually(10*time.Second, func() bool {
+		btick = run(b, pb, btick, 1)
+		v := f.Acquire()
+		defer v.Release()
+		return v.Tick == btick || v.Tick+1 == btick
+	}) {
+		t.Fatalf("the follower never took the new world: stats %+v", f.Stats())
+	}
+	if !eventually(2*time.Second, func() bool { return g.Notice() == "" }) {
+		t.Errorf("notice %q once the new world ticks", g.Notice())
 	}
 }

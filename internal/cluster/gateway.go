@@ -83,6 +83,16 @@ func (g *Gateway) heartbeats(every time.Duration) {
 
 func (g *Gateway) beat() { _ = g.nc.Publish(g.subj.hb, appendHeartbeat(nil, g.id)) }
 
+// Notice is what the sessions' banner says about the link: "world
+// restarting" while no tick came from the simulation for a second and a
+// half (it is restarting, or NATS is unreachable), else "".
+func (g *Gateway) Notice() string {
+	if l, ok := g.views.(interface{ Live(time.Duration) bool }); ok && !l.Live(1500*time.Millisecond) {
+		return "world restarting"
+	}
+	return ""
+}
+
 // Acquire returns the newest view of the world.
 func (g *Gateway) Acquire() *game.View { return g.views.Acquire() }
 

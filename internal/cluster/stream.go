@@ -114,7 +114,14 @@ type Follower struct {
 	pending [][]byte   // deltas received while syncing
 
 	applied, gaps, bad, snaps atomic.Uint64
+	last                      atomic.Int64 // when a delta was last applied (unix ns)
+	stale                     atomic.Int32 // deltas in a row from before the replica's tick
 }
+
+// staleMax is how many deltas in a row may be older than the replica
+// before the follower takes them for a new world (a simulation that
+// restarted counts from tick 1 again) and asks for a snapshot.
+const staleMax = 20
 
 // FollowerStats are a Follower's counters.
 type FollowerStats struct{ Applied, Gaps, Bad, Snapshots uint64 }
@@ -141,6 +148,12 @@ func NewFollower(nc *nats.Conn, prefix string, onTick func()) (*Follower, error)
 // Stats returns the counters.
 func (f *Follower) Stats() FollowerStats {
 	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load()}
+}
+
+// Live reports whether a delta was applied within d: the simulation is
+// there and the follower keeps up.
+func (f *Follower) Live(d time.Duration) bool {
+	return time.Since(time.Unix(0, f.last.Load())) <= d
 }
 
 // Synced reports whether the follower has a replica.
@@ -180,13 +193,16 @@ func (f *Follower) onDelta(m *nats.Msg) {
 	switch err := r.Apply(m.Data); {
 	case err == nil:
 		f.applied.Add(1)
+		f.last.Store(time.Now().UnixNano())
+		f.stale.Store(0)
 		if f.onTick != nil {
 			f.onTick()
 		}
 	case errors.Is(err, game.ErrGap):
-		if base, err := game.DeltaBase(m.Data); err == nil && base < r.Tick() {
+		if base, err := game.DeltaBase(m.Data); err == nil && base < r.Tick() && f.stale.Add(1) <= staleMax {
 			return // from before the snapshot: the replica has it
 		}
+		f.stale.Store(0)
 		f.gaps.Add(1)
 		f.askSync()
 	default:
@@ -260,6 +276,7 @@ func (f *Follower) fetch() error {
 		f.rep.Store(r) // under mu: onDelta queues until here, applies after
 		f.syncing = false
 		f.mu.Unlock()
+		f.last.Store(time.Now().UnixNano())
 		if f.onTick != nil {
 			f.onTick()
 		}
