@@ -32,6 +32,24 @@ func (s *session) reader() {
 	}
 }
 
+// lostFrames is how many frames in a row the player's snake may be
+// missing from the world before the session joins it again.
+const lostFrames = 20
+
+// rejoin joins the world again under the session's name after its snake
+// went missing; on a refusal it tries again lostFrames frames later.
+func (s *session) rejoin() {
+	s.jmu.Lock()
+	s.id.Store(0)
+	s.jmu.Unlock()
+	if why := s.enter(s.nick); why != "" {
+		s.c.log.Warn("rejoin", "nick", s.nick, "why", why)
+		s.lost = 0
+		return
+	}
+	s.c.log.Info("rejoined", "nick", s.nick)
+}
+
 // noticer is a Host with something to say in the banner (a gateway whose
 // simulation is away: "world restarting").
 type noticer interface{ Notice() string }
@@ -269,10 +287,15 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 	if phase(s.phase.Load()) == phasePlay {
 		id := game.ID(s.id.Load())
 		hud.You, hud.Follow, hud.Spectator = id, id, false
-		if info, ok := v.Snake(id); ok {
+		if info, ok := v.Snake(id); ok && info.Name == s.nick {
 			s.alive.Store(info.Alive)
 			s.last = *info
 			s.track(info)
+			s.lost = 0
+		} else if s.lost++; s.lost == lostFrames {
+			// The world lost the snake: a gateway's simulation restarted
+			// with a new world. Join that one under the same name.
+			s.rejoin()
 		}
 	} else {
 		hud.You, hud.Spectator = 0, true

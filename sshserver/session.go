@@ -68,6 +68,7 @@ type session struct {
 	touched bool           // something was drawn on the terminal
 	last    game.SnakeInfo // the player's snake in the last frame
 	life    life           // the life being played, for scores (scores.go)
+	lost    int            // frames in a row without the player's snake in the world
 	out     []byte         // a command's output (causeCommand)
 	code    uint32         // and its exit status
 	buf     []byte         // join screen bytes

@@ -4,20 +4,15 @@ import (
 	"bufio"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
-// TestClusterRoles: a simulation with an embedded NATS on loopback and two
-// gateways, each its own process. A player joins through one gateway; a
-// spectator on the other sees her on the leaderboard of the one world,
-// and her snake on the playfield.
-func TestClusterRoles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	bin := buildSnaked(t)
-	natsAddr := freeLoopbackAddr(t)
+// startSim starts a simulation process with an embedded NATS at natsAddr
+// and returns it once it is ready; the test's end kills it.
+func startSim(t *testing.T, bin, natsAddr string) *exec.Cmd {
+	t.Helper()
 	sim := exec.Command(bin, "-role", "sim", "-nats-embed", natsAddr, "-world", "256x128", "-bots", "2", "-bot-target", "0")
 	out, err := sim.StdoutPipe()
 	if err != nil {
@@ -26,7 +21,9 @@ func TestClusterRoles(t *testing.T) {
 	if err := sim.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = sim.Process.Kill(); _ = sim.Wait() })
+	exited := make(chan struct{})
+	go func() { _ = sim.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = sim.Process.Kill(); <-exited })
 	ready := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -45,6 +42,20 @@ func TestClusterRoles(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the simulation did not start")
 	}
+	return sim
+}
+
+// TestClusterRoles: a simulation with an embedded NATS on loopback and two
+// gateways, each its own process. A player joins through one gateway; a
+// spectator on the other sees her on the leaderboard of the one world,
+// and her snake on the playfield.
+func TestClusterRoles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	bin := buildSnaked(t)
+	natsAddr := freeLoopbackAddr(t)
+	startSim(t, bin, natsAddr)
 	url := "nats://" + natsAddr
 	a := startDaemon(t, bin, "-role", "gateway", "-nats", url)
 	b := startDaemon(t, bin, "-role", "gateway", "-nats", url)
@@ -65,5 +76,58 @@ func TestClusterRoles(t *testing.T) {
 			t.Fatalf("the spectator on the other gateway never saw alice\nalice's gateway sent %d bytes, the spectator's %d", len(alice.text()), len(watch.text()))
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestClusterSimRestart: the simulation (and its embedded NATS) is killed
+// and started again. The gateway keeps every session open, its banner says
+// the world is restarting meanwhile, and when the new world is up the
+// player is in it again under her name.
+func TestClusterSimRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	bin := buildSnaked(t)
+	natsAddr := freeLoopbackAddr(t)
+	sim := startSim(t, bin, natsAddr)
+	g := startDaemon(t, bin, "-role", "gateway", "-nats", "nats://"+natsAddr)
+	alice, err := dialPlayer(g.addr, "127.0.0.1", "alice", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alice.cl.Close()
+	watch, err := dialPlayer(g.addr, "127.0.0.1", "watch", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.cl.Close()
+	wait := func(what string, d time.Duration, ok func() bool) {
+		t.Helper()
+		for end := time.Now().Add(d); !ok(); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	wait("alice on the spectator's screen", 15*time.Second, func() bool { return strings.Contains(watch.text(), "alice") })
+
+	if err := sim.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	mark := len(watch.text())
+	wait("the restarting notice", 10*time.Second, func() bool { return strings.Contains(watch.text()[mark:], "world restarting") })
+	time.Sleep(2 * time.Second) // an outage
+	startSim(t, bin, natsAddr)
+	mark = len(watch.text())
+	wait("alice back in the new world", 30*time.Second, func() bool {
+		s := watch.text()[mark:]
+		return strings.Contains(s, "alice") && hasPlayfield(s)
+	})
+	for _, p := range []*player{alice, watch} {
+		select {
+		case <-p.done:
+			t.Fatalf("a session ended during the outage: %v", p.err)
+		default:
+		}
 	}
 }
