@@ -51,6 +51,7 @@ func frameSetup(t testing.TB, w *game.World, user string, watch bool) (*session,
 			t.Fatal(err)
 		}
 		s.id.Store(uint64(id))
+		s.nick = user
 		s.phase.Store(int32(phasePlay))
 	}
 	c := &canvas{prof: render.ANSI16}

@@ -292,7 +292,7 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 			s.last = *info
 			s.track(info)
 			s.lost = 0
-		} else if s.lost++; s.lost == lostFrames {
+		} else if s.lost++; s.lost == lostFrames && s.nick != "" {
 			// The world lost the snake: a gateway's simulation restarted
 			// with a new world. Join that one under the same name.
 			s.rejoin()
