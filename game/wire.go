@@ -281,11 +281,16 @@ func appendBest(dst []byte, b Entry) []byte {
 }
 
 // same reports whether the fields of p other than Head, Dir and Length
-// match s.
+// match s. It compares no strings (each compare is a call): a snake's name
+// is set only by a join, which gives the slot a new ID, and KilledBy only
+// by a death, which sets DeathTick to the tick (a snake dies at most once
+// a tick) or by a join. TestReplicaFollows and FuzzReplicaFollows, which
+// compare whole views every tick across joins, leaves and deaths, hold
+// this to the rules.
 func same(p *SnakeInfo, s *snake) bool {
 	return p.ID == s.id && p.Alive == s.alive && p.Kills == s.kills && p.DashReadyAt == s.dashAt &&
 		p.BestLength == s.best && p.Colour == s.colour && p.Bot == s.bot && p.SpawnTick == s.spawnTick &&
-		p.DeathTick == s.deathTick && p.ProtectedUntil == s.protUntil && p.Name == s.name && p.KilledBy == s.killedBy
+		p.DeathTick == s.deathTick && p.ProtectedUntil == s.protUntil
 }
 
 // diff returns the mask of the fields of b that differ from a (Rank aside).
