@@ -1,6 +1,7 @@
 package sshserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,8 +36,23 @@ type Config struct {
 	JoinHint           string        // how to join, shown in banners, e.g. "ssh -p 2222 host"
 	MetricsAddr        string        // "" = off; else Prometheus /metrics and /debug/pprof/ there
 	Logger             *slog.Logger  // nil = slog.Default()
-	Scores             *scores.Store // finished games, name claims and the scores command; nil = none
+	Scores             Scores        // finished games, name claims and the scores command; nil = none
 }
+
+// Scores is what sessions ask of the scores: a *scores.Store in one
+// process, or a gateway's link to its simulation's store.
+type Scores interface {
+	Record(r scores.Result) bool
+	Owner(ctx context.Context, name string, now time.Time) (fp string, ok bool, err error)
+	Claim(ctx context.Context, name, fp string, now time.Time) (bool, error)
+	Player(ctx context.Context, id scores.ID) (scores.Record, bool, error)
+	Top(ctx context.Context, n int) ([]scores.Entry, error)
+	TopToday(ctx context.Context, n int, now time.Time) ([]scores.Entry, error)
+	Err() error          // non-nil: no scores (the game goes on without)
+	Stats() scores.Stats // counters for the metrics
+}
+
+var _ Scores = (*scores.Store)(nil)
 
 // DefaultConfig returns the defaults (without host keys).
 func DefaultConfig() Config {

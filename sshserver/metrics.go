@@ -103,7 +103,7 @@ func (m *metrics) handler() http.Handler {
 // scores exports the scores store's counters: what was recorded, written
 // and dropped, database errors, and whether the store works at all (an
 // unwritable database leaves the game running without scores).
-func (m *metrics) scores(st *scores.Store) {
+func (m *metrics) scores(st Scores) {
 	counter := func(name, help string, f func(scores.Stats) uint64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
 			func() float64 { return float64(f(st.Stats())) })

@@ -50,6 +50,15 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer sim.Close()
+	if st, closeScores := openScores(cfg, log); st != nil {
+		defer closeScores()
+		ss, err := cluster.ServeScores(nc, opts.Prefix, st)
+		if err != nil {
+			fmt.Fprintln(stderr, "snaked:", err)
+			return 1
+		}
+		defer ss.Close()
+	}
 	pub, err := cluster.NewPublisher(nc, world, opts.Prefix) // before the clock: between Steps
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)

@@ -10,10 +10,12 @@ import (
 )
 
 // startSim starts a simulation process with an embedded NATS at natsAddr
-// and returns it once it is ready; the test's end kills it.
-func startSim(t *testing.T, bin, natsAddr string) *exec.Cmd {
+// and its state (the scores) in stateDir, and returns it once it is ready;
+// the test's end kills it.
+func startSim(t *testing.T, bin, natsAddr, stateDir string) *exec.Cmd {
 	t.Helper()
-	sim := exec.Command(bin, "-role", "sim", "-nats-embed", natsAddr, "-world", "256x128", "-bots", "2", "-bot-target", "0")
+	sim := exec.Command(bin, "-role", "sim", "-nats-embed", natsAddr, "-world", "256x128", "-bots", "2", "-bot-target", "0",
+		"-state-dir", stateDir)
 	out, err := sim.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +57,7 @@ func TestClusterRoles(t *testing.T) {
 	}
 	bin := buildSnaked(t)
 	natsAddr := freeLoopbackAddr(t)
-	startSim(t, bin, natsAddr)
+	startSim(t, bin, natsAddr, t.TempDir())
 	url := "nats://" + natsAddr
 	a := startDaemon(t, bin, "-role", "gateway", "-nats", url)
 	b := startDaemon(t, bin, "-role", "gateway", "-nats", url)
@@ -77,6 +79,20 @@ func TestClusterRoles(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+
+	// Her game, ended on gateway a, is in the simulation's scores, which
+	// the scores command on gateway b prints.
+	need(t, "ssh")
+	alice.cl.Close()
+	var out []byte
+	for end := time.Now().Add(10 * time.Second); !strings.Contains(string(out), "alice"); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("alice's game not in the scores through the other gateway:\n%s", out)
+		}
+		out, _ = exec.Command("ssh", "-F", "/dev/null", "-p", b.port, "-o", "StrictHostKeyChecking=no",
+			"-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "PubkeyAuthentication=no",
+			"-o", "PasswordAuthentication=no", "-T", "someone@127.0.0.1", "scores").Output()
+	}
 }
 
 // TestClusterSimRestart: the simulation (and its embedded NATS) is killed
@@ -89,7 +105,8 @@ func TestClusterSimRestart(t *testing.T) {
 	}
 	bin := buildSnaked(t)
 	natsAddr := freeLoopbackAddr(t)
-	sim := startSim(t, bin, natsAddr)
+	state := t.TempDir()
+	sim := startSim(t, bin, natsAddr, state)
 	g := startDaemon(t, bin, "-role", "gateway", "-nats", "nats://"+natsAddr)
 	alice, err := dialPlayer(g.addr, "127.0.0.1", "alice", 10*time.Second)
 	if err != nil {
@@ -117,7 +134,7 @@ func TestClusterSimRestart(t *testing.T) {
 	mark := len(watch.text())
 	wait("the restarting notice", 10*time.Second, func() bool { return strings.Contains(watch.text()[mark:], "world restarting") })
 	time.Sleep(2 * time.Second) // an outage
-	startSim(t, bin, natsAddr)
+	startSim(t, bin, natsAddr, state)
 	mark = len(watch.text())
 	wait("alice back in the new world", 30*time.Second, func() bool {
 		s := watch.text()[mark:]

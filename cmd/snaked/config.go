@@ -121,7 +121,7 @@ func options(c *config) []option {
 			usage: "how to join, shown in the banner"},
 		{name: "log-level", value: level{&c.LogLevel}, rng: "debug, info, warn, error", usage: "log level"},
 		{name: "role", value: &text{p: &c.Role, empty: true}, def: "empty (one process)", rng: "single, sim, gateway",
-			usage: "sim: the world and its clock, no SSH; gateway: SSH sessions on a world streamed from the sim over NATS (preview: no scores, names or identity over the link yet)"},
+			usage: "sim: the world, its clock and the scores database, no SSH; gateway: SSH sessions on a world streamed from the sim over NATS"},
 		{name: "nats", value: &text{p: &c.NATS.URL, empty: true}, def: "empty", usage: "NATS URL(s) of the cluster, e.g. nats://10.0.0.5:4222"},
 		{name: "nats-embed", value: &text{p: &c.NATSEmbed, empty: true}, def: "empty (off)",
 			usage: "role sim: run a NATS server in this process at HOST:PORT (loopback when HOST is empty) and use it"},

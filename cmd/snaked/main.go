@@ -22,6 +22,7 @@ import (
 
 	"snaked/game"
 	"snaked/hostkeys"
+	"snaked/internal/cluster"
 	"snaked/internal/scores"
 	"snaked/sshserver"
 )
@@ -96,21 +97,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 1
 	}
 	sc := cfg.Server
-	if path := cfg.scoresPath(); path != "" && link == nil { // a gateway's scores would live with the sim: not over the link yet
-		st, err := scores.Open(path, scores.Options{Log: log, ClaimTTL: cfg.ClaimTTL})
-		if err != nil {
-			// Open returns a disabled store with the error: play goes on
-			// without scores (counted in the metrics).
-			log.Error("scores are off", "path", path, "err", err)
+	switch {
+	case link != nil: // the scores live with the simulation
+		sc.Scores = cluster.NewRemoteScores(link.nc, cfg.NATS.Prefix)
+	default:
+		if st, closeScores := openScores(cfg, log); st != nil {
+			sc.Scores = st
+			defer closeScores()
 		}
-		sc.Scores = st
-		defer func() {
-			ctx, cancel := context.WithTimeout(context.Background(), hardDeadline)
-			defer cancel()
-			if err := st.Close(ctx); err != nil {
-				log.Error("scores: close", "err", err)
-			}
-		}()
 	}
 	if sc.JoinHint == "" {
 		sc.JoinHint = defaultJoinHint(ln.Addr().String())
@@ -176,5 +170,26 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case <-time.After(sc.ShutdownGrace + hardDeadline):
 		log.Error("shutdown deadline passed; exiting with sessions still open")
 		return 1
+	}
+}
+
+// openScores opens the scores database the configuration names, if any;
+// an unusable one comes back disabled (logged), and the game runs without
+// scores. The function closes it within the hard deadline.
+func openScores(cfg config, log *slog.Logger) (*scores.Store, func()) {
+	path := cfg.scoresPath()
+	if path == "" {
+		return nil, func() {}
+	}
+	st, err := scores.Open(path, scores.Options{Log: log, ClaimTTL: cfg.ClaimTTL})
+	if err != nil {
+		log.Error("scores are off", "path", path, "err", err)
+	}
+	return st, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), hardDeadline)
+		defer cancel()
+		if err := st.Close(ctx); err != nil {
+			log.Error("scores: close", "err", err)
+		}
 	}
 }

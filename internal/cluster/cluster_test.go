@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"snaked/game"
+	"snaked/internal/scores"
 )
 
 // link is an embedded NATS on loopback, a world, its Sim and a gateway.
@@ -399,5 +402,60 @@ func TestSimRestart(t *testing.T) {
 	}
 	if !eventually(2*time.Second, func() bool { return g.Notice() == "" }) {
 		t.Errorf("notice %q once the new world ticks", g.Notice())
+	}
+}
+
+// TestRemoteScores: a gateway's RemoteScores records games into the
+// simulation's store and asks it who owns a name, claims names, reads a
+// record and the leaderboards, as a local store would answer.
+func TestRemoteScores(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	st, err := scores.Open(filepath.Join(t.TempDir(), "s.db"), scores.Options{FlushEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(context.Background())
+	srv, err := ServeScores(l.sim.nc, "t", st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rs := NewRemoteScores(l.raw, "t")
+	ctx := context.Background()
+	now := time.Now()
+	if !rs.Record(scores.Result{ID: scores.KeyID("SHA256:k"), Name: "gus", Length: 17, Kills: 2, Died: true, Duration: time.Minute, End: now}) {
+		t.Fatal("record dropped")
+	}
+	if !eventually(5*time.Second, func() bool {
+		top, err := rs.Top(ctx, 10)
+		return err == nil && len(top) == 1 && top[0].Name == "gus" && top[0].Best == 17
+	}) {
+		t.Fatalf("the game never reached the simulation's store: %+v", st.Stats())
+	}
+	if today, err := rs.TopToday(ctx, 10, now); err != nil || len(today) != 1 {
+		t.Errorf("today: %v %v", today, err)
+	}
+	if r, ok, err := rs.Player(ctx, scores.KeyID("SHA256:k")); err != nil || !ok || r.Kills != 2 || r.Rank != 1 {
+		t.Errorf("player: %+v %v %v", r, ok, err)
+	}
+	if ok, err := rs.Claim(ctx, "gus", "SHA256:k", now); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if ok, err := rs.Claim(ctx, "gus", "SHA256:other", now); err != nil || ok {
+		t.Errorf("a second key claimed gus: %v %v", ok, err)
+	}
+	if fp, ok, err := rs.Owner(ctx, "GUS", now); err != nil || !ok || fp != "SHA256:k" {
+		t.Errorf("owner: %q %v %v", fp, ok, err)
+	}
+	if err := l.raw.Publish("t.scores.record", []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(2*time.Second, func() bool { return srv.Bad() == 1 }) {
+		t.Errorf("bad record not counted: %d", srv.Bad())
+	}
+	srv.Close()
+	rs.wait = 200 * time.Millisecond
+	if _, err := rs.Top(ctx, 10); !errors.Is(err, ErrNoSim) {
+		t.Errorf("without a server: %v", err)
 	}
 }
