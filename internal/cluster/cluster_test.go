@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -458,4 +459,71 @@ func TestRemoteScores(t *testing.T) {
 	if _, err := rs.Top(ctx, 10); !errors.Is(err, ErrNoSim) {
 		t.Errorf("without a server: %v", err)
 	}
+}
+
+// TestSlowFollower: a follower that stalls (its handler blocked) while the
+// simulation goes on loses deltas past its pending limit, then resyncs
+// from a snapshot and follows again.
+func TestSlowFollower(t *testing.T) {
+	l := newLink(t, time.Second, 16)
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 256, 128, 16, 12, 4
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := NewPublisher(l.sim.nc, w, "slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	tick := uint64(0)
+	var slowest time.Duration
+	step := func() {
+		tick++
+		w.Step(tick)
+		t0 := time.Now()
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		slowest = max(slowest, time.Since(t0))
+	}
+	stall := make(chan struct{})
+	var stalled atomic.Bool
+	f, err := NewFollower(l.raw, "slow", func() {
+		if stalled.Load() {
+			<-stall
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.sub.SetPendingLimits(8, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+		t.Fatal("no snapshot")
+	}
+	for range 5 {
+		step()
+	}
+	stalled.Store(true)
+	for range 200 { // far past the pending limit while the follower is stuck
+		step()
+		time.Sleep(time.Millisecond)
+	}
+	stalled.Store(false)
+	close(stall)
+	if !eventually(10*time.Second, func() bool {
+		step()
+		v := f.Acquire()
+		defer v.Release()
+		return f.Stats().Snapshots >= 2 && v.Tick+2 >= tick
+	}) {
+		t.Fatalf("the slow follower never caught up: stats %+v", f.Stats())
+	}
+	// Ticked publishes into the connection's buffer and never waits for a
+	// subscriber; the log shows the slowest call (not asserted: a timing).
+	t.Logf("slowest Ticked %v (stats %+v)", slowest, f.Stats())
 }
