@@ -31,6 +31,21 @@ package game
 // on arbitrary bytes; a message is validated whole before a Replica
 // changes, so a bad one leaves it as it was.
 //
+// The leaderboard and the best snake are the world's as of its last
+// publish: after a tick whose publish was skipped (every view buffer
+// held) they are those of the tick before.
+//
+// Layout. A delta: version, kind 1, base tick, tick, slot count; snake
+// records (slot gap >= 1, field mask, the fields; gap 0 ends them);
+// leaderboard (count, slots; names and lengths are the snakes'); players,
+// bots; best (0, or 1 then slot, name, length); deaths (count, each in
+// full); grid writes (count, each an index difference and a pixel). A
+// snapshot chunk: version, kind 2, tick, index, count, then its piece of
+// the snapshot body: version, kind 3, W, H, capacity, slot count, tick;
+// pixel runs (length, pixel) covering W*H; snake records as in a delta
+// against empty slots; leaderboard; players, bots; best (always);
+// the kill ring's deaths.
+//
 // A Replica follows a world: built from a snapshot at tick T, it accepts
 // the delta whose base is T, then the one whose base is that delta's tick,
 // and so on. A delta with any other base is refused with ErrGap (a tick was
