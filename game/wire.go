@@ -178,9 +178,12 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	// snakes, and the ones whose protection ended since the baseline
 	e.expired = e.expired[:0]
 	last := -1
-	for i := 0; i < w.nslots; i++ {
-		s, p := &w.snakes[i], &e.prev[i]
-		if s.alive && s.protUntil > e.tick && s.protUntil <= w.tick {
+	// locals, so the loop does not reload them after every store
+	snakes, prev := w.snakes[:w.nslots], e.prev[:w.nslots]
+	from, to := e.tick, w.tick
+	for i := range snakes {
+		s, p := &snakes[i], &prev[i]
+		if s.alive && s.protUntil > from && s.protUntil <= to {
 			e.expired = append(e.expired, int32(i))
 		}
 		if !s.used && !p.Used {
