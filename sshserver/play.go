@@ -207,12 +207,12 @@ func (s *session) writer() {
 		}
 		switch phase(s.phase.Load()) {
 		case phaseJoin, phaseScores:
-			if j := s.jp.Load(); j != nil {
-				s.drawJoin(j, &shown)
+			if j := s.scr.Load(); j != nil {
+				s.drawScreen(j, &shown)
 			}
 		case phasePlay, phaseWatch:
-			if j := s.jp.Load(); j != nil {
-				s.joinGone(j)
+			if j := s.scr.Load(); j != nil {
+				s.screenGone(j)
 			}
 			if c.r == nil {
 				s.mu.Lock()

@@ -98,7 +98,7 @@ type session struct {
 	cam      game.Point // spectator: free camera centre, or the followed head
 	dx, dy   int        // spectator: pans not yet applied
 
-	jp atomic.Pointer[screenProg] // the join screen program, once started
+	scr atomic.Pointer[screenProg] // the program of a screen outside play (join, scores), once started
 }
 
 func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
@@ -133,7 +133,7 @@ func (s *session) end(reason cause) {
 	s.endOnce.Do(func() {
 		s.reason = reason
 		close(s.done)
-		if j := s.jp.Load(); j != nil {
+		if j := s.scr.Load(); j != nil {
 			j.p.Kill()
 		}
 	})

@@ -46,7 +46,7 @@ type screenProg struct {
 	// Owned by the writer.
 	shown uint64   // ver last drawn
 	lines []string // what the terminal shows, by row; nil: unknown
-	sent  bool     // the writer is done with the program (joinGone)
+	sent  bool     // the writer is done with the program (screenGone)
 	again bool     // repaint the next view whole too (a resize: the view for the new size is still coming)
 }
 
@@ -100,7 +100,7 @@ func (s *session) runScreen(wg *sync.WaitGroup, who string, m tea.Model, after f
 	j := &screenProg{done: make(chan struct{})}
 	j.p = tea.NewProgram(tap{m: m, pub: func(v string) { j.publish(v); s.poke() }},
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(), tea.WithoutSignalHandler())
-	s.jp.Store(j)
+	s.scr.Store(j)
 	select {
 	case <-s.done: // ended before the program was published: end saw no program
 		j.p.Kill()
@@ -138,7 +138,7 @@ func guestName() string {
 // for the answer: when it let the player in, the session is in play before
 // the next key is read.
 func (s *session) joinKey(k key, r byte) {
-	j := s.jp.Load()
+	j := s.scr.Load()
 	if j == nil {
 		return
 	}
@@ -175,11 +175,11 @@ func (s *session) joinKey(k key, r byte) {
 	j.p.Send(msg)
 }
 
-// drawJoin draws the screen program's latest view, after telling it of a
+// drawScreen draws the screen program's latest view, after telling it of a
 // new window size or shutdown countdown; shown is the countdown it shows.
 // It sends the rows that changed since the last draw (all of them after a
 // resize or Ctrl-L), each followed by an erase to the end of the row.
-func (s *session) drawJoin(j *screenProg, shown *int32) {
+func (s *session) drawScreen(j *screenProg, shown *int32) {
 	select {
 	case <-j.done:
 		return
@@ -247,9 +247,9 @@ func cupAt(b []byte, y, x int) []byte {
 	return append(b, 'H')
 }
 
-// joinGone waits (bounded) until the screen program has ended, so that play
+// screenGone waits (bounded) until the screen program has ended, so that play
 // draws on a terminal the program no longer touches.
-func (s *session) joinGone(j *screenProg) {
+func (s *session) screenGone(j *screenProg) {
 	if j.sent {
 		return
 	}
@@ -305,7 +305,7 @@ const boardRows = 100
 
 // boardKey sends a key to the scores browser.
 func (s *session) boardKey(k key, r byte) {
-	j := s.jp.Load()
+	j := s.scr.Load()
 	if j == nil {
 		return
 	}
