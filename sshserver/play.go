@@ -63,14 +63,12 @@ func (s *session) onKey(k key, r byte) {
 		keyHook(k, r)
 	}
 	switch phase(s.phase.Load()) {
-	case phaseJoin:
-		s.joinKey(k, r)
+	case phaseJoin, phaseScores:
+		s.screenKey(k, r)
 	case phasePlay:
 		s.playKey(k, r)
 	case phaseWatch:
 		s.watchKey(k, r)
-	case phaseScores:
-		s.boardKey(k, r)
 	}
 }
 

@@ -23,7 +23,7 @@ import (
 // (internal/join) and the scores browser (internal/board), each a
 // bubbletea model in a tea.Program of the session's. The program gets no
 // input of its own (tea.WithInput(nil)): the session's reader decodes keys
-// as always and sends each to the program (joinKey, boardKey). On the join
+// as always and sends each to the program (screenKey). On the join
 // screen Enter waits for the program's answer, so the key after a
 // successful Enter already goes to the game. The program has no signal
 // handler and no renderer of its own (tea.WithoutRenderer): a wrapper
@@ -134,20 +134,22 @@ func guestName() string {
 	return "guest" + strconv.Itoa(1000+int(time.Now().UnixNano()/1000%9000))
 }
 
-// joinKey sends a key typed on the join screen to its program. Enter waits
-// for the answer: when it let the player in, the session is in play before
-// the next key is read.
-func (s *session) joinKey(k key, r byte) {
+// screenKey sends a key to the program of the screen outside play (join
+// screen, scores browser). On the join screen Enter waits for the
+// program's answer: when it let the player in, the session is in play
+// before the next key is read. Ctrl-C, Ctrl-D and Esc leave; Ctrl-L
+// repaints.
+func (s *session) screenKey(k key, r byte) {
 	j := s.scr.Load()
 	if j == nil {
 		return
 	}
-	var msg tea.Msg
-	switch k {
-	case keyCtrlC, keyCtrlD, keyEsc:
+	switch {
+	case k == keyCtrlC || k == keyCtrlD || k == keyEsc:
 		s.end(causeQuit)
-		return
-	case keyEnter:
+	case k == keyCtrlL:
+		s.repaint.Store(true)
+	case k == keyEnter && phase(s.phase.Load()) == phaseJoin:
 		reply := make(chan string, 1)
 		j.p.Send(join.Enter{Reply: reply})
 		select {
@@ -155,24 +157,21 @@ func (s *session) joinKey(k key, r byte) {
 		case <-j.done:
 		case <-s.done:
 		}
-		return
-	case keyBackspace:
-		msg = tea.KeyMsg{Type: tea.KeyBackspace}
-	case keyCtrlU:
-		msg = tea.KeyMsg{Type: tea.KeyCtrlU}
-	case keyLeft:
-		msg = tea.KeyMsg{Type: tea.KeyLeft}
-	case keyRight:
-		msg = tea.KeyMsg{Type: tea.KeyRight}
-	case keyRune:
-		msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{rune(r)}}
-	case keyCtrlL:
-		s.repaint.Store(true)
-		return
 	default:
-		return
+		if msg, ok := teaKeys[k]; ok {
+			if k == keyRune {
+				msg.Runes = []rune{rune(r)}
+			}
+			j.p.Send(msg)
+		}
 	}
-	j.p.Send(msg)
+}
+
+// teaKeys are the session's keys as bubbletea's.
+var teaKeys = map[key]tea.KeyMsg{
+	keyUp: {Type: tea.KeyUp}, keyDown: {Type: tea.KeyDown}, keyLeft: {Type: tea.KeyLeft}, keyRight: {Type: tea.KeyRight},
+	keyTab: {Type: tea.KeyTab}, keyBackTab: {Type: tea.KeyShiftTab}, keyBackspace: {Type: tea.KeyBackspace},
+	keyCtrlU: {Type: tea.KeyCtrlU}, keyEnter: {Type: tea.KeyEnter}, keyRune: {Type: tea.KeyRunes},
 }
 
 // drawScreen draws the screen program's latest view, after telling it of a
@@ -302,37 +301,3 @@ func (s *session) boardData() board.Data {
 
 // boardRows is how many entries each of the browser's leaderboards holds.
 const boardRows = 100
-
-// boardKey sends a key to the scores browser.
-func (s *session) boardKey(k key, r byte) {
-	j := s.scr.Load()
-	if j == nil {
-		return
-	}
-	var msg tea.Msg
-	switch k {
-	case keyCtrlC, keyCtrlD, keyEsc:
-		s.end(causeQuit)
-		return
-	case keyUp:
-		msg = tea.KeyMsg{Type: tea.KeyUp}
-	case keyDown:
-		msg = tea.KeyMsg{Type: tea.KeyDown}
-	case keyLeft:
-		msg = tea.KeyMsg{Type: tea.KeyLeft}
-	case keyRight:
-		msg = tea.KeyMsg{Type: tea.KeyRight}
-	case keyTab:
-		msg = tea.KeyMsg{Type: tea.KeyTab}
-	case keyBackTab:
-		msg = tea.KeyMsg{Type: tea.KeyShiftTab}
-	case keyRune:
-		msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{rune(r)}}
-	case keyCtrlL:
-		s.repaint.Store(true)
-		return
-	default:
-		return
-	}
-	j.p.Send(msg)
-}
