@@ -37,7 +37,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 		defer ns.Shutdown()
 		opts.URL = ns.ClientURL()
 	}
-	opts.Name = "snaked-sim"
+	opts.Name, opts.Log = "snaked-sim", log
 	nc, err := cluster.Connect(opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)
@@ -110,9 +110,9 @@ func (l *gatewayLink) idleTicks() {
 }
 
 // startGateway connects a gateway to the simulation named by cfg.
-func startGateway(cfg config) (*gatewayLink, error) {
+func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 	opts := cfg.NATS
-	opts.Name = "snaked-gateway"
+	opts.Name, opts.Log = "snaked-gateway", log
 	nc, err := cluster.Connect(opts)
 	if err != nil {
 		return nil, err

@@ -77,7 +77,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	var world *game.World // nil on a gateway: the world is elsewhere
 	var link *gatewayLink
 	if cfg.Role == "gateway" {
-		if link, err = startGateway(cfg); err != nil {
+		if link, err = startGateway(cfg, log); err != nil {
 			fmt.Fprintln(stderr, "snaked:", err)
 			return 1
 		}

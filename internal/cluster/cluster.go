@@ -20,6 +20,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
 	"time"
@@ -41,7 +42,8 @@ type Options struct {
 	CA       string // a CA certificate file to verify the server; "" = the system's
 	Cert     string // a client certificate and key for mutual TLS; "" = none
 	Key      string
-	Name     string // the connection's name in the server's monitoring
+	Name     string       // the connection's name in the server's monitoring
+	Log      *slog.Logger // where the connection's asynchronous errors (a slow consumer) go; nil = slog.Default()
 }
 
 // Connect dials NATS with o's credentials and TLS settings. The connection
@@ -50,7 +52,18 @@ func Connect(o Options) (*nats.Conn, error) {
 	if o.URL == "" {
 		return nil, errors.New("cluster: no NATS URL")
 	}
-	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	log := o.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			subj := ""
+			if sub != nil {
+				subj = sub.Subject
+			}
+			log.Warn("nats", "subject", subj, "err", err) // a follower that falls behind resyncs by itself
+		})}
 	if o.Creds != "" {
 		opts = append(opts, nats.UserCredentials(o.Creds))
 	}
