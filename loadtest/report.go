@@ -103,6 +103,19 @@ func (r *Report) WriteTable(w io.Writer) error {
 	row("first output ms p50 / p95 / p99 / max", func(c *Report) string { return d3(c.FirstFrame) })
 	row("frame gap ms p50 / p95 / p99 / max (players)", func(c *Report) string { return d3(c.Gap) })
 	row("frame gap ms p50 / p95 / p99 / max (spectators)", func(c *Report) string { return d3(c.SpecGap) })
+	n := 0
+	for _, c := range cols {
+		n = max(n, len(c.PerAddr))
+	}
+	for i := range n {
+		row(fmt.Sprintf("server %d of %d: established / failed / gap p50 / p99 ms", i+1, n), func(c *Report) string {
+			if i >= len(c.PerAddr) {
+				return "-"
+			}
+			a := c.PerAddr[i]
+			return fmt.Sprintf("%s: %d / %d / %.1f / %.1f", a.Addr, a.Established, a.Failed, a.Gap.P50, a.Gap.P99)
+		})
+	}
 	row("gaps not counted (death, join)", func(c *Report) string { return fmt.Sprint(c.SkippedGaps) })
 	row("bytes/s per session mean / p99", func(c *Report) string {
 		return fmt.Sprintf("%.0f / %.0f", c.BytesPerSec.Mean, c.BytesPerSec.P99)

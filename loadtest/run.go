@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,7 @@ type runner struct {
 
 	gaps     *Histogram // players' frame gaps while alive, inside the window
 	specGaps *Histogram // spectators' frame gaps inside the window
+	per      []*target  // each server's share, when the swarm has several
 
 	requested, established, cancelled   atomic.Int64
 	skippedGaps, checks, screenFailures atomic.Int64
@@ -99,6 +101,22 @@ func (r *runner) addFirstFrame(d time.Duration) {
 	r.mu.Unlock()
 }
 
+// target is one server of a swarm spread over several, and what its
+// sessions saw.
+type target struct {
+	addr                string
+	established, failed atomic.Int64
+	gaps                *Histogram // players' frame gaps inside the window
+}
+
+// AddrReport is one server's share of a run over several (-addr a,b,...).
+type AddrReport struct {
+	Addr        string `json:"addr"`
+	Established int    `json:"established"`
+	Failed      int    `json:"failed"`
+	Gap         Dist   `json:"frame_gap_ms"`
+}
+
 // Report is the outcome of a run. Times are milliseconds unless the name
 // says otherwise.
 type Report struct {
@@ -126,10 +144,11 @@ type Report struct {
 	EndReasons  map[string]int `json:"unexpected_reasons,omitempty"`
 	EndSamples  []string       `json:"unexpected_samples,omitempty"`
 
-	Handshake  Dist `json:"handshake_ms"`   // dial to shell reply
-	FirstFrame Dist `json:"first_frame_ms"` // dial to the first byte
-	Gap        Dist `json:"frame_gap_ms"`   // players while alive, in the window
-	SpecGap    Dist `json:"spectator_frame_gap_ms"`
+	Handshake  Dist         `json:"handshake_ms"`   // dial to shell reply
+	FirstFrame Dist         `json:"first_frame_ms"` // dial to the first byte
+	Gap        Dist         `json:"frame_gap_ms"`   // players while alive, in the window
+	SpecGap    Dist         `json:"spectator_frame_gap_ms"`
+	PerAddr    []AddrReport `json:"per_addr,omitempty"` // each server's share, when there were several
 	// Gaps not counted: across a death or a join screen.
 	SkippedGaps int64 `json:"skipped_gaps"`
 
@@ -177,9 +196,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.fill(); err != nil {
 		return nil, err
 	}
-	host, _, err := net.SplitHostPort(o.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("loadtest: address %q: %w", o.Addr, err)
+	addrs := strings.Split(o.Addr, ",")
+	loopback4 := true
+	for _, a := range addrs {
+		host, _, err := net.SplitHostPort(a)
+		if err != nil {
+			return nil, fmt.Errorf("loadtest: address %q: %w", a, err)
+		}
+		ip, err := netip.ParseAddr(host)
+		loopback4 = loopback4 && err == nil && ip.Is4() && ip.IsLoopback()
 	}
 	r := &runner{
 		o:           o,
@@ -190,10 +215,16 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		endReasons:  map[string]int{},
 		addrSem:     map[netip.Addr]chan struct{}{},
 	}
-	// Spread source addresses only when the target is IPv4 loopback.
+	// Spread source addresses only when every target is IPv4 loopback.
 	nAddrs := 0
-	if ip, err := netip.ParseAddr(host); err == nil && ip.Is4() && ip.IsLoopback() {
+	if loopback4 {
 		nAddrs = Addrs(o.N, o.PerAddr)
+	}
+	if len(addrs) > 1 {
+		r.per = make([]*target, len(addrs))
+		for i, a := range addrs {
+			r.per[i] = &target{addr: a, gaps: new(Histogram)}
+		}
 	}
 
 	rep := &Report{
@@ -233,6 +264,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			i:      i,
 			events: make(chan event, 4),
 			p:      NewPlayer(o.Seed*1_000_003 + uint64(i)),
+			addr:   addrs[i%len(addrs)],
+		}
+		if r.per != nil {
+			s.target = r.per[i%len(addrs)]
 		}
 		sz := ptySizes[i%len(ptySizes)]
 		if o.Pty != [2]int{} {
@@ -252,6 +287,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			rep.Checked++
 		}
 		if math.Floor(float64(i+1)*o.KeyShare) > math.Floor(float64(i)*o.KeyShare) {
+			var err error
 			if s.key, err = newKey(); err != nil {
 				return nil, err
 			}
@@ -425,6 +461,10 @@ func (r *runner) fill(rep *Report, sessions []*session, winEnd time.Time) {
 	rep.FirstFrame = Summarize(slices.Clone(r.firstFrames))
 	r.mu.Unlock()
 	rep.Gap = r.gaps.Dist()
+	for _, t := range r.per {
+		rep.PerAddr = append(rep.PerAddr, AddrReport{Addr: t.addr, Established: int(t.established.Load()),
+			Failed: int(t.failed.Load()), Gap: t.gaps.Dist()})
+	}
 	rep.SpecGap = r.specGaps.Dist()
 	rep.SkippedGaps = r.skippedGaps.Load()
 	rep.Turns = r.turns.Load()

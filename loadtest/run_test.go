@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -282,5 +283,42 @@ func TestScriptJoinDeathRespawn(t *testing.T) {
 		if !bytes.Contains(keys[u], []byte(" ")) || !bytes.HasSuffix(keys[u], []byte("q")) {
 			t.Errorf("%s sent %q: want a space (respawn) and a final q", u, keys[u])
 		}
+	}
+}
+
+// TestSeveralServers: with -addr a,b the swarm deals its sessions round
+// robin over the servers and reports each one's share.
+func TestSeveralServers(t *testing.T) {
+	var addrs []string
+	for range 2 {
+		f, err := StartFloor(FloorOptions{Frame: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		addrs = append(addrs, f.Addr())
+	}
+	o := DefaultOptions()
+	o.Addr = strings.Join(addrs, ",")
+	o.N, o.Ramp, o.Duration, o.SpectatorShare, o.CheckShare = 20, time.Second, 3*time.Second, 0, 0
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Established != 20 || len(rep.PerAddr) != 2 {
+		t.Fatalf("established %d, per address %+v", rep.Established, rep.PerAddr)
+	}
+	for i, a := range rep.PerAddr {
+		if a.Addr != addrs[i] || a.Established != 10 || a.Failed != 0 || a.Gap.Count == 0 {
+			t.Errorf("server %d: %+v, want %s with 10 sessions and frames", i, a, addrs[i])
+		}
+	}
+	var out bytes.Buffer
+	if err := rep.WriteTable(&out); err != nil || !strings.Contains(out.String(), "server 2 of 2") {
+		t.Errorf("table: %v\n%s", err, out.String())
+	}
+	o.Addr = addrs[0] + ",nope"
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("a bad address in the list: %v", err)
 	}
 }

@@ -58,6 +58,8 @@ type session struct {
 	cols      int
 	rows      int
 	src       netip.Addr // zero: let the kernel choose
+	addr      string     // the server it dials (one of Options.Addr's)
+	target    *target    // that server's share of the report; nil with one server
 	p         *Player
 
 	events    chan event   // reader -> player, buffered, never blocks the reader
@@ -130,6 +132,9 @@ func (s *session) run(ctx context.Context) {
 			return
 		}
 		r.fail(err.Error())
+		if s.target != nil {
+			s.target.failed.Add(1)
+		}
 		return
 	}
 	defer sshc.Close()
@@ -157,14 +162,14 @@ func (s *session) connect(ctx context.Context) (*ssh.Client, io.Reader, error) {
 	if s.src.IsValid() {
 		d.LocalAddr = &net.TCPAddr{IP: s.src.AsSlice()}
 	}
-	c, err := d.DialContext(ctx, "tcp", o.Addr)
+	c, err := d.DialContext(ctx, "tcp", s.addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dial: %w", err)
 	}
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 	c.SetDeadline(time.Now().Add(o.HandshakeTimeout))
-	sc, chans, reqs, err := ssh.NewClientConn(c, o.Addr, s.clientConfig())
+	sc, chans, reqs, err := ssh.NewClientConn(c, s.addr, s.clientConfig())
 	if err != nil {
 		c.Close()
 		return nil, nil, fmt.Errorf("handshake: %w", err)
@@ -262,6 +267,9 @@ func (s *session) read(ctx context.Context, start time.Time, stdout io.Reader) {
 				s.established = now
 				s.mu.Unlock()
 				r.established.Add(1)
+				if s.target != nil {
+					s.target.established.Add(1)
+				}
 				r.addFirstFrame(now.Sub(start))
 				s.alive.Store(!s.spectator)
 			}
@@ -296,6 +304,9 @@ func (s *session) read(ctx context.Context, start time.Time, stdout io.Reader) {
 						r.skippedGaps.Add(1)
 					case s.alive.Load():
 						r.gaps.Add(gap)
+						if s.target != nil {
+							s.target.gaps.Add(gap)
+						}
 					default:
 						r.skippedGaps.Add(1)
 					}
