@@ -273,9 +273,8 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 	hud.ShutdownIn = int(s.srv.shutdownIn.Load())
 	hud.Hint = !s.steered.Load() && time.Since(s.begin) < hintFor
 	hud.AllBest, hud.AllRank = int(s.allBest.Load()), int(s.allRank.Load())
-	hud.Notice = ""
-	if n, ok := s.srv.w.(noticer); ok {
-		hud.Notice = n.Notice()
+	if s.srv.notice != nil {
+		hud.Notice = s.srv.notice.Notice()
 	}
 
 	v := s.srv.w.Acquire()

@@ -39,6 +39,7 @@ import (
 type Server struct {
 	cfg    Config
 	w      game.Host // a local World, or a gateway's view of one elsewhere
+	notice noticer   // w, when it has something to say in the banner; else nil
 	log    *slog.Logger
 	ssh    *ssh.ServerConfig
 	m      *metrics
@@ -91,6 +92,7 @@ func New(cfg Config, w game.Host) (*Server, error) {
 		labels:   pprof.WithLabels(context.Background(), pprof.Labels("snaked", "conn")),
 	}
 	s.shutdownIn.Store(-1)
+	s.notice, _ = w.(noticer)
 	if cfg.Scores != nil {
 		s.m.scores(cfg.Scores)
 	}
