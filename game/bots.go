@@ -127,7 +127,10 @@ func (w *World) decide(i int, s *snake) bool {
 			}
 		}
 	}
-	s.dir = dirs[pick]
+	if pick != 0 {
+		s.dir = dirs[pick]
+		w.touchQuick(int32(i))
+	}
 	w.grid[pn] |= botClaim // cleared by phase 0
 	if !s.bold || w.tick < s.dashAt {
 		return false
@@ -144,6 +147,7 @@ func (w *World) decide(i int, s *snake) bool {
 	}
 	s.steps = DashLen
 	s.dashAt = w.tick + uint64(w.cfg.DashCooldown)
+	w.touch(int32(i))
 	return true
 }
 

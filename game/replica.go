@@ -161,10 +161,10 @@ func (r *reader) pix(c *pixCoder, d *dims) Pixel {
 }
 
 // snake reads a record's fields into s, integers that move as differences
-// from s, and checks the result.
-func (r *reader) snake(s *SnakeInfo, d *dims) {
+// from s, and checks the result. A delta's records hold no head.
+func (r *reader) snake(s *SnakeInfo, d *dims, delta bool) {
 	m := r.uvarint("snake mask")
-	if m&^fAll != 0 {
+	if m&^fAll != 0 || delta && m&fHead != 0 {
 		r.fail("snake mask")
 		return
 	}
@@ -220,8 +220,9 @@ func (r *reader) snake(s *SnakeInfo, d *dims) {
 }
 
 // snakes reads the snake section: records by increasing slot, then 0.
-// base gives a slot's info before its record.
-func (r *reader) snakes(recs []snakeRec, d *dims, base func(int) SnakeInfo) []snakeRec {
+// base gives a slot's info before its record; delta says the records are
+// a delta's.
+func (r *reader) snakes(recs []snakeRec, d *dims, base func(int) SnakeInfo, delta bool) []snakeRec {
 	last := -1
 	for r.err == nil {
 		g := r.int("slot gap", d.nslots)
@@ -235,7 +236,7 @@ func (r *reader) snakes(recs []snakeRec, d *dims, base func(int) SnakeInfo) []sn
 		}
 		last = slot
 		recs = append(recs, snakeRec{slot: slot, info: base(slot)})
-		r.snake(&recs[len(recs)-1].info, d)
+		r.snake(&recs[len(recs)-1].info, d, delta)
 	}
 	return recs
 }
@@ -381,7 +382,7 @@ func decodeSnapshot(b []byte) (*Replica, error) {
 		runs = append(runs, pixRun{n, rd.pix(&pc, &d)})
 		left -= n
 	}
-	recs := rd.snakes(nil, &d, func(int) SnakeInfo { return SnakeInfo{} })
+	recs := rd.snakes(nil, &d, func(int) SnakeInfo { return SnakeInfo{} }, false)
 	var t tailRec
 	rd.tail(&t, &d, true)
 	if rd.err == nil && len(rd.b) != 0 {
@@ -448,7 +449,7 @@ func (r *Replica) Apply(msg []byte) error {
 	if rd.err == nil && d.nslots < r.nslots {
 		rd.fail("slot count shrinks")
 	}
-	r.recs = rd.snakes(r.recs[:0], &d, func(s int) SnakeInfo { return r.snakes[s] })
+	r.recs = rd.snakes(r.recs[:0], &d, func(s int) SnakeInfo { return r.snakes[s] }, true)
 	t := tailRec{kills: r.nkill[:0], best: r.best}
 	rd.tail(&t, &d, false)
 	r.nkill = t.kills
@@ -476,13 +477,24 @@ func (r *Replica) Apply(msg []byte) error {
 	if rd.err != nil {
 		return rd.err
 	}
-	// valid: commit
+	// valid: commit. A snake's head is its slot's last Head pixel, if
+	// the delta wrote one, and none when it has no length.
 	r.logs[slot] = log
-	for _, c := range log {
-		r.grid[c.i] = c.p
-	}
 	for _, x := range r.recs {
 		r.snakes[x.slot] = x.info
+	}
+	for _, c := range log {
+		r.grid[c.i] = c.p
+		if c.p.Kind() == Head {
+			if s := &r.snakes[c.p.Slot()]; s.Length > 0 {
+				s.Head = Point{int(c.i) % r.w, int(c.i) / r.w}
+			}
+		}
+	}
+	for _, x := range r.recs {
+		if x.info.Length == 0 {
+			r.snakes[x.slot].Head = Point{}
+		}
 	}
 	r.nslots = d.nslots
 	r.commitTail(&t)

@@ -8,6 +8,9 @@ func (w *World) Step(tick uint64) {
 	}
 	w.tick = tick
 	w.seq++
+	w.mk, w.qk = w.marks[w.seq%logN], w.quick[w.seq%logN]
+	clear(w.mk)
+	clear(w.qk)
 	w.drain(botFill)
 	w.spawnAll()
 	maxSteps := w.think()
@@ -66,6 +69,7 @@ func (w *World) drain(fill int) {
 			}
 			if d != s.dir && d != reverse(s.dir) {
 				s.dir = d
+				w.touchQuick(slot)
 				break
 			}
 		}
@@ -88,6 +92,7 @@ func (w *World) initSnake(slot int32, b *inbox) {
 	s := &w.snakes[slot]
 	body := s.body
 	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, tx: -1, ty: -1, rival: -1, wantLife: true}
+	w.touch(slot)
 	w.spawnq = append(w.spawnq, slot)
 	if b.bot {
 		w.bots++
@@ -122,6 +127,7 @@ func (w *World) remove(slot int32) {
 	}
 	body := s.body
 	*s = snake{body: body, killer: -1, tx: -1, ty: -1, rival: -1}
+	w.touch(slot)
 }
 
 // spawnTries bounds the places tried for one snake in one tick; the first
@@ -237,6 +243,7 @@ func (w *World) spawn(slot int32, budget *int) bool {
 		s.alive, s.wantLife = true, false
 		s.spawnTick = w.tick
 		s.protUntil = w.tick + uint64(w.cfg.Protect)
+		w.touch(slot)
 		w.prot = append(w.prot, slot)
 		s.killedBy, s.killer = "", -1
 		s.tx, s.ty, s.rival = -1, -1, -1
@@ -422,6 +429,7 @@ func (w *World) think() int {
 					s.steps = DashLen
 					s.dashAt = w.tick + uint64(w.cfg.DashCooldown)
 					maxSteps = DashLen
+					w.touch(int32(i))
 				}
 			}
 			if s.bot {
@@ -560,8 +568,11 @@ func (w *World) phase(ph int) {
 			w.grow(s)
 		}
 		s.push(s.next, s.nx, s.ny)
-		if s.n > s.best {
-			s.best = s.n
+		if !s.pop { // it grew
+			w.touchQuick(int32(i))
+			if s.n > s.best {
+				s.best = s.n
+			}
 		}
 	}
 }
@@ -586,6 +597,7 @@ func (w *World) kill(s *snake, i int) {
 	s.alive = false
 	s.deathTick = w.tick
 	s.killedBy = ""
+	w.touch(int32(i))
 	r := &w.kills[w.nkills%MaxKills]
 	w.nkills++
 	*r = Kill{Tick: w.tick, Victim: s.name, VictimSlot: i, VictimBot: s.bot, Length: s.n, KillerSlot: -1, HeadOn: s.headOn, At: w.point(s.hd)}
@@ -596,6 +608,7 @@ func (w *World) kill(s *snake, i int) {
 			r.Other = k.name
 		} else {
 			k.kills++
+			w.touch(s.killer)
 			r.Killer, r.KillerSlot, r.KillerBot = k.name, int(s.killer), k.bot
 		}
 	}
@@ -618,8 +631,10 @@ func (w *World) aim(i, ph int) {
 		w.grid[s.next] &^= botClaim
 		if n, x, y := w.move(s.hd, s.hx, s.hy, left(s.dir)); w.open(n) {
 			s.dir, s.next, s.nx, s.ny = left(s.dir), n, x, y
+			w.touchQuick(int32(i))
 		} else if n, x, y := w.move(s.hd, s.hx, s.hy, right(s.dir)); w.open(n) {
 			s.dir, s.next, s.nx, s.ny = right(s.dir), n, x, y
+			w.touchQuick(int32(i))
 		} else {
 			s.wait = true
 			return

@@ -1,6 +1,6 @@
 package game
 
-// # Wire format (version 1)
+// # Wire format (version 2)
 //
 // A world that runs in one process and is rendered in others (issue 12: a
 // simulation and its gateways) travels as bytes that this package owns, so
@@ -9,8 +9,8 @@ package game
 //   - A delta (Encoder.AppendDelta): what one or more Steps changed, from
 //     the encoder's last tick (its base) to the world's tick. It holds the
 //     base and new tick numbers, the slot count, each changed snake record
-//     (only the fields that changed, against the last delta), the
-//     leaderboard (slots), the player and bot counters, the best snake
+//     (only the fields that changed, against the last delta, and never
+//     the head: see below), the leaderboard (slots), the player and bot counters, the best snake
 //     when it changed, the deaths since the base, and every grid write of
 //     those Steps, in order, straight from the change logs publish replays
 //     (no second bookkeeping), plus the body pixels of each snake whose
@@ -31,6 +31,15 @@ package game
 // on arbitrary bytes; a message is validated whole before a Replica
 // changes, so a bad one leaves it as it was.
 //
+// A delta carries no heads: a snake's head is the point of the last Head
+// pixel of its slot among the delta's grid writes when it has one and the
+// snake's length (after the delta's records) is not 0, the origin when
+// the length is 0, and else where it was. (A head moves only by a grid
+// write of a Head pixel there: a spawn, a move; a death leaves it where it
+// was; a leave or a join empties the slot, length 0.) So a snake that only
+// moved needs no record: the delta holds a record for a turn, growth,
+// spawn, death, kill, dash, join or leave.
+//
 // The leaderboard and the best snake are the world's as of its last
 // publish: after a tick whose publish was skipped (every view buffer
 // held) they are those of the tick before.
@@ -40,6 +49,7 @@ package game
 // leaderboard (count, slots; names and lengths are the snakes'); players,
 // bots; best (0, or 1 then slot, name, length); deaths (count, each in
 // full); grid writes (count, each an index difference and a pixel). A
+// delta's record never has the head bit (fHead) set. A
 // snapshot chunk: version, kind 2, tick, index, count, then its piece of
 // the snapshot body: version, kind 3, W, H, capacity, slot count, tick;
 // pixel runs (length, pixel) covering W*H; snake records as in a delta
@@ -53,14 +63,16 @@ package game
 // and World.Snapshot run on the goroutine that calls Step, between Steps.
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
 // WireVersion is the first byte of every message of the wire format.
-const WireVersion = 1
+const WireVersion = 2
 
 // Message kinds, the second byte.
 const (
@@ -106,20 +118,57 @@ const (
 // encoded it (at NewEncoder, the world then). It is not safe for concurrent
 // use, and it reads the world's internals: call it on the goroutine that
 // calls Step, between Steps.
+//
+// It never scans every slot: Step marks the slots whose records changed
+// other than in their heads (World.touch, World.touchQuick), and a moving
+// snake's head travels as its Head pixels. Most marks are turns and growth
+// (dir, length, best length), which it compares with a small copy of those
+// three fields, not with the whole record last sent. Spawn protection ends by the clock, not by a
+// write, so the encoder keeps the lives still protected in a queue by the
+// tick their protection ends (it is the spawn's tick plus Config.Protect,
+// so the queue is in spawn order).
 type Encoder struct {
-	w       *World
-	seq     uint64 // the world's step at the baseline
-	tick    uint64
-	nkills  uint64
-	prev    []SnakeInfo // by slot, Rank unused; len MaxSnakes
-	best    Entry
-	expired []int32 // scratch: slots whose protection ended
+	w      *World
+	seq    uint64 // the world's step at the baseline
+	tick   uint64
+	nkills uint64
+	prev   []SnakeInfo // by slot, Head, Rank, Dir, Length and BestLength unused; len MaxSnakes
+	shape  []shape     // by slot: the dir, length and best length last sent
+	best   Entry
+	marked []uint64   // scratch: the union of the steps' marks
+	prot   []protLife // lives whose protection ends after tick, by end then slot, from prot[p0]
+	p0     int
+	exp    []protLife // scratch: the lives whose protection ended
+}
+
+// shape is the part of a snake's record that turns and growth change.
+type shape struct {
+	n, best int32
+	dir     Dir
+}
+
+// protLife is one life whose spawn protection ends at tick end.
+type protLife struct {
+	end  uint64
+	id   ID
+	slot int32
+}
+
+func protOrder(a, b protLife) int {
+	if a.end != b.end {
+		return cmp.Compare(a.end, b.end)
+	}
+	return cmp.Compare(a.slot, b.slot)
 }
 
 // NewEncoder returns an encoder whose baseline is the world now; a
 // snapshot taken now is where its first delta applies.
 func NewEncoder(w *World) *Encoder {
-	e := &Encoder{w: w, prev: make([]SnakeInfo, w.cfg.MaxSnakes), expired: make([]int32, 0, w.cfg.MaxSnakes)}
+	n := w.cfg.MaxSnakes
+	e := &Encoder{
+		w: w, prev: make([]SnakeInfo, n), shape: make([]shape, n), marked: make([]uint64, 2*((n+63)/64)),
+		prot: make([]protLife, 0, n), exp: make([]protLife, 0, n),
+	}
 	e.rebase()
 	return e
 }
@@ -128,12 +177,19 @@ func NewEncoder(w *World) *Encoder {
 func (e *Encoder) rebase() {
 	w := e.w
 	e.seq, e.tick, e.nkills, e.best = w.seq, w.tick, w.nkills, w.best
+	e.prot, e.p0 = e.prot[:0], 0
 	for i := range e.prev {
-		e.prev[i] = SnakeInfo{}
+		e.prev[i], e.shape[i] = SnakeInfo{}, shape{}
 		if i < w.nslots {
 			e.prev[i] = w.info(i)
+			e.prev[i].Head = Point{}
+			e.shape[i] = shape{int32(e.prev[i].Length), int32(e.prev[i].BestLength), e.prev[i].Dir}
+			if s := &w.snakes[i]; s.alive && s.protUntil > w.tick {
+				e.prot = append(e.prot, protLife{s.protUntil, s.id, int32(i)})
+			}
 		}
 	}
+	slices.SortFunc(e.prot, protOrder)
 }
 
 // info is slot i's SnakeInfo as rank builds it, without the rank.
@@ -175,73 +231,104 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	dst = binary.AppendUvarint(dst, w.tick)
 	dst = binary.AppendUvarint(dst, uint64(w.nslots))
 
-	// snakes, and the ones whose protection ended since the baseline
-	e.expired = e.expired[:0]
-	last := -1
-	// locals, so the loop does not reload them after every store
-	snakes, prev := w.snakes[:w.nslots], e.prev[:w.nslots]
+	// the records of the slots the steps since the baseline marked
+	nw := (w.nslots + 63) / 64
+	mk, qk := e.marked[:nw], e.marked[nw:2*nw]
+	copy(mk, w.marks[(e.seq+1)%logN])
+	copy(qk, w.quick[(e.seq+1)%logN])
+	for s := e.seq + 2; s <= w.seq; s++ {
+		for k, x := range w.marks[s%logN][:nw] {
+			mk[k] |= x
+		}
+		for k, x := range w.quick[s%logN][:nw] {
+			qk[k] |= x
+		}
+	}
 	from, to := e.tick, w.tick
-	for i := range snakes {
-		s, p := &snakes[i], &prev[i]
-		if s.alive && s.protUntil > from && s.protUntil <= to {
-			e.expired = append(e.expired, int32(i))
-		}
-		if !s.used && !p.Used {
-			continue
-		}
-		if s.used && p.Used && s.n > 0 && same(p, s) {
-			// the common case: a snake that moved, turned or grew
-			var m uint64
-			if p.Head.X != int(s.hx) || p.Head.Y != int(s.hy) {
-				m |= fHead
+	queued := len(e.prot)
+	last := -1
+	for k, slow := range mk {
+		for word := slow | qk[k]; word != 0; word &= word - 1 {
+			i := k*64 + bits.TrailingZeros64(word)
+			sh := &e.shape[i]
+			if slow&(1<<(i&63)) == 0 {
+				// a turn or growth: at most 1+3+1+1+5+5 bytes
+				s := &w.snakes[i]
+				var m byte
+				if s.dir != sh.dir {
+					m |= fDir
+				}
+				if int32(s.n) != sh.n {
+					m |= fLength
+				}
+				if int32(s.best) != sh.best {
+					m |= fBest
+				}
+				if m == 0 {
+					continue
+				}
+				if cap(dst)-len(dst) < 16 {
+					dst = slices.Grow(dst, 4096)
+				}
+				b := dst[len(dst) : len(dst)+16]
+				o := putUvarint(b, 0, uint64(i-last))
+				last = i
+				b[o] = m
+				o++
+				if m&fDir != 0 {
+					b[o] = byte(s.dir)
+					o++
+				}
+				if m&fLength != 0 {
+					o = putUvarint(b, o, zig(s.n-int(sh.n)))
+				}
+				if m&fBest != 0 {
+					o = putUvarint(b, o, zig(s.best-int(sh.best)))
+				}
+				*sh = shape{int32(s.n), int32(s.best), s.dir}
+				dst = dst[:len(dst)+o]
+				continue
 			}
-			if p.Dir != s.dir {
-				m |= fDir
+			p := &e.prev[i]
+			p.Dir, p.Length, p.BestLength = sh.dir, int(sh.n), int(sh.best)
+			cur := w.info(i)
+			cur.Head = Point{}
+			if cur.Alive && cur.ProtectedUntil > from && cur.ProtectedUntil != p.ProtectedUntil {
+				e.prot = append(e.prot, protLife{cur.ProtectedUntil, cur.ID, int32(i)})
 			}
-			if p.Length != s.n {
-				m |= fLength
-			}
+			m := diff(p, &cur)
 			if m == 0 {
 				continue
 			}
-			// at most 48 bytes: four varints, the mask and the dir
-			if cap(dst)-len(dst) < 48 {
-				dst = slices.Grow(dst, 4096)
-			}
-			b := dst[len(dst) : len(dst)+48]
-			o := putUvarint(b, 0, uint64(i-last))
+			dst = binary.AppendUvarint(dst, uint64(i-last))
 			last = i
-			b[o] = byte(m)
-			o++
-			if m&fHead != 0 {
-				o = putUvarint(b, o, zig(int(s.hx)-p.Head.X))
-				o = putUvarint(b, o, zig(int(s.hy)-p.Head.Y))
-				p.Head = Point{int(s.hx), int(s.hy)}
-			}
-			if m&fDir != 0 {
-				b[o] = byte(s.dir)
-				o++
-				p.Dir = s.dir
-			}
-			if m&fLength != 0 {
-				o = putUvarint(b, o, zig(s.n-p.Length))
-				p.Length = s.n
-			}
-			dst = dst[:len(dst)+o]
-			continue
+			dst = appendSnake(dst, m, p, &cur)
+			*p = cur
+			*sh = shape{int32(cur.Length), int32(cur.BestLength), cur.Dir}
 		}
-		cur := w.info(i)
-		m := diff(p, &cur)
-		if m == 0 {
-			continue
-		}
-		dst = binary.AppendUvarint(dst, uint64(i-last))
-		last = i
-		dst = appendSnake(dst, m, p, &cur)
-		*p = cur
 	}
 	dst = append(dst, 0)
 	dst = e.appendTail(dst)
+
+	// the lives whose protection ended: the new ones join the queue in
+	// order (lives from several steps come in slot order)
+	if w.seq-e.seq > 1 {
+		slices.SortFunc(e.prot[queued:], protOrder)
+	}
+	e.exp = e.exp[:0]
+	for e.p0 < len(e.prot) && e.prot[e.p0].end <= to {
+		x := e.prot[e.p0]
+		e.p0++
+		if s := &w.snakes[x.slot]; s.used && s.id == x.id && s.alive && s.protUntil == x.end {
+			e.exp = append(e.exp, x)
+		}
+	}
+	if e.p0 == len(e.prot) {
+		e.prot, e.p0 = e.prot[:0], 0
+	} else if 2*e.p0 >= cap(e.prot) {
+		e.prot = e.prot[:copy(e.prot, e.prot[e.p0:])]
+		e.p0 = 0
+	}
 
 	// pixels: the change logs of the steps since the baseline, then the
 	// bodies whose look changed with their protection
@@ -249,16 +336,16 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	for s := e.seq + 1; s <= w.seq; s++ {
 		n += len(w.logs[s%logN])
 	}
-	for _, slot := range e.expired {
-		n += w.snakes[slot].n
+	for _, x := range e.exp {
+		n += w.snakes[x.slot].n
 	}
 	dst = binary.AppendUvarint(dst, uint64(n))
 	var pc pixCoder
 	for s := e.seq + 1; s <= w.seq; s++ {
 		dst = pc.appendLog(dst, w.logs[s%logN])
 	}
-	for _, slot := range e.expired {
-		s := &w.snakes[slot]
+	for _, x := range e.exp {
+		s := &w.snakes[x.slot]
 		for k := 0; k < s.n; k++ {
 			i := s.at(k)
 			dst = pc.append(dst, i, w.grid[i])
@@ -296,19 +383,6 @@ func appendBest(dst []byte, b Entry) []byte {
 	dst = binary.AppendUvarint(dst, uint64(b.Slot))
 	dst = appendString(dst, b.Name)
 	return binary.AppendUvarint(dst, uint64(b.Length))
-}
-
-// same reports whether the fields of p other than Head, Dir and Length
-// match s. It compares no strings (each compare is a call): a snake's name
-// is set only by a join, which gives the slot a new ID, and KilledBy only
-// by a death, which sets DeathTick to the tick (a snake dies at most once
-// a tick) or by a join. TestReplicaFollows and FuzzReplicaFollows, which
-// compare whole views every tick across joins, leaves and deaths, hold
-// this to the rules.
-func same(p *SnakeInfo, s *snake) bool {
-	return p.ID == s.id && p.Alive == s.alive && p.Kills == s.kills && p.DashReadyAt == s.dashAt &&
-		p.BestLength == s.best && p.Colour == s.colour && p.Bot == s.bot && p.SpawnTick == s.spawnTick &&
-		p.DeathTick == s.deathTick && p.ProtectedUntil == s.protUntil
 }
 
 // diff returns the mask of the fields of b that differ from a (Rank aside).

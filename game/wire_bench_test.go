@@ -1,6 +1,7 @@
 package game
 
 import (
+	"math/bits"
 	"runtime"
 	"testing"
 	"time"
@@ -27,7 +28,8 @@ var wireCases = []benchCase{
 // Step's, and step-cpu-ns, enc-cpu-ns and enc/step-cpu-% the same in the
 // CPU time of the benchmark's (locked) thread, which leaves out other
 // processes and the GC's workers but counts a clock read (~1 us) in each;
-// bytes/tick is the delta's size. The players' script runs with the timer
+// bytes/tick is the delta's size, marked/tick the slots whose records
+// Step marked (the encoder's work besides the change logs). The players' script runs with the timer
 // stopped, as in BenchmarkStep.
 func BenchmarkDelta(b *testing.B) {
 	for _, c := range wireCases {
@@ -37,7 +39,7 @@ func BenchmarkDelta(b *testing.B) {
 			buf := make([]byte, 0, 1<<20)
 			var step, enc time.Duration
 			var stepCPU, encCPU int64
-			var bytes int
+			var bytes, marked int
 			var err error
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
@@ -68,10 +70,14 @@ func BenchmarkDelta(b *testing.B) {
 				step += t1.Sub(t0)
 				enc += t2.Sub(t1b)
 				bytes += len(buf)
+				for k, x := range w.marks[w.seq%logN] {
+					marked += bits.OnesCount64(x | w.quick[w.seq%logN][k])
+				}
 			}
 			b.StopTimer()
 			n := float64(b.N)
 			b.ReportMetric(float64(bytes)/n, "bytes/tick")
+			b.ReportMetric(float64(marked)/n, "marked/tick")
 			b.ReportMetric(float64(step)/n, "step-ns")
 			b.ReportMetric(float64(enc)/n, "enc-ns")
 			b.ReportMetric(100*float64(enc)/float64(step), "enc/step-%")

@@ -72,10 +72,17 @@ func (f *follower) follow(t testing.TB, chunk int) {
 	f.check(t)
 }
 
-// next steps the world, sends the delta and checks the replica's view.
+// next steps the world (one time in eight, 2 to 4 times: a delta then
+// spans several steps), sends the delta and checks the replica's view.
 func (f *follower) next(t testing.TB) {
 	t.Helper()
-	f.step(t)
+	n := 1
+	if f.rng.IntN(8) == 0 {
+		n = 2 + f.rng.IntN(3)
+	}
+	for range n {
+		f.step(t)
+	}
 	var err error
 	if f.buf, err = f.e.AppendDelta(f.buf[:0]); err != nil {
 		t.Fatal(err)
@@ -188,6 +195,54 @@ func TestReplicaFollows(t *testing.T) {
 				v.Release()
 			}
 		})
+	}
+}
+
+// TestMarksCover: after every Step, each slot whose record changed other
+// than in its head is marked in that step's bitsets (the encoder visits
+// only those; quick when only dir, length and best length changed), through turns, dashes, growth, kills, deaths, respawns, joins,
+// leaves and bots coming and going; and a snake's head index, column and
+// row agree with the end of its body.
+func TestMarksCover(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		f := newFollowed(t, seed, 128, 64, 40)
+		w := f.w
+		prev := make([]SnakeInfo, w.cfg.MaxSnakes)
+		for i := range prev {
+			prev[i] = w.info(i)
+			prev[i].Head = Point{}
+		}
+		changed := map[uint64]int{}
+		for k := 0; k < 600; k++ {
+			f.step(t)
+			mk, qk := w.marks[w.seq%logN], w.quick[w.seq%logN]
+			for i := 0; i < w.nslots; i++ {
+				if s := &w.snakes[i]; s.n > 0 && (s.hd != s.at(s.n-1) || w.point(s.hd) != (Point{int(s.hx), int(s.hy)})) {
+					t.Fatalf("seed %d tick %d: slot %d: head %d at (%d,%d), body ends at %d", seed, w.tick, i, s.hd, s.hx, s.hy, s.at(s.n-1))
+				}
+				cur := w.info(i)
+				cur.Head = Point{}
+				m := diff(&prev[i], &cur)
+				if m == 0 {
+					continue
+				}
+				for b := uint64(1); b <= fAll; b <<= 1 {
+					if m&b != 0 {
+						changed[b]++
+					}
+				}
+				bit := uint64(1) << (i & 63)
+				if mk[i>>6]&bit == 0 && (m&^(fDir|fLength|fBest) != 0 || qk[i>>6]&bit == 0) {
+					t.Fatalf("seed %d tick %d: slot %d changed (mask %#x) unmarked: %+v -> %+v", seed, w.tick, i, m, prev[i], cur)
+				}
+				prev[i] = cur
+			}
+		}
+		for b := uint64(fDir); b <= fAll; b <<= 1 {
+			if changed[b] == 0 {
+				t.Errorf("seed %d: field %#x never changed: the test does not cover it", seed, b)
+			}
+		}
 	}
 }
 

@@ -251,6 +251,14 @@ type World struct {
 	rings   [32][][]int32
 	bodyCap int
 
+	// marks[seq%logN] and quick[seq%logN] are the bitsets of the slots
+	// whose records step seq may have changed other than in their heads:
+	// quick when only dir, length or best length (turns and growth, see
+	// touchQuick), marks for any other field (see touch). mk and qk are the
+	// current step's. The encoder reads them beside the change logs.
+	marks, quick [logN][]uint64
+	mk, qk       []uint64
+
 	players, bots int
 	want          int     // bots wanted this tick (wantBots, set by populate)
 	eyes          []eye   // players' heads at the last publish
@@ -307,6 +315,11 @@ func New(cfg Config) (*World, error) {
 		w.logs[i] = make([]change, 0, 4*cfg.MaxSnakes+1024)
 	}
 	w.chg = w.logs[0]
+	for i := range w.marks {
+		w.marks[i] = make([]uint64, (cfg.MaxSnakes+63)/64)
+		w.quick[i] = make([]uint64, (cfg.MaxSnakes+63)/64)
+	}
+	w.mk, w.qk = w.marks[0], w.quick[0]
 	// Every slot's ring comes from one slab, in slot order, and spare
 	// rings wait in the free lists: a quarter of the slots' worth twice
 	// as long, an eighth 4 times, a sixteenth 8 times (half a slot's ring
@@ -523,6 +536,18 @@ func (w *World) set(i int32, p Pixel) {
 	w.grid[i] = p
 	w.chg = append(w.chg, change{i, p})
 }
+
+// touch records that the current step changed a field of slot i's record
+// other than its head (which the change log's Head pixels tell), dir,
+// length and best length: every write of a snake's id, name, flags,
+// colour, kills, spawn, death, protection, dash or killer goes with one,
+// or with the write of the whole snake. TestMarksCover holds Step to it.
+func (w *World) touch(i int32) { w.mk[i>>6] |= 1 << (i & 63) }
+
+// touchQuick records that the current step changed slot i's dir, or its
+// length and perhaps its best length by growing (a move's push after its
+// pop leaves the length as it was).
+func (w *World) touchQuick(i int32) { w.qk[i>>6] |= 1 << (i & 63) }
 
 // change is one logged grid write: pixel index and new value.
 type change struct {
