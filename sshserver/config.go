@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"strconv"
 	"time"
@@ -18,25 +19,26 @@ import (
 // default, and New refuses numeric fields outside their Range (below). The
 // daemon's flags take their defaults and ranges from here.
 type Config struct {
-	HostSigners        []ssh.Signer  // host keys; at least one
-	MaxSessions        int           // established connections (players + spectators)
-	MaxPerIP           int           // established connections per IPv4 address / IPv6 /64
-	MaxHandshakes      int           // connections not yet admitted (in the handshake or queued for it); past it the oldest is dropped
-	MaxHandshakesPerIP int           // handshakes running at once per address
-	HandshakeQueue     int           // connections per address waiting for a handshake slot; 0 refuses at once
-	SpectatorUser      string        // user name that spectates
-	ShutdownGrace      time.Duration // shutdown countdown; 0 says goodbye at once
-	HandshakeTimeout   time.Duration // SSH handshake, the wait for a handshake slot, and the shell request
-	KeepAlive          time.Duration // keepalive interval, 3 unanswered => drop; 0 = off
-	IdleTimeout        time.Duration // players without input are dropped; 0 = never
-	StallTimeout       time.Duration // a write blocked longer is dropped
-	SendBuffer         int           // SO_SNDBUF bytes per connection; 0 = the kernel's default
-	MaxCells           int           // renderer cells one session may hold (see render.Fit)
-	MaxCellsTotal      int           // renderer cells all sessions may hold together
-	JoinHint           string        // how to join, shown in banners, e.g. "ssh -p 2222 host"
-	MetricsAddr        string        // "" = off; else Prometheus /metrics and /debug/pprof/ there
-	Logger             *slog.Logger  // nil = slog.Default()
-	Scores             Scores        // finished games, name claims and the scores command; nil = none
+	HostSigners        []ssh.Signer           // host keys; at least one
+	MaxSessions        int                    // established connections (players + spectators)
+	MaxPerIP           int                    // established connections per IPv4 address / IPv6 /64
+	MaxHandshakes      int                    // connections not yet admitted (in the handshake or queued for it); past it the oldest is dropped
+	MaxHandshakesPerIP int                    // handshakes running at once per address
+	HandshakeQueue     int                    // connections per address waiting for a handshake slot; 0 refuses at once
+	SpectatorUser      string                 // user name that spectates
+	ShutdownGrace      time.Duration          // shutdown countdown; 0 says goodbye at once
+	HandshakeTimeout   time.Duration          // SSH handshake, the wait for a handshake slot, and the shell request
+	KeepAlive          time.Duration          // keepalive interval, 3 unanswered => drop; 0 = off
+	IdleTimeout        time.Duration          // players without input are dropped; 0 = never
+	StallTimeout       time.Duration          // a write blocked longer is dropped
+	SendBuffer         int                    // SO_SNDBUF bytes per connection; 0 = the kernel's default
+	MaxCells           int                    // renderer cells one session may hold (see render.Fit)
+	MaxCellsTotal      int                    // renderer cells all sessions may hold together
+	JoinHint           string                 // how to join, shown in banners, e.g. "ssh -p 2222 host"
+	MetricsAddr        string                 // "" = off; else Prometheus /metrics and /debug/pprof/ there
+	Collectors         []prometheus.Collector // more metrics served with the server's (a gateway's link)
+	Logger             *slog.Logger           // nil = slog.Default()
+	Scores             Scores                 // finished games, name claims and the scores command; nil = none
 }
 
 // Scores is what sessions ask of the scores: a *scores.Store in one

@@ -89,9 +89,13 @@ func newMetrics() *metrics {
 }
 
 // handler serves /metrics and /debug/pprof/.
-func (m *metrics) handler() http.Handler {
+func (m *metrics) handler() http.Handler { return MetricsHandler(m.reg) }
+
+// MetricsHandler serves g's metrics on /metrics and the runtime's profiles
+// on /debug/pprof/ (a cluster's simulation serves its own with it).
+func MetricsHandler(g prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
@@ -100,15 +104,18 @@ func (m *metrics) handler() http.Handler {
 	return mux
 }
 
-// scores exports the scores store's counters: what was recorded, written
-// and dropped, database errors, and whether the store works at all (an
-// unwritable database leaves the game running without scores).
-func (m *metrics) scores(st Scores) {
+// scores exports the scores store's counters.
+func (m *metrics) scores(st Scores) { m.reg.MustRegister(ScoresCollectors(st)...) }
+
+// ScoresCollectors are the scores store's metrics: what was recorded,
+// written and dropped, database errors, and whether the store works at
+// all (an unwritable database leaves the game running without scores).
+func ScoresCollectors(st Scores) []prometheus.Collector {
 	counter := func(name, help string, f func(scores.Stats) uint64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
 			func() float64 { return float64(f(st.Stats())) })
 	}
-	m.reg.MustRegister(
+	return []prometheus.Collector{
 		counter("snaked_scores_recorded_total", "Finished games queued for the scores database.", func(s scores.Stats) uint64 { return s.Recorded }),
 		counter("snaked_scores_dropped_total", "Finished games not recorded: queue full, or no database.", func(s scores.Stats) uint64 { return s.Dropped }),
 		counter("snaked_scores_written_total", "Finished games committed to the scores database.", func(s scores.Stats) uint64 { return s.Written }),
@@ -120,5 +127,5 @@ func (m *metrics) scores(st Scores) {
 				}
 				return 1
 			}),
-	)
+	}
 }

@@ -54,6 +54,13 @@ func (s *session) rejoin() {
 // simulation is away: "world restarting").
 type noticer interface{ Notice() string }
 
+// clusterCounts is a Host whose world has sessions elsewhere too (a gateway of a
+// cluster): given this server's players and spectators, it returns the
+// whole world's, for the banner.
+type clusterCounts interface {
+	Counts(players, spectators int) (int, int)
+}
+
 // keyHook, when set (tests only), sees every key first.
 var keyHook func(k key, r byte)
 
@@ -268,8 +275,10 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 	if repaint {
 		r.Invalidate()
 	}
-	hud.Players = int(s.srv.players.Load())
-	hud.Spectators = int(s.srv.spectators.Load())
+	hud.Players, hud.Spectators = s.srv.Counts()
+	if s.srv.counts != nil {
+		hud.Players, hud.Spectators = s.srv.counts.Counts(hud.Players, hud.Spectators)
+	}
 	hud.ShutdownIn = int(s.srv.shutdownIn.Load())
 	hud.Hint = !s.steered.Load() && time.Since(s.begin) < hintFor
 	hud.AllBest, hud.AllRank = int(s.allBest.Load()), int(s.allRank.Load())

@@ -38,8 +38,9 @@ import (
 // Server is the SSH daemon. Create it with New and run it with Serve.
 type Server struct {
 	cfg    Config
-	w      game.Host // a local World, or a gateway's view of one elsewhere
-	notice noticer   // w, when it has something to say in the banner; else nil
+	w      game.Host     // a local World, or a gateway's view of one elsewhere
+	notice noticer       // w, when it has something to say in the banner; else nil
+	counts clusterCounts // w, when the banner's counts are a whole cluster's; else nil
 	log    *slog.Logger
 	ssh    *ssh.ServerConfig
 	m      *metrics
@@ -93,8 +94,14 @@ func New(cfg Config, w game.Host) (*Server, error) {
 	}
 	s.shutdownIn.Store(-1)
 	s.notice, _ = w.(noticer)
+	s.counts, _ = w.(clusterCounts)
 	if cfg.Scores != nil {
 		s.m.scores(cfg.Scores)
+	}
+	for _, c := range cfg.Collectors {
+		if err := s.m.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("sshserver: metrics: %w", err)
+		}
 	}
 	sc := &ssh.ServerConfig{
 		ServerVersion: "SSH-2.0-snaked",
@@ -346,6 +353,11 @@ func (s *Server) liveCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.live)
+}
+
+// Counts returns how many of this server's sessions play and watch.
+func (s *Server) Counts() (players, spectators int) {
+	return int(s.players.Load()), int(s.spectators.Load())
 }
 
 // count adjusts the banner's player and spectator numbers.

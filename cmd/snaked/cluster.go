@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -12,6 +15,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"snaked/game"
 	"snaked/internal/cluster"
@@ -50,6 +55,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer sim.Close()
+	reg := prometheus.NewRegistry()
 	if st, closeScores := openScores(cfg, log); st != nil {
 		defer closeScores()
 		ss, err := cluster.ServeScores(nc, opts.Prefix, st)
@@ -58,6 +64,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer ss.Close()
+		reg.MustRegister(sshserver.ScoresCollectors(st)...)
 	}
 	pub, err := cluster.NewPublisher(nc, world, opts.Prefix) // before the clock: between Steps
 	if err != nil {
@@ -65,15 +72,44 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer pub.Close()
+	ticks := cluster.NewTicks()
+	reg.MustRegister(ticks.Collectors()...)
+	reg.MustRegister(cluster.SimCollectors(sim, pub)...)
+	reg.MustRegister(cluster.WorldCollectors(world)...)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if a := cfg.Server.MetricsAddr; a != "" {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			fmt.Fprintln(stderr, "snaked: metrics:", err)
+			return 1
+		}
+		hs := &http.Server{Handler: sshserver.MetricsHandler(reg), ReadHeaderTimeout: 5 * time.Second}
+		served := make(chan struct{})
+		go func() {
+			defer close(served)
+			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics", "err", err)
+			}
+		}()
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_ = hs.Shutdown(ctx)
+			<-served
+		}()
+		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", ln.Addr())
+	}
 	fmt.Fprintf(stdout, "snaked sim: world %dx%d, bots fill to %d snakes, at least %d bots\nnats %s (prefix %s)\n",
 		cfg.World.W, cfg.World.H, cfg.World.BotTarget, cfg.World.Bots, opts.URL, opts.Prefix)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	game.Clock{OnRound: func(game.Round) {
+	game.Clock{OnRound: func(r game.Round) {
+		t0 := time.Now()
 		if err := pub.Ticked(); err != nil {
 			log.Error("publish tick", "err", err)
 		}
+		ticks.Observe(r, time.Since(t0))
 	}}.Run(ctx, world)
 	log.Info("bye")
 	return 0

@@ -12,10 +12,10 @@ import (
 // startSim starts a simulation process with an embedded NATS at natsAddr
 // and its state (the scores) in stateDir, and returns it once it is ready;
 // the test's end kills it.
-func startSim(t *testing.T, bin, natsAddr, stateDir string) *exec.Cmd {
+func startSim(t *testing.T, bin, natsAddr, stateDir string, extra ...string) *exec.Cmd {
 	t.Helper()
-	sim := exec.Command(bin, "-role", "sim", "-nats-embed", natsAddr, "-world", "256x128", "-bots", "2", "-bot-target", "0",
-		"-state-dir", stateDir)
+	sim := exec.Command(bin, append([]string{"-role", "sim", "-nats-embed", natsAddr, "-world", "256x128", "-bots", "2", "-bot-target", "0",
+		"-state-dir", stateDir}, extra...)...)
 	out, err := sim.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -50,14 +50,15 @@ func startSim(t *testing.T, bin, natsAddr, stateDir string) *exec.Cmd {
 // TestClusterRoles: a simulation with an embedded NATS on loopback and two
 // gateways, each its own process. A player joins through one gateway; a
 // spectator on the other sees her on the leaderboard of the one world,
-// and her snake on the playfield.
+// and her snake on the playfield. The simulation's metrics count her join
+// and its ticks; the gateways' count the deltas they applied.
 func TestClusterRoles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
 	bin := buildSnaked(t)
-	natsAddr := freeLoopbackAddr(t)
-	startSim(t, bin, natsAddr, t.TempDir())
+	natsAddr, simMetrics := freeLoopbackAddr(t), freeLoopbackAddr(t)
+	startSim(t, bin, natsAddr, t.TempDir(), "-metrics-addr", simMetrics)
 	url := "nats://" + natsAddr
 	a := startDaemon(t, bin, "-role", "gateway", "-nats", url)
 	b := startDaemon(t, bin, "-role", "gateway", "-nats", url)
@@ -78,6 +79,31 @@ func TestClusterRoles(t *testing.T) {
 			t.Fatalf("the spectator on the other gateway never saw alice\nalice's gateway sent %d bytes, the spectator's %d", len(alice.text()), len(watch.text()))
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+
+	if n := metric(t, simMetrics, "snaked_cluster_joins_total"); n < 1 {
+		t.Errorf("the simulation's metrics count %v joins", n)
+	}
+	if n := metric(t, simMetrics, "snaked_tick_seconds_count"); n < 1 {
+		t.Errorf("the simulation's metrics count %v ticks", n)
+	}
+	if n := metric(t, simMetrics, "snaked_world_players"); n != 1 {
+		t.Errorf("the simulation's metrics count %v players, want 1", n)
+	}
+	for _, g := range []*daemon{a, b} {
+		if n := metric(t, g.metrics, "snaked_cluster_deltas_applied_total"); n < 1 {
+			t.Errorf("a gateway's metrics count %v deltas applied", n)
+		}
+		// the other gateway's count comes with its next heartbeat (every second)
+		var n float64
+		for end := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			if n = metric(t, g.metrics, "snaked_cluster_players"); n == 1 || time.Now().After(end) {
+				break
+			}
+		}
+		if n != 1 {
+			t.Errorf("a gateway's metrics count %v players in the cluster, want 1", n)
+		}
 	}
 
 	// Her game, ended on gateway a, is in the simulation's scores, which

@@ -100,6 +100,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	switch {
 	case link != nil: // the scores live with the simulation
 		sc.Scores = cluster.NewRemoteScores(link.nc, cfg.NATS.Prefix)
+		sc.Collectors = append(sc.Collectors, cluster.GatewayCollectors(link.gw, link.f)...)
 	default:
 		if st, closeScores := openScores(cfg, log); st != nil {
 			sc.Scores = st
@@ -119,6 +120,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 	if link != nil {
 		link.srv.Store(srv)
+		link.gw.SetLocal(srv.Counts)
 		fmt.Fprintf(stdout, "snaked gateway listening on %s (world from %s, prefix %s)\nhost key %s\nplay:     %s\nspectate: %s\n",
 			ln.Addr(), cfg.NATS.URL, cfg.NATS.Prefix, key.Fingerprint, sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
 	} else {

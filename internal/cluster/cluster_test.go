@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -186,6 +187,37 @@ func TestGatewayLease(t *testing.T) {
 	}
 }
 
+// TestGatewayCounts: every gateway's banner counts the whole cluster:
+// its own sessions as they are now, the others' from their heartbeats; a
+// gateway that goes silent drops out after the lease.
+func TestGatewayCounts(t *testing.T) {
+	const lease = 300 * time.Millisecond
+	l := newLink(t, lease, 4)
+	other, err := NewGateway(l.raw, "t", l.w, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if p, s := l.gw.Counts(2, 3); p != 2 || s != 3 {
+		t.Fatalf("alone, counts %d %d, want its own 2 3", p, s)
+	}
+	l.gw.SetLocal(func() (int, int) { return 2, 3 })
+	other.SetLocal(func() (int, int) { return 5, 7 })
+	both := func(g *Gateway, p0, s0, p, s int) func() bool {
+		return func() bool { gp, gs := g.Counts(p0, s0); return gp == p && gs == s }
+	}
+	if !eventually(2*time.Second, both(l.gw, 2, 3, 7, 10)) || !eventually(2*time.Second, both(other, 5, 7, 7, 10)) {
+		p, s := l.gw.Counts(2, 3)
+		q, r := other.Counts(5, 7)
+		t.Fatalf("counts %d %d and %d %d, want 7 10 on both", p, s, q, r)
+	}
+	other.Close()
+	if !eventually(5*lease, both(l.gw, 2, 3, 2, 3)) {
+		p, s := l.gw.Counts(2, 3)
+		t.Fatalf("after the other gateway left: %d %d, want 2 3", p, s)
+	}
+}
+
 // TestNoSim: with nobody answering, a join fails with ErrNoSim.
 func TestNoSim(t *testing.T) {
 	l := newLink(t, time.Second, 4)
@@ -224,7 +256,8 @@ func FuzzWire(f *testing.F) {
 	f.Add(appendInput(nil, input{kind: inTurn, gw: 7, id: 1<<16 | 3, dir: game.Up}))
 	f.Add(appendJoinReq(nil, joinReq{gw: 9, name: "ann", key: "SHA256:x"}))
 	f.Add(appendJoinRep(nil, joinRep{status: joinTaken, msg: "no"}))
-	f.Add(appendHeartbeat(nil, 5))
+	f.Add(appendHeartbeat(nil, heartbeat{gw: 5, players: 12, spectators: 300}))
+	f.Add([]byte{wireVersion, 5})          // a heartbeat of the first form, without counts
 	f.Add([]byte{wireVersion, 0x80, 0x00}) // a varint that is not minimal
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if in, err := decodeInput(b); err == nil && string(appendInput(nil, in)) != string(b) {
@@ -236,8 +269,12 @@ func FuzzWire(f *testing.F) {
 		if j, err := decodeJoinRep(b); err == nil && string(appendJoinRep(nil, j)) != string(b) {
 			t.Errorf("join reply %+v re-encodes differently", j)
 		}
-		if gw, err := decodeHeartbeat(b); err == nil && string(appendHeartbeat(nil, gw)) != string(b) {
-			t.Errorf("heartbeat %d re-encodes differently", gw)
+		if h, err := decodeHeartbeat(b); err == nil {
+			// the first form (no counts) comes back with zero counts
+			if again := appendHeartbeat(nil, h); string(again) != string(b) &&
+				(h.players != 0 || h.spectators != 0 || string(binary.AppendUvarint([]byte{wireVersion}, h.gw)) != string(b)) {
+				t.Errorf("heartbeat %+v re-encodes differently", h)
+			}
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -18,15 +20,31 @@ type Views interface{ Acquire() *game.View }
 
 // Gateway is a gateway's side of the link: a game.Host whose views come
 // from Views and whose joins and inputs go to the simulation. It sends a
-// heartbeat every lease/3 until Close.
+// heartbeat every lease/3 until Close, with its sessions' counts, and
+// hears every gateway's, so its banner counts the whole cluster.
 type Gateway struct {
 	nc    *nats.Conn
 	subj  subjects
 	id    uint64
 	views Views
 	wait  time.Duration // a join's answer, at most
+	lease time.Duration
+	sub   *nats.Subscription
 	stop  chan struct{}
 	done  chan struct{}
+
+	local atomic.Pointer[func() (players, spectators int)] // this gateway's counts; nil = none yet
+
+	mu     sync.Mutex          // guards others
+	others map[uint64]gwCounts // the other gateways' last heartbeats
+	// the sums of others, for Counts (read every frame by every session)
+	oplayers, ospectators atomic.Int64
+}
+
+// gwCounts is a gateway's last heartbeat.
+type gwCounts struct {
+	players, spectators uint64
+	at                  time.Time
 }
 
 var _ game.Host = (*Gateway)(nil)
@@ -47,7 +65,13 @@ func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) 
 		return nil, err
 	}
 	g := &Gateway{nc: nc, subj: subjectsOf(prefix), id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
-		wait: 2 * time.Second, stop: make(chan struct{}), done: make(chan struct{})}
+		wait: 2 * time.Second, lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
+		others: map[uint64]gwCounts{}}
+	sub, err := nc.Subscribe(g.subj.hb, g.onHeartbeat)
+	if err != nil {
+		return nil, err
+	}
+	g.sub = sub
 	g.beat()
 	go g.heartbeats(lease / 3)
 	return g, nil
@@ -62,9 +86,51 @@ func (g *Gateway) Close() {
 	select {
 	case <-g.stop:
 	default:
+		_ = g.sub.Unsubscribe()
 		close(g.stop)
 	}
 	<-g.done
+}
+
+// SetLocal tells the gateway how to count its own sessions (players and
+// spectators), for its heartbeats and Counts.
+func (g *Gateway) SetLocal(f func() (players, spectators int)) {
+	g.local.Store(&f)
+	g.beat()
+}
+
+// Counts returns the players and spectators of the whole cluster: the
+// given counts of this gateway's sessions plus every other live gateway's
+// from its last heartbeat (at most lease/3 old). It allocates nothing and
+// takes no lock.
+func (g *Gateway) Counts(players, spectators int) (int, int) {
+	return players + int(g.oplayers.Load()), spectators + int(g.ospectators.Load())
+}
+
+// onHeartbeat keeps another gateway's counts.
+func (g *Gateway) onHeartbeat(m *nats.Msg) {
+	h, err := decodeHeartbeat(m.Data)
+	if err != nil || h.gw == g.id {
+		return // the simulation counts bad ones
+	}
+	g.mu.Lock()
+	g.others[h.gw] = gwCounts{players: h.players, spectators: h.spectators, at: time.Now()}
+	g.sumLocked(time.Now())
+	g.mu.Unlock()
+}
+
+// sumLocked forgets gateways silent for a lease and sums the rest.
+func (g *Gateway) sumLocked(now time.Time) {
+	var p, s uint64
+	for id, c := range g.others {
+		if now.Sub(c.at) > g.lease {
+			delete(g.others, id)
+			continue
+		}
+		p, s = p+c.players, s+c.spectators
+	}
+	g.oplayers.Store(int64(p))
+	g.ospectators.Store(int64(s))
 }
 
 func (g *Gateway) heartbeats(every time.Duration) {
@@ -75,13 +141,28 @@ func (g *Gateway) heartbeats(every time.Duration) {
 		select {
 		case <-g.stop:
 			return
-		case <-t.C:
+		case now := <-t.C:
 			g.beat()
+			g.mu.Lock()
+			g.sumLocked(now)
+			g.mu.Unlock()
 		}
 	}
 }
 
-func (g *Gateway) beat() { _ = g.nc.Publish(g.subj.hb, appendHeartbeat(nil, g.id)) }
+func (g *Gateway) beat() {
+	p, s := g.localCounts()
+	h := heartbeat{gw: g.id, players: uint64(max(p, 0)), spectators: uint64(max(s, 0))}
+	_ = g.nc.Publish(g.subj.hb, appendHeartbeat(nil, h))
+}
+
+// localCounts are this gateway's sessions as SetLocal counts them.
+func (g *Gateway) localCounts() (players, spectators int) {
+	if f := g.local.Load(); f != nil {
+		return (*f)()
+	}
+	return 0, 0
+}
 
 // Notice is what the sessions' banner says about the link: "world
 // restarting" while no tick came from the simulation for a second and a

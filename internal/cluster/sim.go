@@ -146,13 +146,13 @@ func (s *Sim) onInput(m *nats.Msg) {
 }
 
 func (s *Sim) onHeartbeat(m *nats.Msg) {
-	gw, err := decodeHeartbeat(m.Data)
+	h, err := decodeHeartbeat(m.Data)
 	if err != nil {
 		s.bad.Add(1)
 		return
 	}
 	s.mu.Lock()
-	s.seen[gw] = time.Now()
+	s.seen[h.gw] = time.Now()
 	s.mu.Unlock()
 }
 

@@ -17,6 +17,8 @@ const (
 	maxName = 64
 	maxKey  = 128
 	maxMsg  = 256
+	// a gateway's sessions, at most (a heartbeat claiming more is bad)
+	maxCount = 1 << 24
 )
 
 // Input kinds.
@@ -122,20 +124,33 @@ func decodeJoinRep(b []byte) (j joinRep, err error) {
 	return j, nil
 }
 
-func appendHeartbeat(b []byte, gw uint64) []byte {
-	return binary.AppendUvarint(append(b, wireVersion), gw)
+// heartbeat is a gateway's periodic "still here", with how many of its
+// sessions play and watch (every gateway sums them for its banner).
+type heartbeat struct {
+	gw                  uint64
+	players, spectators uint64
 }
 
-func decodeHeartbeat(b []byte) (uint64, error) {
+func appendHeartbeat(b []byte, h heartbeat) []byte {
+	b = binary.AppendUvarint(append(b, wireVersion), h.gw)
+	b = binary.AppendUvarint(b, h.players)
+	return binary.AppendUvarint(b, h.spectators)
+}
+
+// decodeHeartbeat also takes the first form, the gateway alone (no counts).
+func decodeHeartbeat(b []byte) (h heartbeat, err error) {
 	r := reader{b: b}
 	if r.byte() != wireVersion {
-		return 0, errBad
+		return h, errBad
 	}
-	gw := r.uvarint()
-	if r.bad || len(r.b) != 0 {
-		return 0, errBad
+	h.gw = r.uvarint()
+	if len(r.b) != 0 {
+		h.players, h.spectators = r.uvarint(), r.uvarint()
 	}
-	return gw, nil
+	if r.bad || len(r.b) != 0 || h.players > maxCount || h.spectators > maxCount {
+		return heartbeat{}, errBad
+	}
+	return h, nil
 }
 
 func appendString(b []byte, s string) []byte {

@@ -1,0 +1,126 @@
+package cluster
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"snaked/game"
+)
+
+// PublisherStats are a Publisher's counters.
+type PublisherStats struct {
+	Deltas    uint64 // deltas published
+	Bytes     uint64 // their bytes
+	Snapshots uint64 // snapshots written (one answers every request waiting)
+	Dropped   uint64 // snapshot requests dropped (no reply inbox, or too many at once)
+}
+
+// Stats returns the counters.
+func (p *Publisher) Stats() PublisherStats {
+	return PublisherStats{Deltas: p.sent.Load(), Bytes: p.bytes.Load(), Snapshots: p.snaps.Load(), Dropped: p.dropped.Load()}
+}
+
+// counter is a Prometheus counter read from f at each scrape.
+func counter(name, help string, f func() uint64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(f()) })
+}
+
+// SimCollectors are the metrics of a simulation's link: joins and inputs
+// served, messages dropped, gateways' snakes expired, and the stream.
+func SimCollectors(s *Sim, p *Publisher) []prometheus.Collector {
+	return []prometheus.Collector{
+		counter("snaked_cluster_joins_total", "Join requests answered.", func() uint64 { return s.joins.Load() }),
+		counter("snaked_cluster_inputs_total", "Player inputs from gateways applied to the world.", func() uint64 { return s.inputs.Load() }),
+		counter("snaked_cluster_bad_total", "Link messages that did not decode, dropped.", func() uint64 { return s.bad.Load() }),
+		counter("snaked_cluster_foreign_total", "Inputs for a snake the sending gateway does not own, dropped.", func() uint64 { return s.foreign.Load() }),
+		counter("snaked_cluster_expired_total", "Snakes removed because their gateway went silent.", func() uint64 { return s.expired.Load() }),
+		counter("snaked_cluster_deltas_total", "World deltas published.", func() uint64 { return p.sent.Load() }),
+		counter("snaked_cluster_delta_bytes_total", "Bytes of world deltas published.", func() uint64 { return p.bytes.Load() }),
+		counter("snaked_cluster_snapshots_total", "World snapshots written for gateways.", func() uint64 { return p.snaps.Load() }),
+		counter("snaked_cluster_snapshot_requests_dropped_total", "Snapshot requests dropped.", func() uint64 { return p.dropped.Load() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_gateways", Help: "Gateways heard from within the lease."},
+			func() float64 {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				return float64(len(s.seen))
+			}),
+	}
+}
+
+// GatewayCollectors are the metrics of a gateway's link: the stream as
+// its follower applies it, and the cluster's counts.
+func GatewayCollectors(g *Gateway, f *Follower) []prometheus.Collector {
+	return []prometheus.Collector{
+		counter("snaked_cluster_deltas_applied_total", "World deltas applied to the replica.", func() uint64 { return f.applied.Load() }),
+		counter("snaked_cluster_gaps_total", "Deltas that did not follow the replica (a resync followed).", func() uint64 { return f.gaps.Load() }),
+		counter("snaked_cluster_bad_total", "Stream messages that did not decode, dropped.", func() uint64 { return f.bad.Load() }),
+		counter("snaked_cluster_snapshots_total", "Snapshots the replica was built from.", func() uint64 { return f.snaps.Load() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_live", Help: "1 while ticks arrive from the simulation, 0 while the world is restarting."},
+			func() float64 {
+				if g.Notice() == "" {
+					return 1
+				}
+				return 0
+			}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_players", Help: "Players on every gateway of the cluster, as heard."},
+			func() float64 { p, _ := g.Counts(g.localCounts()); return float64(p) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_spectators", Help: "Spectators on every gateway of the cluster, as heard."},
+			func() float64 { _, s := g.Counts(g.localCounts()); return float64(s) }),
+	}
+}
+
+// Ticks times a simulation's rounds: Step, as a single process's
+// snaked_tick_seconds does, and the publishing after it (the delta's
+// encoding and sending, snapshots when asked).
+type Ticks struct {
+	step, publish prometheus.Histogram
+	dropped       prometheus.Counter
+}
+
+// NewTicks returns the histograms, empty.
+func NewTicks() *Ticks {
+	fast := prometheus.ExponentialBuckets(5e-6, 2.5, 12) // 5us .. ~0.3s, as the sessions' server has
+	return &Ticks{
+		step: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "snaked_tick_seconds", Help: "Time spent in one World.Step.", Buckets: fast}),
+		publish: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "snaked_cluster_publish_seconds", Help: "Time to encode and publish one round's delta (and any snapshot asked for).", Buckets: fast}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "snaked_ticks_dropped_total", Help: "Ticks dropped because the loop fell too far behind."}),
+	}
+}
+
+// Observe records one round of the clock and the time its publishing took.
+func (t *Ticks) Observe(r game.Round, publish time.Duration) {
+	if r.Steps > 0 {
+		per := r.Took.Seconds() / float64(r.Steps)
+		for range r.Steps {
+			t.step.Observe(per)
+		}
+	}
+	t.dropped.Add(float64(r.Dropped))
+	t.publish.Observe(publish.Seconds())
+}
+
+// Collectors are the histograms and the counter.
+func (t *Ticks) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{t.step, t.publish, t.dropped}
+}
+
+// WorldCollectors are gauges of the world's population, read from its
+// newest view at each scrape.
+func WorldCollectors(w *game.World) []prometheus.Collector {
+	gauge := func(name, help string, f func(v *game.View) int) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
+			v := w.Acquire()
+			defer v.Release()
+			return float64(f(v))
+		})
+	}
+	return []prometheus.Collector{
+		gauge("snaked_world_players", "Snakes driven by people, alive or dead.", func(v *game.View) int { return v.Players }),
+		gauge("snaked_world_bots", "Snakes driven by the server.", func(v *game.View) int { return v.Bots }),
+		gauge("snaked_world_tick", "The world's newest tick.", func(v *game.View) int { return int(v.Tick) }),
+	}
+}
