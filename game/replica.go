@@ -39,6 +39,8 @@ type Replica struct {
 	// Apply's scratch, kept between calls
 	recs  []snakeRec
 	nkill []Kill
+	heads []headMark // by slot
+	tries uint64     // Apply calls that decoded grid writes
 }
 
 // snakeRec is one decoded snake record: the slot's new info.
@@ -135,17 +137,22 @@ func (r *reader) header(kind byte) {
 	}
 }
 
-// pix reads one pixel (see appendPix).
-func (r *reader) pix(c *pixCoder, d *dims) Pixel {
+// pix reads one pixel (see appendPix), or with move (a delta's grid
+// writes) a move's Head pixel (see appendLog), which it reports.
+func (r *reader) pix(c *pixCoder, d *dims, move bool) (Pixel, bool) {
 	b := r.byte("pixel")
-	if b&0x80 != 0 {
-		r.fail("pixel flags")
-		return 0
-	}
 	k := Kind(b >> 4 & 3)
+	if b&0x80 != 0 && (!move || k != Head) {
+		r.fail("pixel flags")
+		return 0, false
+	}
+	move = b&0x80 != 0
 	slot := 0
 	if k >= Body {
 		slot = c.slot
+	}
+	if move {
+		slot++
 	}
 	if b&(1<<6) != 0 {
 		slot = r.int("pixel slot", 0xffff)
@@ -153,11 +160,11 @@ func (r *reader) pix(c *pixCoder, d *dims) Pixel {
 	if k >= Body {
 		if slot >= d.nslots {
 			r.fail("pixel of a slot not in use")
-			return 0
+			return 0, false
 		}
 		c.slot = slot
 	}
-	return Pixel(uint32(k)<<20 | uint32(b&15)<<16 | uint32(slot))
+	return Pixel(uint32(k)<<20 | uint32(b&15)<<16 | uint32(slot)), move
 }
 
 // snake reads a record's fields into s, integers that move as differences
@@ -379,7 +386,8 @@ func decodeSnapshot(b []byte) (*Replica, error) {
 		if n == 0 {
 			rd.fail("empty run")
 		}
-		runs = append(runs, pixRun{n, rd.pix(&pc, &d)})
+		p, _ := rd.pix(&pc, &d, false)
+		runs = append(runs, pixRun{n, p})
 		left -= n
 	}
 	recs := rd.snakes(nil, &d, func(int) SnakeInfo { return SnakeInfo{} }, false)
@@ -395,6 +403,7 @@ func decodeSnapshot(b []byte) (*Replica, error) {
 		w: d.w, h: d.h, maxSnakes: d.max, nslots: d.nslots, tick: tick, seq: 1,
 		grid:   make([]Pixel, area),
 		snakes: make([]SnakeInfo, d.max),
+		heads:  make([]headMark, d.max),
 		counts: make([]int32, 512),
 	}
 	i := 0
@@ -453,22 +462,41 @@ func (r *Replica) Apply(msg []byte) error {
 	t := tailRec{kills: r.nkill[:0], best: r.best}
 	rd.tail(&t, &d, false)
 	r.nkill = t.kills
-	n := rd.uvarint("pixel count")
-	if rd.err == nil && n > uint64(len(rd.b)/2) {
+	n := rd.uvarint("pixel count") // grid writes, a move's two
+	if rd.err == nil && n > uint64(len(rd.b)) {
 		rd.fail("pixel count")
 	}
 	slot := (r.seq + 1) % logN
 	log := r.logs[slot][:0]
 	var pc pixCoder
 	area := r.w * r.h
-	for k := uint64(0); k < n && rd.err == nil; k++ {
-		i := int(pc.i) + unzig(rd.uvarint("pixel index"))
+	r.tries++
+	for rd.err == nil && uint64(len(log)) < n {
+		dv := unzig(rd.uvarint("pixel index"))
+		p, move := rd.pix(&pc, &d, true)
+		if rd.err != nil {
+			break
+		}
+		i := int(pc.i) + dv
+		if move {
+			// the Body at the snake's head, the Head from there
+			h := r.headAt(p.Slot())
+			if h < 0 || uint64(len(log))+2 > n {
+				rd.fail("move of a snake without a head")
+				break
+			}
+			log = append(log, change{int32(h), p&^(1<<20) | Pixel(Body)<<20})
+			i = h + dv
+		}
 		if i < 0 || i >= area {
 			rd.fail("pixel index")
 			break
 		}
 		pc.i = int32(i)
-		log = append(log, change{int32(i), rd.pix(&pc, &d)})
+		log = append(log, change{int32(i), p})
+		if p.Kind() == Head {
+			r.heads[p.Slot()] = headMark{r.tries, int32(i)}
+		}
 	}
 	r.logs[slot] = log[:0] // keep the capacity, whatever happens
 	if rd.err == nil && len(rd.b) != 0 {
@@ -497,11 +525,71 @@ func (r *Replica) Apply(msg []byte) error {
 		}
 	}
 	r.nslots = d.nslots
+	r.logs[slot] = r.expired(log, base, tick)
 	r.commitTail(&t)
 	r.tick = tick
 	r.seq++
 	r.publish()
 	return nil
+}
+
+// headMark is where a delta being decoded last wrote a slot's Head pixel.
+type headMark struct {
+	try uint64 // the Apply that wrote it (Replica.tries); else stale
+	i   int32
+}
+
+// headAt returns the pixel index of slot's head as the delta being decoded
+// has it so far: its last Head pixel, else the snake's head before the
+// delta; -1 when the snake has no length (no head).
+func (r *Replica) headAt(slot int) int {
+	if m := r.heads[slot]; m.try == r.tries {
+		return int(m.i)
+	}
+	if s := &r.snakes[slot]; s.Length > 0 {
+		return s.Head.Y*r.w + s.Head.X
+	}
+	return -1
+}
+
+// expired appends to log, as writes of the pixels they already hold, the
+// bodies of the snakes whose spawn protection ended after tick from and at
+// or before tick to: their look changes without a grid write, and a view
+// marks the tiles of every pixel its log writes (World.markExpired marks
+// the same tiles). A snake's body is the pixels of its slot connected to
+// its head: no other pixel holds its slot.
+func (r *Replica) expired(log []change, from, to uint64) []change {
+	const seen = 1 << 31 // above pixBits: set while a fill runs
+	for i := range r.snakes[:r.nslots] {
+		s := &r.snakes[i]
+		if !s.Alive || s.ProtectedUntil <= from || s.ProtectedUntil > to || s.Length == 0 {
+			continue
+		}
+		h := int32(s.Head.Y*r.w + s.Head.X)
+		if p := r.grid[h]; p.Kind() < Body || p.Slot() != i {
+			continue
+		}
+		start := len(log)
+		log = append(log, change{h, r.grid[h]})
+		r.grid[h] |= seen
+		for k := start; k < len(log); k++ {
+			c := int(log[k].i)
+			x, y := c%r.w, c/r.w
+			for _, n := range [4]int{
+				y*r.w + (x+1)%r.w, y*r.w + (x+r.w-1)%r.w,
+				(y+1)%r.h*r.w + x, (y+r.h-1)%r.h*r.w + x,
+			} {
+				if p := r.grid[n]; p&seen == 0 && p.Kind() >= Body && p.Slot() == i {
+					log = append(log, change{int32(n), p})
+					r.grid[n] = p | seen
+				}
+			}
+		}
+		for _, c := range log[start:] {
+			r.grid[c.i] &^= seen
+		}
+	}
+	return log
 }
 
 // Tick is the tick the replica is at (the base the next delta must have).

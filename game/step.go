@@ -230,14 +230,15 @@ func (w *World) spawn(slot int32, budget *int) bool {
 		s.colour = colour
 		w.shrink(s)
 		s.tail, s.n, s.grow = 0, 0, 0
+		// the head is written first: a Body write of a slot followed by a
+		// Head write of the same slot is a move, in the log (see set)
+		w.set(w.idx(hx, hy), MakePixel(Head, int(slot), s.colour))
 		for k := w.cfg.StartLen - 1; k >= 0; k-- {
 			i := w.idx(hx-dx*k, hy-dy*k)
 			s.push(i, int32(int(i)%w.w), int32(int(i)/w.w))
-			kind := Body
-			if k == 0 {
-				kind = Head
+			if k > 0 {
+				w.set(i, MakePixel(Body, int(slot), s.colour))
 			}
-			w.set(i, MakePixel(kind, int(slot), s.colour))
 		}
 		s.dir = d
 		s.alive, s.wantLife = true, false
@@ -558,7 +559,7 @@ func (w *World) phase(ph int) {
 			w.kill(s, i)
 			continue
 		}
-		w.set(s.hd, MakePixel(Body, i, s.colour))
+		w.set(s.hd, MakePixel(Body, i, s.colour)) // then Head at next: a move (see set)
 		if w.grid[s.next].Kind() == Fruit {
 			w.fruit--
 			s.grow += FruitGrow

@@ -13,9 +13,10 @@ package game
 //     the head: see below), the leaderboard (slots), the player and bot counters, the best snake
 //     when it changed, the deaths since the base, and every grid write of
 //     those Steps, in order, straight from the change logs publish replays
-//     (no second bookkeeping), plus the body pixels of each snake whose
-//     spawn protection ended, so a replica marks their tiles Dirty as the
-//     world does.
+//     (no second bookkeeping; a move's two writes as one item). A
+//     snake's spawn protection ends by the clock, not by a write: the
+//     replica finds whose ended from the records and marks their bodies'
+//     tiles Dirty as the world does.
 //   - A snapshot (World.Snapshot): the whole world at one tick (pixels
 //     run-length encoded, every snake, the leaderboard, counters, the kill
 //     ring), split into chunks of at most a given size (NATS's default
@@ -26,7 +27,14 @@ package game
 // integers are varints (encoding/binary), signed differences zigzag. A
 // pixel is one byte (kind<<4 | colour, bit 6 when its slot follows as a
 // varint; without it the slot is 0 for Empty and Fruit, else the slot of
-// the previous Body or Head pixel of the message). Decoders check every
+// the previous Body or Head pixel of the message). A delta's grid write is
+// an index (the difference from the previous write's) and a pixel; a move
+// (a snake's old head turning Body and its new head, two writes in the
+// world's log) is one item: the pixel byte has bit 7 and the Head kind,
+// its slot without bit 6 is the previous Body or Head pixel's plus one,
+// and its index is the difference from that snake's head, which becomes a
+// Body pixel of the same colour first. The write count counts a move as
+// two. Decoders check every
 // length and range and return an error wrapping ErrCorrupt, never panic,
 // on arbitrary bytes; a message is validated whole before a Replica
 // changes, so a bad one leaves it as it was.
@@ -63,7 +71,6 @@ package game
 // and World.Snapshot run on the goroutine that calls Step, between Steps.
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -123,10 +130,7 @@ const (
 // other than in their heads (World.touch, World.touchQuick), and a moving
 // snake's head travels as its Head pixels. Most marks are turns and growth
 // (dir, length, best length), which it compares with a small copy of those
-// three fields, not with the whole record last sent. Spawn protection ends by the clock, not by a
-// write, so the encoder keeps the lives still protected in a queue by the
-// tick their protection ends (it is the spawn's tick plus Config.Protect,
-// so the queue is in spawn order).
+// three fields, not with the whole record last sent.
 type Encoder struct {
 	w      *World
 	seq    uint64 // the world's step at the baseline
@@ -135,10 +139,7 @@ type Encoder struct {
 	prev   []SnakeInfo // by slot, Head, Rank, Dir, Length and BestLength unused; len MaxSnakes
 	shape  []shape     // by slot: the dir, length and best length last sent
 	best   Entry
-	marked []uint64   // scratch: the union of the steps' marks
-	prot   []protLife // lives whose protection ends after tick, by end then slot, from prot[p0]
-	p0     int
-	exp    []protLife // scratch: the lives whose protection ended
+	marked []uint64 // scratch: the union of the steps' marks, and of their quick marks
 }
 
 // shape is the part of a snake's record that turns and growth change.
@@ -147,28 +148,11 @@ type shape struct {
 	dir     Dir
 }
 
-// protLife is one life whose spawn protection ends at tick end.
-type protLife struct {
-	end  uint64
-	id   ID
-	slot int32
-}
-
-func protOrder(a, b protLife) int {
-	if a.end != b.end {
-		return cmp.Compare(a.end, b.end)
-	}
-	return cmp.Compare(a.slot, b.slot)
-}
-
 // NewEncoder returns an encoder whose baseline is the world now; a
 // snapshot taken now is where its first delta applies.
 func NewEncoder(w *World) *Encoder {
 	n := w.cfg.MaxSnakes
-	e := &Encoder{
-		w: w, prev: make([]SnakeInfo, n), shape: make([]shape, n), marked: make([]uint64, 2*((n+63)/64)),
-		prot: make([]protLife, 0, n), exp: make([]protLife, 0, n),
-	}
+	e := &Encoder{w: w, prev: make([]SnakeInfo, n), shape: make([]shape, n), marked: make([]uint64, 2*((n+63)/64))}
 	e.rebase()
 	return e
 }
@@ -177,19 +161,14 @@ func NewEncoder(w *World) *Encoder {
 func (e *Encoder) rebase() {
 	w := e.w
 	e.seq, e.tick, e.nkills, e.best = w.seq, w.tick, w.nkills, w.best
-	e.prot, e.p0 = e.prot[:0], 0
 	for i := range e.prev {
 		e.prev[i], e.shape[i] = SnakeInfo{}, shape{}
 		if i < w.nslots {
 			e.prev[i] = w.info(i)
 			e.prev[i].Head = Point{}
 			e.shape[i] = shape{int32(e.prev[i].Length), int32(e.prev[i].BestLength), e.prev[i].Dir}
-			if s := &w.snakes[i]; s.alive && s.protUntil > w.tick {
-				e.prot = append(e.prot, protLife{s.protUntil, s.id, int32(i)})
-			}
 		}
 	}
-	slices.SortFunc(e.prot, protOrder)
 }
 
 // info is slot i's SnakeInfo as rank builds it, without the rank.
@@ -244,8 +223,6 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 			qk[k] |= x
 		}
 	}
-	from, to := e.tick, w.tick
-	queued := len(e.prot)
 	last := -1
 	for k, slow := range mk {
 		for word := slow | qk[k]; word != 0; word &= word - 1 {
@@ -293,9 +270,6 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 			p.Dir, p.Length, p.BestLength = sh.dir, int(sh.n), int(sh.best)
 			cur := w.info(i)
 			cur.Head = Point{}
-			if cur.Alive && cur.ProtectedUntil > from && cur.ProtectedUntil != p.ProtectedUntil {
-				e.prot = append(e.prot, protLife{cur.ProtectedUntil, cur.ID, int32(i)})
-			}
 			m := diff(p, &cur)
 			if m == 0 {
 				continue
@@ -310,46 +284,15 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	dst = append(dst, 0)
 	dst = e.appendTail(dst)
 
-	// the lives whose protection ended: the new ones join the queue in
-	// order (lives from several steps come in slot order)
-	if w.seq-e.seq > 1 {
-		slices.SortFunc(e.prot[queued:], protOrder)
-	}
-	e.exp = e.exp[:0]
-	for e.p0 < len(e.prot) && e.prot[e.p0].end <= to {
-		x := e.prot[e.p0]
-		e.p0++
-		if s := &w.snakes[x.slot]; s.used && s.id == x.id && s.alive && s.protUntil == x.end {
-			e.exp = append(e.exp, x)
-		}
-	}
-	if e.p0 == len(e.prot) {
-		e.prot, e.p0 = e.prot[:0], 0
-	} else if 2*e.p0 >= cap(e.prot) {
-		e.prot = e.prot[:copy(e.prot, e.prot[e.p0:])]
-		e.p0 = 0
-	}
-
-	// pixels: the change logs of the steps since the baseline, then the
-	// bodies whose look changed with their protection
+	// pixels: the change logs of the steps since the baseline
 	n := 0
 	for s := e.seq + 1; s <= w.seq; s++ {
 		n += len(w.logs[s%logN])
-	}
-	for _, x := range e.exp {
-		n += w.snakes[x.slot].n
 	}
 	dst = binary.AppendUvarint(dst, uint64(n))
 	var pc pixCoder
 	for s := e.seq + 1; s <= w.seq; s++ {
 		dst = pc.appendLog(dst, w.logs[s%logN])
-	}
-	for _, x := range e.exp {
-		s := &w.snakes[x.slot]
-		for k := 0; k < s.n; k++ {
-			i := s.at(k)
-			dst = pc.append(dst, i, w.grid[i])
-		}
 	}
 	e.seq, e.tick, e.nkills = w.seq, w.tick, w.nkills
 	return dst, nil
@@ -538,23 +481,41 @@ type pixCoder struct {
 	slot int
 }
 
-// append appends pixel p at index i.
-func (c *pixCoder) append(dst []byte, i int32, p Pixel) []byte {
-	dst = binary.AppendUvarint(dst, zig(int(i)-int(c.i)))
-	c.i = i
-	return c.appendPix(dst, p)
-}
-
-// appendLog appends the changes of log, as append would one by one, in
-// one tight loop over a buffer grown once (at most 9 bytes a change).
+// appendLog appends the changes of log, as append would one by one but
+// for moves (see World.set): a Body write of a slot followed by a Head
+// write of the same slot and colour goes as one item, the new head's index
+// a difference from the old head's (the Body write's), the pixel byte with
+// bit 7 and the Head kind, the slot implied when it is the previous snake
+// pixel's plus one (movers come in slot order). One tight loop over a
+// buffer grown once (at most 9 bytes a change).
 func (c *pixCoder) appendLog(dst []byte, log []change) []byte {
 	dst = slices.Grow(dst, 9*len(log))
 	b := dst[len(dst):cap(dst)]
 	o := 0
 	prev, last := int(c.i), c.slot
-	for _, x := range log {
+	for k := 0; k < len(log); k++ {
 		if len(b)-o < 9 {
 			break // cannot happen: Grow made room
+		}
+		x := log[k]
+		p := x.p & pixBits
+		k4 := p >> 20 & 3
+		slot := int(p & 0xffff)
+		h := byte(p >> 16 & 0x3f) // kind<<4 | colour
+		implied := 0
+		if k4 >= Pixel(Body) {
+			implied = last
+			if k4 == Pixel(Body) && k+1 < len(log) && (log[k+1].p^x.p)&pixBits == 1<<20 {
+				// a move: the index from the old head, the slot from the
+				// last plus one
+				k++
+				from := int(x.i)
+				x = log[k]
+				h |= 0x90 // Head, move
+				implied = last + 1
+				prev = from
+			}
+			last = slot
 		}
 		d := zig(int(x.i) - prev)
 		prev = int(x.i)
@@ -565,13 +526,6 @@ func (c *pixCoder) appendLog(dst []byte, log []change) []byte {
 		}
 		b[o] = byte(d)
 		o++
-		p := x.p & pixBits
-		k, slot := p>>20&3, int(p&0xffff)
-		h := byte(p >> 16 & 0x3f) // kind<<4 | colour
-		implied := 0
-		if k >= Pixel(Body) {
-			implied, last = last, slot
-		}
 		if slot == implied {
 			b[o] = h
 			o++

@@ -3,6 +3,7 @@ package game
 import (
 	"math/bits"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -182,18 +183,43 @@ func BenchmarkAppendDeltaAgain(b *testing.B) {
 	e := NewEncoder(w)
 	w.Step(w.tick + 1)
 	save := *e
-	prev := append([]SnakeInfo(nil), e.prev...)
+	prev := slices.Clone(e.prev)
+	shape := slices.Clone(e.shape)
 	buf := make([]byte, 0, 1<<20)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		p := e.prev
 		*e = save
-		e.prev = p
 		copy(e.prev, prev)
+		copy(e.shape, shape)
 		b.StartTimer()
 		buf, _ = e.AppendDelta(buf[:0])
 	}
 	b.ReportMetric(float64(len(buf)), "bytes")
+}
+
+// BenchmarkPixLog encodes the change log of one step of the 2,500-snake
+// worlds over and over: the encoder's inner loop alone, in ns a change.
+func BenchmarkPixLog(b *testing.B) {
+	for _, c := range []benchCase{wireCases[1], wireCases[4]} {
+		b.Run(c.name(), func(b *testing.B) {
+			w, p := benchWorld(b, c)
+			if p != nil {
+				p.act(w)
+			}
+			w.Step(w.tick + 1)
+			log := w.logs[w.seq%logN]
+			buf := make([]byte, 0, 1<<20)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var pc pixCoder
+				buf = pc.appendLog(buf[:0], log)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(len(log)), "ns/change")
+			b.ReportMetric(float64(len(buf))/float64(len(log)), "bytes/change")
+			b.ReportMetric(float64(len(log)), "changes")
+		})
+	}
 }

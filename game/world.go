@@ -531,7 +531,11 @@ func right(d Dir) Dir { return reverse(left(d)) }
 
 func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} }
 
-// set writes one grid pixel and logs the change for view updates.
+// set writes one grid pixel and logs the change for view updates. A
+// snake's move logs a Body pixel at its old head and at once a Head pixel
+// of the same slot and colour at its new head; nothing else logs that
+// pair (a spawn writes its Head first), so the wire format sends it as one
+// move (see pixCoder.appendLog).
 func (w *World) set(i int32, p Pixel) {
 	w.grid[i] = p
 	w.chg = append(w.chg, change{i, p})
