@@ -100,6 +100,11 @@ func TestSmokeDaemon(t *testing.T) {
 	if rep.Turns == 0 {
 		t.Error("no turns sent")
 	}
+	// Two checked players, turning every 0.3-3 s for 5 s: their turns show
+	// on their screens within a tick or two (10 Hz), seldom not at all.
+	if k := rep.KeyToFrame; k.Count < 2 || k.P50 <= 0 || k.P50 > 250 || rep.KeyProbesLost > int64(k.Count) {
+		t.Errorf("key to frame %+v, %d turns not seen: want most turns seen, p50 within 250 ms", k, rep.KeyProbesLost)
+	}
 	if n := strings.Count(logs.String(), "msg=connect") - strings.Count(logs.String(), "key=SHA256:"); rep.Keyed != 25 || n != 25 {
 		t.Errorf("%d sessions with a key, %d connected without: want 25 and 25", rep.Keyed, n)
 	}

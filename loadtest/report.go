@@ -103,17 +103,24 @@ func (r *Report) WriteTable(w io.Writer) error {
 	row("first output ms p50 / p95 / p99 / max", func(c *Report) string { return d3(c.FirstFrame) })
 	row("frame gap ms p50 / p95 / p99 / max (players)", func(c *Report) string { return d3(c.Gap) })
 	row("frame gap ms p50 / p95 / p99 / max (spectators)", func(c *Report) string { return d3(c.SpecGap) })
+	row("key to frame ms p50 / p95 / p99 / max (checked players)", func(c *Report) string {
+		if c.KeyToFrame.Count == 0 && c.KeyProbesLost == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%s, %d not seen", d3(c.KeyToFrame), c.KeyProbesLost)
+	})
 	n := 0
 	for _, c := range cols {
 		n = max(n, len(c.PerAddr))
 	}
 	for i := range n {
-		row(fmt.Sprintf("server %d of %d: established / failed / gap p50 / p99 ms", i+1, n), func(c *Report) string {
+		row(fmt.Sprintf("server %d of %d: established / failed / gap p50 / p99 / key to frame p50 ms", i+1, n), func(c *Report) string {
 			if i >= len(c.PerAddr) {
 				return "-"
 			}
 			a := c.PerAddr[i]
-			return fmt.Sprintf("%s: %d / %d / %.1f / %.1f", a.Addr, a.Established, a.Failed, a.Gap.P50, a.Gap.P99)
+			return fmt.Sprintf("%s: %d / %d / %.1f / %.1f / %.1f (n=%d)", a.Addr, a.Established, a.Failed, a.Gap.P50, a.Gap.P99,
+				a.KeyToFrame.P50, a.KeyToFrame.Count)
 		})
 	}
 	row("gaps not counted (death, join)", func(c *Report) string { return fmt.Sprint(c.SkippedGaps) })

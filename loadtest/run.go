@@ -34,12 +34,14 @@ type runner struct {
 
 	gaps     *Histogram // players' frame gaps while alive, inside the window
 	specGaps *Histogram // spectators' frame gaps inside the window
+	keyFrame *Histogram // checked players' key-to-frame latencies inside the window
 	per      []*target  // each server's share, when the swarm has several
 
 	requested, established, cancelled   atomic.Int64
 	skippedGaps, checks, screenFailures atomic.Int64
 	turns, deaths, respawns             atomic.Int64
 	staleRespawns, joins                atomic.Int64
+	probesLost                          atomic.Int64 // turns pressed, never seen on screen within a second
 
 	mu            sync.Mutex // guards everything below
 	sessions      []*session
@@ -107,6 +109,7 @@ type target struct {
 	addr                string
 	established, failed atomic.Int64
 	gaps                *Histogram // players' frame gaps inside the window
+	keyFrame            *Histogram // checked players' key-to-frame latencies
 }
 
 // AddrReport is one server's share of a run over several (-addr a,b,...).
@@ -115,6 +118,7 @@ type AddrReport struct {
 	Established int    `json:"established"`
 	Failed      int    `json:"failed"`
 	Gap         Dist   `json:"frame_gap_ms"`
+	KeyToFrame  Dist   `json:"key_to_frame_ms"`
 }
 
 // Report is the outcome of a run. Times are milliseconds unless the name
@@ -144,11 +148,16 @@ type Report struct {
 	EndReasons  map[string]int `json:"unexpected_reasons,omitempty"`
 	EndSamples  []string       `json:"unexpected_samples,omitempty"`
 
-	Handshake  Dist         `json:"handshake_ms"`   // dial to shell reply
-	FirstFrame Dist         `json:"first_frame_ms"` // dial to the first byte
-	Gap        Dist         `json:"frame_gap_ms"`   // players while alive, in the window
-	SpecGap    Dist         `json:"spectator_frame_gap_ms"`
-	PerAddr    []AddrReport `json:"per_addr,omitempty"` // each server's share, when there were several
+	Handshake  Dist `json:"handshake_ms"`   // dial to shell reply
+	FirstFrame Dist `json:"first_frame_ms"` // dial to the first byte
+	Gap        Dist `json:"frame_gap_ms"`   // players while alive, in the window
+	SpecGap    Dist `json:"spectator_frame_gap_ms"`
+	// KeyToFrame is the checked players' time from a turn's key to the
+	// frame that shows the new heading (probe.go); KeyProbesLost counts
+	// turns pressed and not seen within a second.
+	KeyToFrame    Dist         `json:"key_to_frame_ms"`
+	KeyProbesLost int64        `json:"key_probes_lost"`
+	PerAddr       []AddrReport `json:"per_addr,omitempty"` // each server's share, when there were several
 	// Gaps not counted: across a death or a join screen.
 	SkippedGaps int64 `json:"skipped_gaps"`
 
@@ -211,6 +220,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		sem:         make(chan struct{}, o.DialConcurrency),
 		gaps:        new(Histogram),
 		specGaps:    new(Histogram),
+		keyFrame:    new(Histogram),
 		failReasons: map[string]int{},
 		endReasons:  map[string]int{},
 		addrSem:     map[netip.Addr]chan struct{}{},
@@ -223,7 +233,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if len(addrs) > 1 {
 		r.per = make([]*target, len(addrs))
 		for i, a := range addrs {
-			r.per[i] = &target{addr: a, gaps: new(Histogram)}
+			r.per[i] = &target{addr: a, gaps: new(Histogram), keyFrame: new(Histogram)}
 		}
 	}
 
@@ -285,6 +295,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		if s.checked {
 			rep.Checked++
+			if !s.spectator {
+				s.pr = &probe{}
+			}
 		}
 		if math.Floor(float64(i+1)*o.KeyShare) > math.Floor(float64(i)*o.KeyShare) {
 			var err error
@@ -463,9 +476,11 @@ func (r *runner) fill(rep *Report, sessions []*session, winEnd time.Time) {
 	rep.Gap = r.gaps.Dist()
 	for _, t := range r.per {
 		rep.PerAddr = append(rep.PerAddr, AddrReport{Addr: t.addr, Established: int(t.established.Load()),
-			Failed: int(t.failed.Load()), Gap: t.gaps.Dist()})
+			Failed: int(t.failed.Load()), Gap: t.gaps.Dist(), KeyToFrame: t.keyFrame.Dist()})
 	}
 	rep.SpecGap = r.specGaps.Dist()
+	rep.KeyToFrame = r.keyFrame.Dist()
+	rep.KeyProbesLost = r.probesLost.Load()
 	rep.SkippedGaps = r.skippedGaps.Load()
 	rep.Turns = r.turns.Load()
 	rep.Deaths = r.deaths.Load()

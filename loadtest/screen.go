@@ -15,6 +15,9 @@ type Screen interface {
 	Unknown(x, y int) bool // a real terminal may show anything there
 	AltScreen() bool       // the alternate screen is active
 	Unsupported() []string // sequences or bytes the model did not understand
+	// Pixels returns the colours (0-15, -1 the default) of the two pixels
+	// a half-block cell shows; ok is false for a text or unknown cell.
+	Pixels(x, y int) (top, bottom int, ok bool)
 }
 
 // CheckScreen inspects a screen that should show a running game and returns

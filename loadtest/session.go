@@ -61,6 +61,7 @@ type session struct {
 	addr      string     // the server it dials (one of Options.Addr's)
 	target    *target    // that server's share of the report; nil with one server
 	p         *Player
+	pr        *probe // a checked player's key-to-frame probe; else nil
 
 	events    chan event   // reader -> player, buffered, never blocks the reader
 	alive     atomic.Bool  // the player's snake is believed alive (gaps count)
@@ -323,6 +324,19 @@ func (s *session) read(ctx context.Context, start time.Time, stdout io.Reader) {
 			}
 			if screen != nil {
 				screen.Write(data)
+				if s.pr != nil {
+					d, ok := headOf(screen, s.cols, s.rows)
+					lat, hit, lost := s.pr.frame(d, ok, now)
+					switch {
+					case hit && inWin:
+						r.keyFrame.Add(lat)
+						if s.target != nil {
+							s.target.keyFrame.Add(lat)
+						}
+					case lost && inWin:
+						r.probesLost.Add(1)
+					}
+				}
 			}
 			if joinText != nil && now.Sub(firstAt) >= joinPhase {
 				joinText = nil // the join phase is over: free the buffer
@@ -414,6 +428,9 @@ func (s *session) play(ctx context.Context) {
 		case e := <-s.events:
 			switch e {
 			case evDeath:
+				if s.pr != nil {
+					s.pr.forget()
+				}
 				r.deaths.Add(1)
 				state = dead
 				t.Reset(s.p.RespawnDelay())
@@ -445,7 +462,10 @@ func (s *session) play(ctx context.Context) {
 					r.staleRespawns.Add(1)
 					s.p.Spawned()
 				} else if last != 0 {
-					_, key := s.p.Turn()
+					d, key := s.p.Turn()
+					if s.pr != nil {
+						s.pr.press(d, time.Now())
+					}
 					s.send(key)
 					r.turns.Add(1)
 				}
