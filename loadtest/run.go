@@ -187,6 +187,12 @@ type Report struct {
 	Server  *ProcStats    `json:"server,omitempty"`
 	Metrics *MetricsStats `json:"metrics,omitempty"`
 
+	// Series is the run second by second (the ramp included), and
+	// GapCDF the players' frame gaps as a cumulative distribution: what
+	// WriteHTML draws.
+	Series []Sample   `json:"series,omitempty"`
+	GapCDF []CDFPoint `json:"frame_gap_cdf,omitempty"`
+
 	// Targets as checked by CheckTargets, filled by WriteJSON.
 	Targets []Target `json:"targets,omitempty"`
 
@@ -349,8 +355,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		defer tick.Stop()
 		progress := r.t0
 		started := false
+		prevSwarm, prevServer := swarm.base, procSample{}
+		if server != nil {
+			prevServer = server.base
+		}
 		for {
 			now := time.Now()
+			if now.After(r.t0) {
+				rep.Series = append(rep.Series, r.second(now, swarm, server, &prevSwarm, &prevServer))
+			}
 			if !started && !now.Before(r.win0) {
 				started = true
 				swarm.start = swarm.sample()
@@ -414,6 +427,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	r.fill(rep, sessions, winEnd)
+	rep.GapCDF = r.gaps.CDF()
 	rep.Swarm = swarm.stats(rep.Established)
 	if server != nil {
 		st := server.stats(rep.Established)
@@ -431,6 +445,42 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.perFrame()
 	return rep, nil
+}
+
+// Sample is one second of a run.
+type Sample struct {
+	T           float64 `json:"t"`              // seconds since the run started
+	ServerCPU   float64 `json:"server_cpu"`     // % of a core over the second before; -1 unknown
+	ServerRSS   float64 `json:"server_rss_mib"` // -1 unknown
+	SwarmCPU    float64 `json:"swarm_cpu"`
+	SwarmRSS    float64 `json:"swarm_rss_mib"`
+	Established int64   `json:"established"` // sessions that received their first bytes, so far
+	Failed      int     `json:"failed"`      // sessions that never got in, so far
+	Unexpected  int     `json:"unexpected"`  // sessions the server ended, so far
+}
+
+// second samples the processes and the counters at now; prev holds each
+// process's previous sample and is updated.
+func (r *runner) second(now time.Time, swarm, server *procWatch, prevSwarm, prevServer *procSample) Sample {
+	s := Sample{T: now.Sub(r.t0).Seconds(), ServerCPU: -1, ServerRSS: -1,
+		Established: r.established.Load(), Failed: r.failCount(), Unexpected: r.endCount()}
+	read := func(w *procWatch, prev *procSample) (cpu, rss float64) {
+		x := w.sample()
+		if !x.valid {
+			return -1, -1
+		}
+		cpu = -1
+		if prev.valid && x.at.After(prev.at) {
+			cpu = 100 * (x.cpu - prev.cpu).Seconds() / x.at.Sub(prev.at).Seconds()
+		}
+		*prev = x
+		return cpu, mib(x.rss)
+	}
+	s.SwarmCPU, s.SwarmRSS = read(swarm, prevSwarm)
+	if server != nil {
+		s.ServerCPU, s.ServerRSS = read(server, prevServer)
+	}
+	return s
 }
 
 // newKey returns a fresh ed25519 key (the swarm's client key, the floor's

@@ -13,6 +13,7 @@
 #                  (e.g. an older commit's, for a side-by-side comparison)
 #   LOADTEST_ARGS  extra swarm flags, e.g. "-spectators 0.1 -check 0.02 -keys 1"
 #   JSON           also write the report as JSON to this file
+#   REPORT         also write the report as a self-contained HTML page with charts
 #   COMPARE=0      skip the floor run
 #   DAEMON=floor   use the transport floor itself as the server under test
 #                  (checks this script without the daemon)
@@ -92,6 +93,9 @@ done
 args+=(-server-pid "$pid")
 if [ "${COMPARE:-1}" != 0 ] && [ "${DAEMON:-snaked}" != floor ]; then
   args+=(-compare)
+fi
+if [ -n "${REPORT:-}" ]; then
+  args+=(-report "$REPORT")
 fi
 if [ -n "${JSON:-}" ]; then
   args+=(-json "$JSON")

@@ -3,8 +3,11 @@ package loadtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"maps"
 	"net"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -44,6 +47,7 @@ func TestSmokeFloor(t *testing.T) {
 	o.Duration = 5 * time.Second
 	o.SpectatorShare = 0.1
 	o.CheckShare = 0.04
+	o.ServerPID = os.Getpid() // the floor runs in this process
 	rep, err := Run(context.Background(), o)
 	f.Close()
 	if err != nil {
@@ -81,7 +85,79 @@ func TestSmokeFloor(t *testing.T) {
 	if err := rep.WriteTable(&out); err != nil || !bytes.Contains(out.Bytes(), []byte("frame gap")) {
 		t.Errorf("table: %v\n%s", err, out.String())
 	}
+	checkHTML(t, rep)
 	waitGoroutines(t, base+2)
+}
+
+// checkHTML writes rep (with a copy of itself as the floor run) as HTML
+// and reads it back: one sample a second over the ramp and the window,
+// the process's CPU and RSS in them, the gap distribution up to every gap,
+// a chart line for each series of both runs, and nothing to fetch.
+func checkHTML(t *testing.T, rep *Report) {
+	t.Helper()
+	secs := int(rep.RampSeconds + rep.DurationSeconds)
+	if n := len(rep.Series); n < secs-1 || n > secs+2 {
+		t.Errorf("%d samples for a %d s run, want one a second", n, secs)
+	}
+	cpu, rss := 0, 0
+	for i, s := range rep.Series {
+		if s.ServerCPU >= 0 {
+			cpu++
+		}
+		if s.ServerRSS > 0 {
+			rss++
+		}
+		if i > 0 && (s.T <= rep.Series[i-1].T || s.Established < rep.Series[i-1].Established) {
+			t.Errorf("sample %d goes back: %+v after %+v", i, s, rep.Series[i-1])
+		}
+	}
+	if cpu < len(rep.Series)-1 || rss < len(rep.Series) {
+		t.Errorf("server CPU in %d and RSS in %d of %d samples", cpu, rss, len(rep.Series))
+	}
+	if last := rep.Series[len(rep.Series)-1]; last.Established != int64(rep.Established) {
+		t.Errorf("the last sample has %d established, the report %d", last.Established, rep.Established)
+	}
+	if c := rep.GapCDF; len(c) != 161 || c[len(c)-1].Share != 1 || c[0].Share > 0.01 {
+		t.Errorf("gap CDF %v", c)
+	}
+	floor := *rep
+	rep.Floor = &floor
+	defer func() { rep.Floor = nil }()
+	path := filepath.Join(t.TempDir(), "run.html")
+	if err := rep.WriteHTML(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	_, data, ok := strings.Cut(page, `<script type="application/json" id="report">`)
+	data, _, ok2 := strings.Cut(data, "</script>")
+	var back Report
+	if !ok || !ok2 || json.Unmarshal([]byte(data), &back) != nil || back.Floor == nil ||
+		len(back.Series) != len(rep.Series) || len(back.Floor.Series) != len(rep.Series) {
+		t.Fatalf("the page's data does not hold both runs' series")
+	}
+	for _, name := range []string{"server", "server's swarm", "server established", "server failed", "floor", "floor's swarm", "floor established"} {
+		if n := strings.Count(page, `data-name="`+name+`"`); n < 1 {
+			t.Errorf("no chart line for %q", name)
+		}
+	}
+	// one point a sample in the CPU chart's lines
+	_, cpuSVG, _ := strings.Cut(page, `<svg id="cpu"`)
+	cpuSVG, _, _ = strings.Cut(cpuSVG, "</svg>")
+	_, pts, _ := strings.Cut(cpuSVG, `data-name="server" `)
+	_, pts, _ = strings.Cut(pts, `points="`)
+	pts, _, _ = strings.Cut(pts, `"`)
+	if n := len(strings.Fields(pts)); n != cpu {
+		t.Errorf("the server's CPU line has %d points, want %d", n, cpu)
+	}
+	for _, fetch := range []string{"src=", "href=", "@import", "url("} {
+		if strings.Contains(page, fetch) {
+			t.Errorf("the page fetches something: %q", fetch)
+		}
+	}
 }
 
 // scriptServer is a test server that behaves like the daemon where the

@@ -143,3 +143,31 @@ func (h *Histogram) Dist() Dist {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// CDFPoint is one point of a cumulative distribution: the share of the
+// values at or below a duration.
+type CDFPoint struct {
+	Ms    float64 `json:"ms"`
+	Share float64 `json:"share"` // 0..1
+}
+
+// CDF returns the distribution at 40 points a decade from 1 ms to 10 s
+// (empty when nothing was recorded).
+func (h *Histogram) CDF() []CDFPoint {
+	n := h.n.Load()
+	if n == 0 {
+		return nil
+	}
+	var out []CDFPoint
+	var seen uint64
+	next := 0 // buckets counted so far
+	for k := 0; k <= 160; k++ {
+		edge := time.Duration(math.Round(float64(time.Millisecond) * math.Pow(10, float64(k)/40)))
+		upto := min(int(edge/histRes), histN) // buckets below the edge
+		for ; next < upto; next++ {
+			seen += h.counts[next].Load()
+		}
+		out = append(out, CDFPoint{Ms: ms(edge), Share: float64(seen) / float64(n)})
+	}
+	return out
+}

@@ -40,6 +40,7 @@ func main() {
 	flag.StringVar(&o.DeathMarker, "death-marker", d.DeathMarker, "text only the death screen shows")
 	flag.StringVar(&o.BannerMarker, "banner-marker", d.BannerMarker, "text the banner shows (checked screens)")
 	jsonPath := flag.String("json", "", "also write the report as JSON to this file")
+	htmlPath := flag.String("report", "", "also write the report as a self-contained HTML page with charts (frame gaps, CPU and RSS over time, sessions over time; the floor beside the server with -compare) to this file")
 	compare := flag.Bool("compare", false, "then run the same swarm against the transport floor at the measured mean frame size and report the CPU ratio")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
 	floor := flag.Bool("floor", false, "run the transport floor server instead of a swarm")
@@ -110,6 +111,11 @@ func main() {
 	}
 	if *jsonPath != "" {
 		if err := rep.WriteJSON(*jsonPath); err != nil {
+			fatal(err)
+		}
+	}
+	if *htmlPath != "" {
+		if err := rep.WriteHTML(*htmlPath); err != nil {
 			fatal(err)
 		}
 	}
