@@ -137,22 +137,17 @@ func (r *reader) header(kind byte) {
 	}
 }
 
-// pix reads one pixel (see appendPix), or with move (a delta's grid
-// writes) a move's Head pixel (see appendLog), which it reports.
-func (r *reader) pix(c *pixCoder, d *dims, move bool) (Pixel, bool) {
+// pix reads one pixel (see appendPix).
+func (r *reader) pix(c *pixCoder, d *dims) Pixel {
 	b := r.byte("pixel")
-	k := Kind(b >> 4 & 3)
-	if b&0x80 != 0 && (!move || k != Head) {
+	if b&0x80 != 0 {
 		r.fail("pixel flags")
-		return 0, false
+		return 0
 	}
-	move = b&0x80 != 0
+	k := Kind(b >> 4 & 3)
 	slot := 0
 	if k >= Body {
 		slot = c.slot
-	}
-	if move {
-		slot++
 	}
 	if b&(1<<6) != 0 {
 		slot = r.int("pixel slot", 0xffff)
@@ -160,11 +155,11 @@ func (r *reader) pix(c *pixCoder, d *dims, move bool) (Pixel, bool) {
 	if k >= Body {
 		if slot >= d.nslots {
 			r.fail("pixel of a slot not in use")
-			return 0, false
+			return 0
 		}
 		c.slot = slot
 	}
-	return Pixel(uint32(k)<<20 | uint32(b&15)<<16 | uint32(slot)), move
+	return Pixel(uint32(k)<<20 | uint32(b&15)<<16 | uint32(slot))
 }
 
 // snake reads a record's fields into s, integers that move as differences
@@ -386,8 +381,7 @@ func decodeSnapshot(b []byte) (*Replica, error) {
 		if n == 0 {
 			rd.fail("empty run")
 		}
-		p, _ := rd.pix(&pc, &d, false)
-		runs = append(runs, pixRun{n, p})
+		runs = append(runs, pixRun{n, rd.pix(&pc, &d)})
 		left -= n
 	}
 	recs := rd.snakes(nil, &d, func(int) SnakeInfo { return SnakeInfo{} }, false)
@@ -462,8 +456,8 @@ func (r *Replica) Apply(msg []byte) error {
 	t := tailRec{kills: r.nkill[:0], best: r.best}
 	rd.tail(&t, &d, false)
 	r.nkill = t.kills
-	n := rd.uvarint("pixel count") // grid writes, a move's two
-	if rd.err == nil && n > uint64(len(rd.b)) {
+	n := rd.uvarint("pixel count") // grid writes, a move's two (in 1 byte or more)
+	if rd.err == nil && n > 2*uint64(len(rd.b)) {
 		rd.fail("pixel count")
 	}
 	slot := (r.seq + 1) % logN
@@ -472,21 +466,39 @@ func (r *Replica) Apply(msg []byte) error {
 	area := r.w * r.h
 	r.tries++
 	for rd.err == nil && uint64(len(log)) < n {
-		dv := unzig(rd.uvarint("pixel index"))
-		p, move := rd.pix(&pc, &d, true)
-		if rd.err != nil {
-			break
-		}
-		i := int(pc.i) + dv
-		if move {
-			// the Body at the snake's head, the Head from there
-			h := r.headAt(p.Slot())
+		u := rd.uvarint("grid write")
+		if u < 128 {
+			// a move: the Body at the snake's head, the Head one pixel on
+			s := pc.slot + 1
+			if u&(1<<6) != 0 {
+				s = rd.int("move slot", 0xffff)
+			}
+			h := -1
+			if rd.err == nil && s < d.nslots {
+				h = r.headAt(s)
+			}
 			if h < 0 || uint64(len(log))+2 > n {
 				rd.fail("move of a snake without a head")
 				break
 			}
-			log = append(log, change{int32(h), p&^(1<<20) | Pixel(Body)<<20})
-			i = h + dv
+			x, y := h%r.w, h/r.w
+			step := int(u>>4&1)*2 - 1 // Right, Down: +1
+			if u&(1<<5) != 0 {
+				y = (y + step + r.h) % r.h
+			} else {
+				x = (x + step + r.w) % r.w
+			}
+			i := y*r.w + x
+			c := uint32(u&15)<<16 | uint32(s)
+			log = append(log, change{int32(h), Pixel(uint32(Body)<<20 | c)}, change{int32(i), Pixel(uint32(Head)<<20 | c)})
+			pc.i, pc.slot = int32(i), s
+			r.heads[s] = headMark{r.tries, int32(i)}
+			continue
+		}
+		i := int(pc.i) + unzig(u-128)
+		p := rd.pix(&pc, &d)
+		if rd.err != nil {
+			break
 		}
 		if i < 0 || i >= area {
 			rd.fail("pixel index")

@@ -27,16 +27,17 @@ package game
 // integers are varints (encoding/binary), signed differences zigzag. A
 // pixel is one byte (kind<<4 | colour, bit 6 when its slot follows as a
 // varint; without it the slot is 0 for Empty and Fruit, else the slot of
-// the previous Body or Head pixel of the message). A delta's grid write is
-// an index (the difference from the previous write's) and a pixel; a move
-// (a snake's old head turning Body and its new head, two writes in the
-// world's log) is one item: the pixel byte has bit 7 and the Head kind,
-// its slot without bit 6 is the previous Body or Head pixel's plus one,
-// and its index is the difference from that snake's head, which becomes a
-// Body pixel of the same colour first. The write count counts a move as
-// two. Decoders check every
-// length and range and return an error wrapping ErrCorrupt, never panic,
-// on arbitrary bytes; a message is validated whole before a Replica
+// the previous Body or Head pixel of the message). A delta's grid writes
+// are items that start with a varint u. A move (a snake's old head turning
+// Body and its new head, two writes in the world's log) is u < 128: bits
+// 0-3 the colour, bit 4 towards the higher index (Right, Down), bit 5
+// vertical, bit 6 when its slot follows as a varint, else it is the
+// previous Body or Head pixel's plus one; the Body is written at that
+// snake's head, the Head one pixel on (wrapping). Any other write is
+// u = its index's difference from the previous write's (zigzag) + 128,
+// then its pixel. The write count counts a move as two. Decoders check
+// every length and range and return an error wrapping ErrCorrupt, never
+// panic, on arbitrary bytes; a message is validated whole before a Replica
 // changes, so a bad one leaves it as it was.
 //
 // A delta carries no heads: a snake's head is the point of the last Head
@@ -56,8 +57,8 @@ package game
 // records (slot gap >= 1, field mask, the fields; gap 0 ends them);
 // leaderboard (count, slots; names and lengths are the snakes'); players,
 // bots; best (0, or 1 then slot, name, length); deaths (count, each in
-// full); grid writes (count, each an index difference and a pixel). A
-// delta's record never has the head bit (fHead) set. A
+// full); grid writes (count, then the items). A delta's record never has
+// the head bit (fHead) set. A
 // snapshot chunk: version, kind 2, tick, index, count, then its piece of
 // the snapshot body: version, kind 3, W, H, capacity, slot count, tick;
 // pixel runs (length, pixel) covering W*H; snake records as in a delta
@@ -130,14 +131,15 @@ const (
 // other than in their heads (World.touch, World.touchQuick), and a moving
 // snake's head travels as its Head pixels. Most marks are turns and growth
 // (dir, length, best length), which it compares with a small copy of those
-// three fields, not with the whole record last sent.
+// three fields; the others it compares with a compact copy of the rest of
+// the record last sent, straight from the world's snake.
 type Encoder struct {
 	w      *World
 	seq    uint64 // the world's step at the baseline
 	tick   uint64
 	nkills uint64
-	prev   []SnakeInfo // by slot, Head, Rank, Dir, Length and BestLength unused; len MaxSnakes
-	shape  []shape     // by slot: the dir, length and best length last sent
+	shape  []shape // by slot: the dir, length and best length last sent
+	sent   []sent  // by slot: the other fields last sent
 	best   Entry
 	marked []uint64 // scratch: the union of the steps' marks, and of their quick marks
 }
@@ -148,11 +150,43 @@ type shape struct {
 	dir     Dir
 }
 
+// sent is the rest of a snake's record as last sent, but for the strings:
+// a name changes only with the ID (a join, a leave), and a killer's name
+// only with the death, the spawn or the ID (kill, spawn, join and leave set
+// it), so the encoder sends them with those and keeps no copy.
+type sent struct {
+	id                       ID
+	spawn, death, prot, dash uint64
+	kills                    int32
+	flags                    byte // as fFlags sends them
+}
+
+// flags is s's fFlags byte: colour, used, alive, bot.
+func (s *snake) flags() byte {
+	f := byte(s.colour & 15)
+	if s.used {
+		f |= 1 << 4
+	}
+	if s.alive {
+		f |= 1 << 5
+	}
+	if s.bot {
+		f |= 1 << 6
+	}
+	return f
+}
+
+// record returns what e sends of s.
+func record(s *snake) (shape, sent) {
+	return shape{int32(s.n), int32(s.best), s.dir},
+		sent{s.id, s.spawnTick, s.deathTick, s.protUntil, s.dashAt, int32(s.kills), s.flags()}
+}
+
 // NewEncoder returns an encoder whose baseline is the world now; a
 // snapshot taken now is where its first delta applies.
 func NewEncoder(w *World) *Encoder {
 	n := w.cfg.MaxSnakes
-	e := &Encoder{w: w, prev: make([]SnakeInfo, n), shape: make([]shape, n), marked: make([]uint64, 2*((n+63)/64))}
+	e := &Encoder{w: w, shape: make([]shape, n), sent: make([]sent, n), marked: make([]uint64, 2*((n+63)/64))}
 	e.rebase()
 	return e
 }
@@ -161,12 +195,10 @@ func NewEncoder(w *World) *Encoder {
 func (e *Encoder) rebase() {
 	w := e.w
 	e.seq, e.tick, e.nkills, e.best = w.seq, w.tick, w.nkills, w.best
-	for i := range e.prev {
-		e.prev[i], e.shape[i] = SnakeInfo{}, shape{}
+	for i := range e.sent {
+		e.shape[i], e.sent[i] = shape{}, sent{}
 		if i < w.nslots {
-			e.prev[i] = w.info(i)
-			e.prev[i].Head = Point{}
-			e.shape[i] = shape{int32(e.prev[i].Length), int32(e.prev[i].BestLength), e.prev[i].Dir}
+			e.shape[i], e.sent[i] = record(&w.snakes[i])
 		}
 	}
 }
@@ -227,10 +259,9 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	for k, slow := range mk {
 		for word := slow | qk[k]; word != 0; word &= word - 1 {
 			i := k*64 + bits.TrailingZeros64(word)
-			sh := &e.shape[i]
+			sh, s := &e.shape[i], &w.snakes[i]
 			if slow&(1<<(i&63)) == 0 {
 				// a turn or growth: at most 1+3+1+1+5+5 bytes
-				s := &w.snakes[i]
 				var m byte
 				if s.dir != sh.dir {
 					m |= fDir
@@ -266,19 +297,26 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 				dst = dst[:len(dst)+o]
 				continue
 			}
-			p := &e.prev[i]
-			p.Dir, p.Length, p.BestLength = sh.dir, int(sh.n), int(sh.best)
-			cur := w.info(i)
-			cur.Head = Point{}
-			m := diff(p, &cur)
+			// any field (a removed snake is a zero one)
+			nsh, nq := record(s)
+			q := &e.sent[i]
+			m := nq.diff(q)
+			if nsh.dir != sh.dir {
+				m |= fDir
+			}
+			if nsh.n != sh.n {
+				m |= fLength
+			}
+			if nsh.best != sh.best {
+				m |= fBest
+			}
 			if m == 0 {
 				continue
 			}
 			dst = binary.AppendUvarint(dst, uint64(i-last))
 			last = i
-			dst = appendSnake(dst, m, p, &cur)
-			*p = cur
-			*sh = shape{int32(cur.Length), int32(cur.BestLength), cur.Dir}
+			dst = appendRecord(dst, m, sh, q, s)
+			*sh, *q = nsh, nq
 		}
 	}
 	dst = append(dst, 0)
@@ -292,10 +330,81 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	dst = binary.AppendUvarint(dst, uint64(n))
 	var pc pixCoder
 	for s := e.seq + 1; s <= w.seq; s++ {
-		dst = pc.appendLog(dst, w.logs[s%logN])
+		dst = pc.appendLog(dst, w.logs[s%logN], w.w)
 	}
 	e.seq, e.tick, e.nkills = w.seq, w.tick, w.nkills
 	return dst, nil
+}
+
+// diff returns the mask of the fields of c that differ from q, with the
+// strings that go with them (see sent).
+func (c *sent) diff(q *sent) uint64 {
+	var m uint64
+	if c.flags != q.flags {
+		m |= fFlags
+	}
+	if c.kills != q.kills {
+		m |= fKills
+	}
+	if c.dash != q.dash {
+		m |= fDash
+	}
+	if c.id != q.id {
+		m |= fID | fName | fKilledBy
+	}
+	if c.spawn != q.spawn {
+		m |= fSpawn | fKilledBy
+	}
+	if c.death != q.death {
+		m |= fDeath | fKilledBy
+	}
+	if c.prot != q.prot {
+		m |= fProt
+	}
+	return m
+}
+
+// appendRecord appends mask m and the fields of snake s it names, as
+// appendSnake does, integers that move as differences from sh and q.
+func appendRecord(dst []byte, m uint64, sh *shape, q *sent, s *snake) []byte {
+	dst = binary.AppendUvarint(dst, m)
+	if m&fDir != 0 {
+		dst = append(dst, byte(s.dir))
+	}
+	if m&fLength != 0 {
+		dst = binary.AppendUvarint(dst, zig(s.n-int(sh.n)))
+	}
+	if m&fFlags != 0 {
+		dst = append(dst, s.flags())
+	}
+	if m&fKills != 0 {
+		dst = binary.AppendUvarint(dst, zig(s.kills-int(q.kills)))
+	}
+	if m&fDash != 0 {
+		dst = binary.AppendUvarint(dst, s.dashAt)
+	}
+	if m&fBest != 0 {
+		dst = binary.AppendUvarint(dst, zig(s.best-int(sh.best)))
+	}
+	if m&fID != 0 {
+		dst = binary.AppendUvarint(dst, uint64(s.id))
+	}
+	if m&fName != 0 {
+		dst = appendString(dst, s.name)
+	}
+	if m&fSpawn != 0 {
+		dst = binary.AppendUvarint(dst, s.spawnTick)
+	}
+	if m&fDeath != 0 {
+		dst = binary.AppendUvarint(dst, s.deathTick)
+	}
+	if m&fProt != 0 {
+		dst = binary.AppendUvarint(dst, s.protUntil)
+	}
+	if m&fKilledBy != 0 {
+		dst = appendString(dst, s.killedBy)
+	}
+	return dst
 }
 
 // appendTail appends the leaderboard, counters, best snake and the kills
@@ -481,14 +590,15 @@ type pixCoder struct {
 	slot int
 }
 
-// appendLog appends the changes of log, as append would one by one but
-// for moves (see World.set): a Body write of a slot followed by a Head
-// write of the same slot and colour goes as one item, the new head's index
-// a difference from the old head's (the Body write's), the pixel byte with
-// bit 7 and the Head kind, the slot implied when it is the previous snake
-// pixel's plus one (movers come in slot order). One tight loop over a
-// buffer grown once (at most 9 bytes a change).
-func (c *pixCoder) appendLog(dst []byte, log []change) []byte {
+// appendLog appends the changes of log as grid-write items (see the
+// package's wire format): a move (see World.set), a Body write of a slot
+// followed by a Head write of the same slot and colour, goes as one byte
+// (its direction from the old head, the Body write) and the slot when it
+// is not the previous snake pixel's plus one (movers come in slot order);
+// any other write as its index difference plus 128, its pixel and perhaps
+// its slot. One tight loop over a buffer grown once (at most 9 bytes a
+// change), w the world's width.
+func (c *pixCoder) appendLog(dst []byte, log []change, w int) []byte {
 	dst = slices.Grow(dst, 9*len(log))
 	b := dst[len(dst):cap(dst)]
 	o := 0
@@ -499,25 +609,29 @@ func (c *pixCoder) appendLog(dst []byte, log []change) []byte {
 		}
 		x := log[k]
 		p := x.p & pixBits
-		k4 := p >> 20 & 3
 		slot := int(p & 0xffff)
+		if p>>20&3 == Pixel(Body) && k+1 < len(log) && (log[k+1].p^x.p)&pixBits == 1<<20 {
+			// a move: Body at the old head, Head one pixel on
+			k++
+			d := int(log[k].i) - int(x.i)
+			prev = int(log[k].i)
+			v := b2i(d >= w) | b2i(d <= -w) // vertical
+			step := 1 + v*(w-1)
+			h := byte(v<<5|(b2i(d == step)|b2i(d < -step))<<4) | byte(p>>16&15)
+			e := b2i(slot != last+1)
+			last = slot
+			b[o] = h | byte(e<<6)
+			binary.LittleEndian.PutUint32(b[o+1:], uint32(slot&0x7f|slot<<1&0x7f00|slot<<2&0x7f0000|
+				b2i(slot >= 1<<7)<<7|b2i(slot >= 1<<14)<<15))
+			o += 1 + (1+b2i(slot >= 1<<7)+b2i(slot >= 1<<14))&-e
+			continue
+		}
 		h := byte(p >> 16 & 0x3f) // kind<<4 | colour
 		implied := 0
-		if k4 >= Pixel(Body) {
-			implied = last
-			if k4 == Pixel(Body) && k+1 < len(log) && (log[k+1].p^x.p)&pixBits == 1<<20 {
-				// a move: the index from the old head, the slot from the
-				// last plus one
-				k++
-				from := int(x.i)
-				x = log[k]
-				h |= 0x90 // Head, move
-				implied = last + 1
-				prev = from
-			}
-			last = slot
+		if p>>20&3 >= Pixel(Body) {
+			implied, last = last, slot
 		}
-		d := zig(int(x.i) - prev)
+		d := zig(int(x.i)-prev) + 128
 		prev = int(x.i)
 		for d >= 0x80 {
 			b[o] = byte(d) | 0x80
@@ -544,6 +658,15 @@ func (c *pixCoder) appendLog(dst []byte, log []change) []byte {
 	}
 	c.i, c.slot = int32(prev), last
 	return dst[:len(dst)+o]
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
 }
 
 // appendPix appends one pixel (see the package's wire format).

@@ -183,7 +183,7 @@ func BenchmarkAppendDeltaAgain(b *testing.B) {
 	e := NewEncoder(w)
 	w.Step(w.tick + 1)
 	save := *e
-	prev := slices.Clone(e.prev)
+	sent := slices.Clone(e.sent)
 	shape := slices.Clone(e.shape)
 	buf := make([]byte, 0, 1<<20)
 	b.ReportAllocs()
@@ -191,7 +191,7 @@ func BenchmarkAppendDeltaAgain(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		*e = save
-		copy(e.prev, prev)
+		copy(e.sent, sent)
 		copy(e.shape, shape)
 		b.StartTimer()
 		buf, _ = e.AppendDelta(buf[:0])
@@ -214,7 +214,7 @@ func BenchmarkPixLog(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				var pc pixCoder
-				buf = pc.appendLog(buf[:0], log)
+				buf = pc.appendLog(buf[:0], log, w.w)
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(len(log)), "ns/change")
