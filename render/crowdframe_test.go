@@ -1,0 +1,128 @@
+package render
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"snaked/game"
+)
+
+// crowdSizes is the swarm's mix of terminal sizes (loadtest's ptySizes):
+// half 80x24, then 100x30, 120x40, 160x48 and 200x60.
+var crowdSizes = [...][2]int{
+	{80, 24}, {80, 24}, {80, 24}, {80, 24}, {80, 24}, {80, 24}, {80, 24}, {80, 24}, {80, 24}, {80, 24},
+	{100, 30}, {100, 30}, {100, 30}, {100, 30},
+	{120, 40}, {120, 40}, {120, 40},
+	{160, 48}, {160, 48},
+	{200, 60},
+}
+
+// loadCrowd is the world of a production load run: the daemon's default world
+// (2048x512, 16 bots, bots to its target of 512) with 2,500 players who
+// play as the swarm does (a turn every 0.3-3 s, a dash now and then, space
+// 1-4 s after a death), and sessions drawn for some of them at the swarm's
+// mix of terminal sizes, each drawing every tick as a live session does.
+type loadCrowd struct {
+	w      *game.World
+	rng    *rand.Rand
+	ids    []game.ID
+	next   []int // tick of each player's next key
+	rs     []*Renderer
+	hs     []HUD
+	tick   uint64
+	frames int
+	bytes  int
+}
+
+// newLoadCrowd builds the loadCrowd, joins every player and steps warm ticks with
+// every session drawing.
+func newLoadCrowd(tb testing.TB, players, drawn, warm int) *loadCrowd {
+	tb.Helper()
+	cfg := game.DefaultConfig()
+	cfg.W, cfg.H = 2048, 512
+	cfg.MaxSnakes = players + 600
+	cfg.Bots, cfg.BotTarget = 16, game.AutoBotTarget(2048, 512)
+	cfg.Seed = 11
+	w, err := game.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := &loadCrowd{w: w, rng: rand.New(rand.NewPCG(11, 12))}
+	for i := range players {
+		id, err := w.Join("p" + strconv.Itoa(i))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		c.ids = append(c.ids, id)
+		c.next = append(c.next, c.rng.IntN(30))
+		if i < drawn {
+			sz := crowdSizes[i%len(crowdSizes)]
+			c.rs = append(c.rs, New(ANSI16, sz[0], sz[1]))
+			c.hs = append(c.hs, HUD{You: id, Follow: id, ShutdownIn: -1, Players: players, Spectators: players / 20,
+				Join: "ssh -p 2222 snaked.example"})
+		}
+	}
+	for range warm {
+		c.step()
+		c.draw()
+	}
+	c.frames, c.bytes = 0, 0
+	return c
+}
+
+// step plays the players' keys due and steps the world.
+func (c *loadCrowd) step() {
+	c.tick++
+	v := c.w.Acquire()
+	for i, id := range c.ids {
+		if int(c.tick) < c.next[i] {
+			continue
+		}
+		s, ok := v.Snake(id)
+		switch {
+		case !ok:
+		case !s.Alive:
+			c.w.Respawn(id)
+			c.next[i] = int(c.tick) + 10 + c.rng.IntN(30)
+			continue
+		case c.rng.IntN(10) == 0:
+			c.w.Dash(id)
+		default:
+			c.w.Turn(id, turn(s.Dir, c.rng.IntN(2) == 0))
+		}
+		c.next[i] = int(c.tick) + 3 + c.rng.IntN(27)
+	}
+	v.Release()
+	c.w.Step(c.tick)
+}
+
+// draw renders the newest view for every session.
+func (c *loadCrowd) draw() {
+	v := c.w.Acquire()
+	for j, r := range c.rs {
+		c.bytes += len(r.Frame(v, &c.hs[j]))
+		c.frames++
+	}
+	v.Release()
+}
+
+// BenchmarkCrowdFrame is the renderer's cost where it matters: a frame for
+// one session of a 2,500-player load run on the default world (the
+// figure issue 13 optimises). Each op steps the world once (timer
+// stopped) and draws 200 sessions at the swarm's mix of terminal sizes;
+// ns/frame and B/frame are per session frame.
+func BenchmarkCrowdFrame(b *testing.B) {
+	c := newLoadCrowd(b, 2500, 200, 300)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		c.step()
+		b.StartTimer()
+		c.draw()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(c.frames), "ns/frame")
+	b.ReportMetric(float64(c.bytes)/float64(c.frames), "B/frame")
+}
