@@ -127,10 +127,7 @@ func (w *World) decide(i int, s *snake) bool {
 			}
 		}
 	}
-	if pick != 0 {
-		s.dir = dirs[pick]
-		w.touchQuick(int32(i))
-	}
+	s.dir = dirs[pick]
 	w.grid[pn] |= botClaim // cleared by phase 0
 	if !s.bold || w.tick < s.dashAt {
 		return false

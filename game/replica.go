@@ -39,15 +39,28 @@ type Replica struct {
 	// Apply's scratch, kept between calls
 	recs  []snakeRec
 	nkill []Kill
+	moves []moveDir
 	heads []headMark // by slot
 	tries uint64     // Apply calls that decoded grid writes
 }
 
-// snakeRec is one decoded snake record: the slot's new info.
+// snakeRec is one decoded snake record: the slot's new info, and whether
+// it set the dir.
 type snakeRec struct {
 	slot int
 	info SnakeInfo
+	dir  bool
 }
+
+// moveDir is one decoded move: the slot and its direction.
+type moveDir struct {
+	slot int32
+	dir  Dir
+}
+
+// moveDirs maps a move item's bits 4-5 (vertical, towards the higher
+// index) to its direction.
+var moveDirs = [4]Dir{Left, Right, Up, Down}
 
 // dims bounds what a message may name.
 type dims struct{ w, h, max, nslots int }
@@ -164,11 +177,11 @@ func (r *reader) pix(c *pixCoder, d *dims) Pixel {
 
 // snake reads a record's fields into s, integers that move as differences
 // from s, and checks the result. A delta's records hold no head.
-func (r *reader) snake(s *SnakeInfo, d *dims, delta bool) {
+func (r *reader) snake(s *SnakeInfo, d *dims, delta bool) uint64 {
 	m := r.uvarint("snake mask")
 	if m&^fAll != 0 || delta && m&fHead != 0 {
 		r.fail("snake mask")
-		return
+		return 0
 	}
 	area := d.w * d.h
 	if m&fHead != 0 {
@@ -215,10 +228,12 @@ func (r *reader) snake(s *SnakeInfo, d *dims, delta bool) {
 	if m&fKilledBy != 0 {
 		s.KilledBy = r.str("killed by", s.KilledBy)
 	}
+	s.BestLength = max(s.BestLength, s.Length) // see the Encoder
 	if s.Head.X < 0 || s.Head.X >= d.w || s.Head.Y < 0 || s.Head.Y >= d.h || s.Dir > Left ||
 		s.Length < 0 || s.Length > area || s.Kills < 0 || s.BestLength < 0 || s.BestLength > area {
 		r.fail("snake record out of range")
 	}
+	return m
 }
 
 // snakes reads the snake section: records by increasing slot, then 0.
@@ -238,7 +253,8 @@ func (r *reader) snakes(recs []snakeRec, d *dims, base func(int) SnakeInfo, delt
 		}
 		last = slot
 		recs = append(recs, snakeRec{slot: slot, info: base(slot)})
-		r.snake(&recs[len(recs)-1].info, d, delta)
+		x := &recs[len(recs)-1]
+		x.dir = r.snake(&x.info, d, delta)&fDir != 0
 	}
 	return recs
 }
@@ -465,6 +481,7 @@ func (r *Replica) Apply(msg []byte) error {
 	var pc pixCoder
 	area := r.w * r.h
 	r.tries++
+	r.moves = r.moves[:0]
 	for rd.err == nil && uint64(len(log)) < n {
 		u := rd.uvarint("grid write")
 		if u < 128 {
@@ -493,6 +510,7 @@ func (r *Replica) Apply(msg []byte) error {
 			log = append(log, change{int32(h), Pixel(uint32(Body)<<20 | c)}, change{int32(i), Pixel(uint32(Head)<<20 | c)})
 			pc.i, pc.slot = int32(i), s
 			r.heads[s] = headMark{r.tries, int32(i)}
+			r.moves = append(r.moves, moveDir{int32(s), moveDirs[u>>4&3]})
 			continue
 		}
 		i := int(pc.i) + unzig(u-128)
@@ -518,10 +536,18 @@ func (r *Replica) Apply(msg []byte) error {
 		return rd.err
 	}
 	// valid: commit. A snake's head is its slot's last Head pixel, if
-	// the delta wrote one, and none when it has no length.
+	// the delta wrote one, and none when it has no length; its dir is its
+	// last move's, unless its record sets it.
 	r.logs[slot] = log
+	for _, m := range r.moves {
+		r.snakes[m.slot].Dir = m.dir
+	}
 	for _, x := range r.recs {
+		dir := r.snakes[x.slot].Dir
 		r.snakes[x.slot] = x.info
+		if !x.dir {
+			r.snakes[x.slot].Dir = dir
+		}
 	}
 	for _, c := range log {
 		r.grid[c.i] = c.p

@@ -69,7 +69,6 @@ func (w *World) drain(fill int) {
 			}
 			if d != s.dir && d != reverse(s.dir) {
 				s.dir = d
-				w.touchQuick(slot)
 				break
 			}
 		}
@@ -90,8 +89,9 @@ func (w *World) drain(fill int) {
 
 func (w *World) initSnake(slot int32, b *inbox) {
 	s := &w.snakes[slot]
-	body := s.body
-	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, tx: -1, ty: -1, rival: -1, wantLife: true}
+	body, mdir, moveSeq := s.body, s.mdir, s.moveSeq
+	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, tx: -1, ty: -1, rival: -1, wantLife: true,
+		mdir: mdir, moveSeq: moveSeq}
 	w.touch(slot)
 	w.spawnq = append(w.spawnq, slot)
 	if b.bot {
@@ -125,8 +125,8 @@ func (w *World) remove(slot int32) {
 			}
 		}
 	}
-	body := s.body
-	*s = snake{body: body, killer: -1, tx: -1, ty: -1, rival: -1}
+	body, mdir, moveSeq := s.body, s.mdir, s.moveSeq
+	*s = snake{body: body, killer: -1, tx: -1, ty: -1, rival: -1, mdir: mdir, moveSeq: moveSeq}
 	w.touch(slot)
 }
 
@@ -496,6 +496,7 @@ func (w *World) phase(ph int) {
 		if prot(s) {
 			if np > 0 || pp > 1 {
 				s.wait = true
+				w.touchQuick(int32(i))
 				continue
 			}
 		} else if np > 1 {
@@ -569,6 +570,7 @@ func (w *World) phase(ph int) {
 			w.grow(s)
 		}
 		s.push(s.next, s.nx, s.ny)
+		s.mdir, s.moveSeq = s.dir, w.seq
 		if !s.pop { // it grew
 			w.touchQuick(int32(i))
 			if s.n > s.best {
@@ -632,12 +634,11 @@ func (w *World) aim(i, ph int) {
 		w.grid[s.next] &^= botClaim
 		if n, x, y := w.move(s.hd, s.hx, s.hy, left(s.dir)); w.open(n) {
 			s.dir, s.next, s.nx, s.ny = left(s.dir), n, x, y
-			w.touchQuick(int32(i))
 		} else if n, x, y := w.move(s.hd, s.hx, s.hy, right(s.dir)); w.open(n) {
 			s.dir, s.next, s.nx, s.ny = right(s.dir), n, x, y
-			w.touchQuick(int32(i))
 		} else {
 			s.wait = true
+			w.touchQuick(int32(i))
 			return
 		}
 	}

@@ -45,8 +45,12 @@ package game
 // snake's length (after the delta's records) is not 0, the origin when
 // the length is 0, and else where it was. (A head moves only by a grid
 // write of a Head pixel there: a spawn, a move; a death leaves it where it
-// was; a leave or a join empties the slot, length 0.) So a snake that only
-// moved needs no record: the delta holds a record for a turn, growth,
+// was; a leave or a join empties the slot, length 0.) Likewise a snake's
+// dir is the direction of its last move item in the delta, unless its
+// record sets it, and a record's length raises the best length to it (a
+// record sets the best length only when that is not enough). So a snake
+// that only moved, or turned and moved, needs no record: the delta holds a
+// record for growth, a turn without a move (a protected snake waiting),
 // spawn, death, kill, dash, join or leave.
 //
 // The leaderboard and the best snake are the world's as of its last
@@ -144,12 +148,30 @@ type Encoder struct {
 	marked []uint64 // scratch: the union of the steps' marks, and of their quick marks
 }
 
-// shape is the part of a snake's record that turns and growth change.
+// shape is the part of a snake's record that turns and growth change, as
+// a replica has it: the dir last sent, at step seq (a replica turns a snake
+// to the direction of each of its moves, see snakeDir).
 type shape struct {
+	seq     uint64
 	n, best int32
 	dir     Dir
 }
 
+// snakeDir returns the dir a replica gives snake s, whose last record went
+// with sh: the direction of its last move if it moved since, else the one
+// sent.
+func snakeDir(s *snake, sh *shape) Dir {
+	if s.moveSeq > sh.seq {
+		return s.mdir
+	}
+	return sh.dir
+}
+
+// A replica raises a snake's best length to its length after each record
+// (a best length is never below the length, and grows only with it, or
+// with a spawn, which sends it when that is not enough), so a turn or
+// growth never sends it; shape.best is the best length the replica has.
+//
 // sent is the rest of a snake's record as last sent, but for the strings:
 // a name changes only with the ID (a join, a leave), and a killer's name
 // only with the death, the spawn or the ID (kill, spawn, join and leave set
@@ -176,9 +198,9 @@ func (s *snake) flags() byte {
 	return f
 }
 
-// record returns what e sends of s.
-func record(s *snake) (shape, sent) {
-	return shape{int32(s.n), int32(s.best), s.dir},
+// record returns what e sends of s at step seq.
+func record(s *snake, seq uint64) (shape, sent) {
+	return shape{seq, int32(s.n), int32(s.best), s.dir},
 		sent{s.id, s.spawnTick, s.deathTick, s.protUntil, s.dashAt, int32(s.kills), s.flags()}
 }
 
@@ -198,7 +220,7 @@ func (e *Encoder) rebase() {
 	for i := range e.sent {
 		e.shape[i], e.sent[i] = shape{}, sent{}
 		if i < w.nslots {
-			e.shape[i], e.sent[i] = record(&w.snakes[i])
+			e.shape[i], e.sent[i] = record(&w.snakes[i], w.seq)
 		}
 	}
 }
@@ -261,18 +283,17 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 			i := k*64 + bits.TrailingZeros64(word)
 			sh, s := &e.shape[i], &w.snakes[i]
 			if slow&(1<<(i&63)) == 0 {
-				// a turn or growth: at most 1+3+1+1+5+5 bytes
+				// a turn or growth (the best length follows the length,
+				// see sent): at most 1+3+1+1+5 bytes
 				var m byte
-				if s.dir != sh.dir {
+				if s.dir != snakeDir(s, sh) {
 					m |= fDir
 				}
 				if int32(s.n) != sh.n {
 					m |= fLength
 				}
-				if int32(s.best) != sh.best {
-					m |= fBest
-				}
 				if m == 0 {
+					sh.seq, sh.dir = w.seq, s.dir // the replica's, as of now
 					continue
 				}
 				if cap(dst)-len(dst) < 16 {
@@ -290,27 +311,25 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 				if m&fLength != 0 {
 					o = putUvarint(b, o, zig(s.n-int(sh.n)))
 				}
-				if m&fBest != 0 {
-					o = putUvarint(b, o, zig(s.best-int(sh.best)))
-				}
-				*sh = shape{int32(s.n), int32(s.best), s.dir}
+				*sh = shape{w.seq, int32(s.n), max(sh.best, int32(s.n)), s.dir}
 				dst = dst[:len(dst)+o]
 				continue
 			}
 			// any field (a removed snake is a zero one)
-			nsh, nq := record(s)
+			nsh, nq := record(s, w.seq)
 			q := &e.sent[i]
 			m := nq.diff(q)
-			if nsh.dir != sh.dir {
+			if nsh.dir != snakeDir(s, sh) {
 				m |= fDir
 			}
 			if nsh.n != sh.n {
 				m |= fLength
 			}
-			if nsh.best != sh.best {
+			if nsh.best != max(sh.best, nsh.n) {
 				m |= fBest
 			}
 			if m == 0 {
+				*sh = nsh
 				continue
 			}
 			dst = binary.AppendUvarint(dst, uint64(i-last))

@@ -121,16 +121,19 @@ type snake struct {
 	alive    bool
 	wantLife bool // waiting for a spawn (join, respawn)
 	colour   Colour
-	dir      Dir
 
 	body  []int32 // ring of pixel indices, len a power of two
 	tail  int     // ring index of the tail
 	n     int     // length (kept at death for the view)
+	dir   Dir     // beside n: the encoder reads the two for turns and growth
+	mdir  Dir     // the direction of its last move
 	hd    int32   // pixel of the head (body[tail+n-1])
 	hx    int32   // head column
 	hy    int32   // head row
 	ahead Pixel   // the pixel ahead of the head at the start of the tick
 	grow  int     // pending growth
+
+	moveSeq uint64 // the step of its last move; it and mdir outlive the snake in its slot
 
 	kills, best                             int
 	spawnTick, deathTick, protUntil, dashAt uint64
@@ -548,9 +551,12 @@ func (w *World) set(i int32, p Pixel) {
 // or with the write of the whole snake. TestMarksCover holds Step to it.
 func (w *World) touch(i int32) { w.mk[i>>6] |= 1 << (i & 63) }
 
-// touchQuick records that the current step changed slot i's dir, or its
-// length and perhaps its best length by growing (a move's push after its
-// pop leaves the length as it was).
+// touchQuick records that the current step changed slot i's length (and
+// perhaps its best length) by growing (a move's push after its pop leaves
+// the length as it was), or that the snake did not move (it waited): a
+// replica takes a snake's dir from its moves, so a turn needs no mark when
+// the snake then moves, as every live snake does each step unless it
+// waits.
 func (w *World) touchQuick(i int32) { w.qk[i>>6] |= 1 << (i & 63) }
 
 // change is one logged grid write: pixel index and new value.
