@@ -58,7 +58,7 @@ type moveDir struct {
 	dir  Dir
 }
 
-// moveDirs maps a move item's bits 4-5 (vertical, towards the higher
+// moveDirs maps a move item's bits 5-6 (vertical, towards the higher
 // index) to its direction.
 var moveDirs = [4]Dir{Left, Right, Up, Down}
 
@@ -486,31 +486,31 @@ func (r *Replica) Apply(msg []byte) error {
 		u := rd.uvarint("grid write")
 		if u < 128 {
 			// a move: the Body at the snake's head, the Head one pixel on
-			s := pc.slot + 1
-			if u&(1<<6) != 0 {
+			s := pc.slot + 1 + int(u&31)
+			if u&31 == 31 {
 				s = rd.int("move slot", 0xffff)
 			}
-			h := -1
+			h, hp := -1, Pixel(0)
 			if rd.err == nil && s < d.nslots {
-				h = r.headAt(s)
+				h, hp = r.headAt(s)
 			}
 			if h < 0 || uint64(len(log))+2 > n {
 				rd.fail("move of a snake without a head")
 				break
 			}
 			x, y := h%r.w, h/r.w
-			step := int(u>>4&1)*2 - 1 // Right, Down: +1
-			if u&(1<<5) != 0 {
+			step := int(u>>5&1)*2 - 1 // Right, Down: +1
+			if u&(1<<6) != 0 {
 				y = (y + step + r.h) % r.h
 			} else {
 				x = (x + step + r.w) % r.w
 			}
 			i := y*r.w + x
-			c := uint32(u&15)<<16 | uint32(s)
-			log = append(log, change{int32(h), Pixel(uint32(Body)<<20 | c)}, change{int32(i), Pixel(uint32(Head)<<20 | c)})
+			c := Pixel(uint32(hp&(15<<16)) | uint32(s))
+			log = append(log, change{int32(h), Pixel(Body)<<20 | c}, change{int32(i), Pixel(Head)<<20 | c})
 			pc.i, pc.slot = int32(i), s
-			r.heads[s] = headMark{r.tries, int32(i)}
-			r.moves = append(r.moves, moveDir{int32(s), moveDirs[u>>4&3]})
+			r.heads[s] = headMark{r.tries, int32(i), Pixel(Head)<<20 | c}
+			r.moves = append(r.moves, moveDir{int32(s), moveDirs[u>>5&3]})
 			continue
 		}
 		i := int(pc.i) + unzig(u-128)
@@ -525,7 +525,7 @@ func (r *Replica) Apply(msg []byte) error {
 		pc.i = int32(i)
 		log = append(log, change{int32(i), p})
 		if p.Kind() == Head {
-			r.heads[p.Slot()] = headMark{r.tries, int32(i)}
+			r.heads[p.Slot()] = headMark{r.tries, int32(i), p}
 		}
 	}
 	r.logs[slot] = log[:0] // keep the capacity, whatever happens
@@ -575,19 +575,21 @@ func (r *Replica) Apply(msg []byte) error {
 type headMark struct {
 	try uint64 // the Apply that wrote it (Replica.tries); else stale
 	i   int32
+	p   Pixel
 }
 
 // headAt returns the pixel index of slot's head as the delta being decoded
-// has it so far: its last Head pixel, else the snake's head before the
-// delta; -1 when the snake has no length (no head).
-func (r *Replica) headAt(slot int) int {
+// has it so far, and the pixel there: its last Head pixel, else the
+// snake's head before the delta; -1 when the snake has no length (no head).
+func (r *Replica) headAt(slot int) (int, Pixel) {
 	if m := r.heads[slot]; m.try == r.tries {
-		return int(m.i)
+		return int(m.i), m.p
 	}
 	if s := &r.snakes[slot]; s.Length > 0 {
-		return s.Head.Y*r.w + s.Head.X
+		i := s.Head.Y*r.w + s.Head.X
+		return i, r.grid[i]
 	}
-	return -1
+	return -1, 0
 }
 
 // expired appends to log, as writes of the pixels they already hold, the

@@ -30,10 +30,10 @@ package game
 // the previous Body or Head pixel of the message). A delta's grid writes
 // are items that start with a varint u. A move (a snake's old head turning
 // Body and its new head, two writes in the world's log) is u < 128: bits
-// 0-3 the colour, bit 4 towards the higher index (Right, Down), bit 5
-// vertical, bit 6 when its slot follows as a varint, else it is the
-// previous Body or Head pixel's plus one; the Body is written at that
-// snake's head, the Head one pixel on (wrapping). Any other write is
+// 0-4 g, bit 5 towards the higher index (Right, Down), bit 6 vertical; its
+// slot is the previous Body or Head pixel's plus 1+g, or when g is 31 a
+// varint that follows; the Body is written at that snake's head, the Head
+// one pixel on (wrapping), both of the colour of the Head pixel there. Any other write is
 // u = its index's difference from the previous write's (zigzag) + 128,
 // then its pixel. The write count counts a move as two. Decoders check
 // every length and range and return an error wrapping ErrCorrupt, never
@@ -612,8 +612,9 @@ type pixCoder struct {
 // appendLog appends the changes of log as grid-write items (see the
 // package's wire format): a move (see World.set), a Body write of a slot
 // followed by a Head write of the same slot and colour, goes as one byte
-// (its direction from the old head, the Body write) and the slot when it
-// is not the previous snake pixel's plus one (movers come in slot order);
+// (its direction from the old head, the Body write, and the gap from the
+// previous snake pixel's slot: movers come in slot order), the slot after
+// it when the gap is 31 or more (or back);
 // any other write as its index difference plus 128, its pixel and perhaps
 // its slot. One tight loop over a buffer grown once (at most 9 bytes a
 // change), w the world's width.
@@ -636,13 +637,16 @@ func (c *pixCoder) appendLog(dst []byte, log []change, w int) []byte {
 			prev = int(log[k].i)
 			v := b2i(d >= w) | b2i(d <= -w) // vertical
 			step := 1 + v*(w-1)
-			h := byte(v<<5|(b2i(d == step)|b2i(d < -step))<<4) | byte(p>>16&15)
-			e := b2i(slot != last+1)
+			h := byte(v<<6 | (b2i(d == step)|b2i(d < -step))<<5)
+			g := slot - last - 1
 			last = slot
-			b[o] = h | byte(e<<6)
-			binary.LittleEndian.PutUint32(b[o+1:], uint32(slot&0x7f|slot<<1&0x7f00|slot<<2&0x7f0000|
-				b2i(slot >= 1<<7)<<7|b2i(slot >= 1<<14)<<15))
-			o += 1 + (1+b2i(slot >= 1<<7)+b2i(slot >= 1<<14))&-e
+			if uint(g) < 31 {
+				b[o] = h | byte(g)
+				o++
+				continue
+			}
+			b[o] = h | 31
+			o = putUvarint(b, o+1, uint64(slot))
 			continue
 		}
 		h := byte(p >> 16 & 0x3f) // kind<<4 | colour
