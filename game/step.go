@@ -570,7 +570,7 @@ func (w *World) phase(ph int) {
 			w.grow(s)
 		}
 		s.push(s.next, s.nx, s.ny)
-		s.mdir, s.moveSeq = s.dir, w.seq
+		s.mdir, s.moveSeq = s.dir, uint32(w.seq)
 		if !s.pop { // it grew
 			w.touchQuick(int32(i))
 			if s.n > s.best {
@@ -624,7 +624,7 @@ func (w *World) open(i int32) bool { return w.grid[i].Kind() < Body }
 // pixel; protected snakes steer around obstacles or wait.
 func (w *World) aim(i, ph int) {
 	s := &w.snakes[i]
-	s.moved = s.alive && s.steps > ph
+	s.moved = s.alive && int(s.steps) > ph
 	if !s.moved {
 		return
 	}

@@ -159,9 +159,10 @@ type shape struct {
 
 // snakeDir returns the dir a replica gives snake s, whose last record went
 // with sh: the direction of its last move if it moved since, else the one
-// sent.
+// sent. Steps compare in 32 bits, wrapping: right unless a snake moves for
+// 2^31 steps (6.8 years at 10 ticks a second) after its last record.
 func snakeDir(s *snake, sh *shape) Dir {
-	if s.moveSeq > sh.seq {
+	if int32(s.moveSeq-uint32(sh.seq)) > 0 {
 		return s.mdir
 	}
 	return sh.dir

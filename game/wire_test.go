@@ -233,7 +233,7 @@ func TestMarksCover(t *testing.T) {
 					}
 				}
 				bit := uint64(1) << (i & 63)
-				if s := &w.snakes[i]; m&fDir != 0 && s.moveSeq == w.seq && s.mdir == s.dir {
+				if s := &w.snakes[i]; m&fDir != 0 && s.moveSeq == uint32(w.seq) && s.mdir == s.dir {
 					m &^= fDir // a replica takes it from the move
 				}
 				if m != 0 && mk[i>>6]&bit == 0 && (m&^(fDir|fLength|fBest) != 0 || qk[i>>6]&bit == 0) {

@@ -121,32 +121,31 @@ type snake struct {
 	alive    bool
 	wantLife bool // waiting for a spawn (join, respawn)
 	colour   Colour
+	dir      Dir
 
 	body  []int32 // ring of pixel indices, len a power of two
 	tail  int     // ring index of the tail
 	n     int     // length (kept at death for the view)
-	dir   Dir     // beside n: the encoder reads the two for turns and growth
-	mdir  Dir     // the direction of its last move
 	hd    int32   // pixel of the head (body[tail+n-1])
 	hx    int32   // head column
 	hy    int32   // head row
 	ahead Pixel   // the pixel ahead of the head at the start of the tick
 	grow  int     // pending growth
 
-	moveSeq uint64 // the step of its last move; it and mdir outlive the snake in its slot
-
 	kills, best                             int
 	spawnTick, deathTick, protUntil, dashAt uint64
-	dash                                    bool  // dash requested for this tick
-	tx, ty                                  int32 // bot's fruit target; -1 none
-	rival                                   int32 // bot's rival (a snake whose head it saw), -1 none
-	bold                                    bool  // bot that dashes and cuts others off
-	ahead2, ahead3                          Pixel // the pixels 2 and 3 ahead (bots)
-	tl                                      int32 // tail pixel at the start of the phase
-	nx, ny                                  int32 // column and row of next
-	steps                                   int   // pixels to move this tick
+	dash                                    bool   // dash requested for this tick
+	tx, ty                                  int32  // bot's fruit target; -1 none
+	rival                                   int32  // bot's rival (a snake whose head it saw), -1 none
+	bold                                    bool   // bot that dashes and cuts others off
+	ahead2, ahead3                          Pixel  // the pixels 2 and 3 ahead (bots)
+	tl                                      int32  // tail pixel at the start of the phase
+	nx, ny                                  int32  // column and row of next
+	steps                                   int32  // pixels to move this tick
+	moveSeq                                 uint32 // the step of its last move (low 32 bits, see snakeDir); it and mdir outlive the snake in its slot
 	next                                    int32
 	wait, die, pop, headOn, moved           bool
+	mdir                                    Dir   // the direction of its last move (beside fields a step writes anyway)
 	killer                                  int32 // slot, -1 none
 }
 
