@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,13 +35,10 @@ func startGateway(t *testing.T, url string) *gatewayHarness {
 	}
 	t.Cleanup(nc.Close)
 	g := &gatewayHarness{}
-	woken := make(chan *Server, 1)
+	var srv atomic.Pointer[Server] // woken at each delta applied, once it exists
 	g.f, err = cluster.NewFollower(nc, "t", func() {
-		select {
-		case s := <-woken:
-			woken <- s
+		if s := srv.Load(); s != nil {
 			s.Ticked(game.Round{})
-		default:
 		}
 	})
 	if err != nil {
@@ -60,7 +58,7 @@ func startGateway(t *testing.T, url string) *gatewayHarness {
 		t.Fatal(err)
 	}
 	g.gw.SetLocal(g.srv.Counts)
-	woken <- g.srv
+	srv.Store(g.srv)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
