@@ -3,6 +3,7 @@ package sshserver
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -53,6 +54,7 @@ func startGateway(t *testing.T, url string) *gatewayHarness {
 	cfg := testConfig(t)
 	cfg.Collectors = cluster.GatewayCollectors(g.gw, g.f)
 	logs := &syncBuf{}
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	g.srv, err = New(cfg, g.gw)
 	if err != nil {
 		t.Fatal(err)
