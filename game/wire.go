@@ -384,10 +384,15 @@ func (c *sent) diff(q *sent) uint64 {
 	return m
 }
 
-// appendRecord appends mask m and the fields of snake s it names, as
-// appendSnake does, integers that move as differences from sh and q.
+// appendRecord appends mask m and the fields of snake s it names,
+// integers that move as differences from sh and q. The head (fHead) goes
+// only in snapshots, whose baseline is an empty slot.
 func appendRecord(dst []byte, m uint64, sh *shape, q *sent, s *snake) []byte {
 	dst = binary.AppendUvarint(dst, m)
+	if m&fHead != 0 {
+		dst = binary.AppendUvarint(dst, zig(int(s.hx)))
+		dst = binary.AppendUvarint(dst, zig(int(s.hy)))
+	}
 	if m&fDir != 0 {
 		dst = append(dst, byte(s.dir))
 	}
@@ -517,63 +522,6 @@ func putUvarint(b []byte, o int, v uint64) int {
 func zig(d int) uint64 { return uint64(d<<1) ^ uint64(d>>63) }
 
 func unzig(u uint64) int { return int(u>>1) ^ -int(u&1) }
-
-// appendSnake appends mask m and the fields of cur it names, integers that
-// move as differences from prev.
-func appendSnake(dst []byte, m uint64, prev, cur *SnakeInfo) []byte {
-	dst = binary.AppendUvarint(dst, m)
-	if m&fHead != 0 {
-		dst = binary.AppendUvarint(dst, zig(cur.Head.X-prev.Head.X))
-		dst = binary.AppendUvarint(dst, zig(cur.Head.Y-prev.Head.Y))
-	}
-	if m&fDir != 0 {
-		dst = append(dst, byte(cur.Dir))
-	}
-	if m&fLength != 0 {
-		dst = binary.AppendUvarint(dst, zig(cur.Length-prev.Length))
-	}
-	if m&fFlags != 0 {
-		f := byte(cur.Colour & 15)
-		if cur.Used {
-			f |= 1 << 4
-		}
-		if cur.Alive {
-			f |= 1 << 5
-		}
-		if cur.Bot {
-			f |= 1 << 6
-		}
-		dst = append(dst, f)
-	}
-	if m&fKills != 0 {
-		dst = binary.AppendUvarint(dst, zig(cur.Kills-prev.Kills))
-	}
-	if m&fDash != 0 {
-		dst = binary.AppendUvarint(dst, cur.DashReadyAt)
-	}
-	if m&fBest != 0 {
-		dst = binary.AppendUvarint(dst, zig(cur.BestLength-prev.BestLength))
-	}
-	if m&fID != 0 {
-		dst = binary.AppendUvarint(dst, uint64(cur.ID))
-	}
-	if m&fName != 0 {
-		dst = appendString(dst, cur.Name)
-	}
-	if m&fSpawn != 0 {
-		dst = binary.AppendUvarint(dst, cur.SpawnTick)
-	}
-	if m&fDeath != 0 {
-		dst = binary.AppendUvarint(dst, cur.DeathTick)
-	}
-	if m&fProt != 0 {
-		dst = binary.AppendUvarint(dst, cur.ProtectedUntil)
-	}
-	if m&fKilledBy != 0 {
-		dst = appendString(dst, cur.KilledBy)
-	}
-	return dst
-}
 
 func appendString(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
@@ -735,13 +683,15 @@ func (w *World) Snapshot(maxChunk int) ([][]byte, error) {
 		i = j
 	}
 	var zero SnakeInfo
+	var sh shape
+	var q sent
 	last := -1
 	for i := 0; i < w.nslots; i++ {
 		cur := w.info(i)
 		if m := diff(&zero, &cur); m != 0 {
 			b = binary.AppendUvarint(b, uint64(i-last))
 			last = i
-			b = appendSnake(b, m, &zero, &cur)
+			b = appendRecord(b, m, &sh, &q, &w.snakes[i])
 		}
 	}
 	b = append(b, 0)
