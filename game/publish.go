@@ -33,35 +33,12 @@ func (w *World) Skipped() uint64 { return atomic.LoadUint64(&w.skipped) }
 func (w *World) publish() {
 	w.logs[w.seq%logN] = w.chg
 	defer func() { w.chg = w.logs[(w.seq+1)%logN][:0] }()
-	cur := w.newest.Load()
-	var v *View
-	for _, b := range w.pool {
-		if b != cur && b.st.refs.Load() == 0 && (v == nil || b.st.seq > v.st.seq) {
-			v = b
-		}
-	}
+	v := nextView(&w.pool, w.newest.Load(), w.w, w.h, w.cfg.MaxSnakes)
 	if v == nil {
-		if len(w.pool) >= maxViews {
-			atomic.AddUint64(&w.skipped, 1)
-			return
-		}
-		v = &View{
-			W: w.w, H: w.h,
-			Pix:    make([]Pixel, len(w.grid)),
-			Snakes: make([]SnakeInfo, 0, w.cfg.MaxSnakes),
-			Top:    make([]Entry, 0, TopN),
-			Kills:  make([]Kill, 0, MaxKills),
-			Dirty:  make([]uint64, TilesW(w.w)*TilesH(w.h)),
-		}
-		w.pool = append(w.pool, v)
+		atomic.AddUint64(&w.skipped, 1)
+		return
 	}
-	if v.st.seq == 0 || w.seq-v.st.seq > logN-1 {
-		copy(v.Pix, w.grid)
-		v.markAll(w.tick)
-	} else {
-		for s := v.st.seq + 1; s <= w.seq; s++ {
-			v.apply(w.logs[s%logN], w.tick)
-		}
+	if v.sync(w.grid, &w.logs, w.seq, w.tick) {
 		w.markExpired(v, v.Tick, w.tick)
 	}
 	v.st.seq = w.seq
@@ -80,4 +57,45 @@ func (w *World) publish() {
 		}
 	}
 	w.newest.Store(v)
+}
+
+// nextView returns the buffer of pool to publish into: of those that are
+// not cur and have no reader, the most up to date; else a new one while the
+// pool has room (it joins the pool); else nil (every buffer is held).
+func nextView(pool *[]*View, cur *View, w, h, maxSnakes int) *View {
+	var v *View
+	for _, b := range *pool {
+		if b != cur && b.st.refs.Load() == 0 && (v == nil || b.st.seq > v.st.seq) {
+			v = b
+		}
+	}
+	if v != nil || len(*pool) >= maxViews {
+		return v
+	}
+	v = &View{
+		W: w, H: h,
+		Pix:    make([]Pixel, w*h),
+		Snakes: make([]SnakeInfo, 0, maxSnakes),
+		Top:    make([]Entry, 0, TopN),
+		Kills:  make([]Kill, 0, MaxKills),
+		Dirty:  make([]uint64, TilesW(w)*TilesH(h)),
+	}
+	*pool = append(*pool, v)
+	return v
+}
+
+// sync brings v's pixels and tile marks to grid as of step seq (tick):
+// it replays the logs of the steps since v's and reports true, or, when
+// v is new or further behind than the logs reach, copies grid whole and
+// marks every tile. It does not set v's step or tick.
+func (v *View) sync(grid []Pixel, logs *[logN][]change, seq, tick uint64) bool {
+	if v.st.seq == 0 || seq-v.st.seq > logN-1 {
+		copy(v.Pix, grid)
+		v.markAll(tick)
+		return false
+	}
+	for s := v.st.seq + 1; s <= seq; s++ {
+		v.apply(logs[s%logN], tick)
+	}
+	return true
 }

@@ -659,36 +659,12 @@ func (r *Replica) Skipped() uint64 { return r.skipped.Load() }
 // publish brings a free view buffer up to date and makes it the newest, as
 // World.publish does.
 func (r *Replica) publish() {
-	cur := r.newest.Load()
-	var v *View
-	for _, b := range r.pool {
-		if b != cur && b.st.refs.Load() == 0 && (v == nil || b.st.seq > v.st.seq) {
-			v = b
-		}
-	}
+	v := nextView(&r.pool, r.newest.Load(), r.w, r.h, r.maxSnakes)
 	if v == nil {
-		if len(r.pool) >= maxViews {
-			r.skipped.Add(1)
-			return
-		}
-		v = &View{
-			W: r.w, H: r.h,
-			Pix:    make([]Pixel, len(r.grid)),
-			Snakes: make([]SnakeInfo, 0, r.maxSnakes),
-			Top:    make([]Entry, 0, TopN),
-			Kills:  make([]Kill, 0, MaxKills),
-			Dirty:  make([]uint64, TilesW(r.w)*TilesH(r.h)),
-		}
-		r.pool = append(r.pool, v)
+		r.skipped.Add(1)
+		return
 	}
-	if v.st.seq == 0 || r.seq-v.st.seq > logN-1 {
-		copy(v.Pix, r.grid)
-		v.markAll(r.tick)
-	} else {
-		for s := v.st.seq + 1; s <= r.seq; s++ {
-			v.apply(r.logs[s%logN], r.tick)
-		}
-	}
+	v.sync(r.grid, &r.logs, r.seq, r.tick)
 	v.st.seq = r.seq
 	v.Tick = r.tick
 	v.Snakes = append(v.Snakes[:0], r.snakes[:r.nslots]...)
