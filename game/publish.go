@@ -79,6 +79,7 @@ func nextView(pool *[]*View, cur *View, w, h, maxSnakes int) *View {
 		Top:    make([]Entry, 0, TopN),
 		Kills:  make([]Kill, 0, MaxKills),
 		Dirty:  make([]uint64, TilesW(w)*TilesH(h)),
+		Fresh:  make([]uint64, FreshWords(w)*TilesH(h)),
 	}
 	*pool = append(*pool, v)
 	return v
@@ -86,10 +87,11 @@ func nextView(pool *[]*View, cur *View, w, h, maxSnakes int) *View {
 
 // sync brings v's pixels and tile marks to grid as of step seq (tick):
 // it replays the logs of the steps since v's and reports true, or, when
-// v is new or further behind than the logs reach, copies grid whole and
-// marks every tile. It does not set v's step or tick.
+// v is new, further behind than the logs reach or not older than tick,
+// copies grid whole and marks every tile. It does not set v's step or tick.
 func (v *View) sync(grid []Pixel, logs *[logN][]change, seq, tick uint64) bool {
-	if v.st.seq == 0 || seq-v.st.seq > logN-1 {
+	clear(v.Fresh) // the marks at tick are all this sync's: v.Tick < tick
+	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
 		copy(v.Pix, grid)
 		v.markAll(tick)
 		return false

@@ -1,7 +1,8 @@
 package game
 
-// This file keeps View.Dirty: per-tile ticks of the last visible change,
-// maintained in O(changes) per publish.
+// This file keeps View.Dirty, per-tile ticks of the last visible change,
+// and View.Fresh, the tiles changed at the view's tick, maintained in
+// O(changes) per publish.
 
 // TilesW is the number of tile columns of a world w pixels wide.
 func TilesW(w int) int { return (w + TileW - 1) / TileW }
@@ -9,28 +10,45 @@ func TilesW(w int) int { return (w + TileW - 1) / TileW }
 // TilesH is the number of tile rows of a world h pixels high.
 func TilesH(h int) int { return (h + TileH - 1) / TileH }
 
-// tile returns the index in View.Dirty of pixel i of a w-wide world.
-func tile(i int32, w int) int {
-	return (int(i)/w/TileH)*TilesW(w) + int(i)%w/TileW
-}
+// FreshWords is the number of View.Fresh words a tile row of a world w
+// pixels wide takes.
+func FreshWords(w int) int { return (TilesW(w) + 63) / 64 }
 
 // markAll marks every tile of v changed at tick t.
 func (v *View) markAll(t uint64) {
 	for i := range v.Dirty {
 		v.Dirty[i] = t
 	}
+	tw, fw := TilesW(v.W), FreshWords(v.W)
+	for r := range TilesH(v.H) {
+		row := v.Fresh[r*fw : (r+1)*fw]
+		for k := range row {
+			row[k] = ^uint64(0)
+		}
+		if tw%64 != 0 {
+			row[fw-1] = 1<<(tw%64) - 1
+		}
+	}
+}
+
+// mark marks tile (tx, ty) changed at tick t, the view's new tick.
+func (v *View) mark(tx, ty int, t uint64) {
+	v.Dirty[ty*TilesW(v.W)+tx] = t
+	v.Fresh[ty*FreshWords(v.W)+tx/64] |= 1 << (tx % 64)
 }
 
 // apply replays log into v's pixels and marks the tiles it touches changed
 // at tick t, in one pass.
 func (v *View) apply(log []change, t uint64) {
-	w, tw, pix, d := v.W, TilesW(v.W), v.Pix, v.Dirty
+	w, tw, fw, pix, d, f := v.W, TilesW(v.W), FreshWords(v.W), v.Pix, v.Dirty, v.Fresh
 	inv := recip(w)
 	for _, c := range log {
 		pix[c.i] = c.p
 		y := int(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
 		x := int(c.i) - y*w
-		d[(y/TileH)*tw+x/TileW] = t
+		tx, ty := x/TileW, y/TileH
+		d[ty*tw+tx] = t
+		f[ty*fw+tx/64] |= 1 << (tx % 64)
 	}
 }
 
@@ -59,7 +77,8 @@ func (w *World) markExpired(v *View, from, t uint64) {
 			continue
 		}
 		for k := 0; k < s.n; k++ {
-			v.Dirty[tile(s.at(k), w.w)] = t
+			i := int(s.at(k))
+			v.mark(i%w.w/TileW, i/w.w/TileH, t)
 		}
 	}
 	w.prot = keep

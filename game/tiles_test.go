@@ -16,8 +16,9 @@ func look(v *View, p Pixel) uint32 {
 }
 
 // TestDirtyTiles checks View.Dirty against snapshots of earlier ticks: every
-// tile whose look changed since tick t has Dirty > t, on every view a
-// reader gets, while readers hold views for a while (so buffers lag, skip
+// tile whose look changed since tick t has Dirty > t, and View.Fresh holds
+// exactly the tiles with Dirty at the view's tick, on every view a reader
+// gets, while readers hold views for a while (so buffers lag, skip
 // publishes and get fully copied).
 func TestDirtyTiles(t *testing.T) {
 	cfg := DefaultConfig()
@@ -34,7 +35,7 @@ func TestDirtyTiles(t *testing.T) {
 	}
 	var hist []snap
 	var held []*View
-	tw := TilesW(cfg.W)
+	tw, fw := TilesW(cfg.W), FreshWords(cfg.W)
 	marked, checked := 0, 0
 	for tk := 0; tk < 1500; tk++ {
 		script(t, w, uint64(tk), 1, false)
@@ -58,12 +59,21 @@ func TestDirtyTiles(t *testing.T) {
 				}
 			}
 		}
-		for _, d := range v.Dirty {
+		for i, d := range v.Dirty {
 			if d > v.Tick {
 				t.Fatalf("tick %d: a tile is dirty in the future (%d)", v.Tick, d)
 			}
 			if d == v.Tick {
 				marked++
+			}
+			tx, ty := i%tw, i/tw
+			if fresh := v.Fresh[ty*fw+tx/64]>>(tx%64)&1 == 1; fresh != (d == v.Tick) {
+				t.Fatalf("tick %d: tile %d,%d has Dirty %d but Fresh %v", v.Tick, tx, ty, d, fresh)
+			}
+		}
+		for ty := range TilesH(cfg.H) {
+			if pad := v.Fresh[ty*fw+fw-1] >> (tw % 64); tw%64 != 0 && pad != 0 {
+				t.Fatalf("tick %d: Fresh has bits past row %d's last tile: %b", v.Tick, ty, pad)
 			}
 		}
 		hist = append(hist, snap{v.Tick, cur})

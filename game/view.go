@@ -136,6 +136,12 @@ type View struct {
 	// the tiles with Dirty > t (it may find more than changed, never fewer).
 	Dirty []uint64
 
+	// Fresh holds one bit a tile, set exactly for the tiles whose Dirty
+	// is Tick: those a reader that drew tick Tick-1 must redraw. Tile row
+	// r's bits are the FreshWords(W) words from r*FreshWords(W), tile
+	// column c at bit c%64 of its word c/64.
+	Fresh []uint64
+
 	st viewState // reference count and update bookkeeping (publish.go)
 }
 

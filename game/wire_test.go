@@ -141,8 +141,16 @@ func sameView(a, b *View) error {
 
 // dirtyCovers checks that v.Dirty marks, after tick from, every tile whose
 // pixels differ from prev and every tile of a snake whose protection ended
-// after from.
+// after from, and that v.Fresh marks exactly the tiles dirty at v.Tick.
 func dirtyCovers(v *View, prev []Pixel, from uint64) error {
+	tw, fw := TilesW(v.W), FreshWords(v.W)
+	tile := func(i int32, w int) int { return int(i)/w/TileH*tw + int(i)%w/TileW }
+	for i, d := range v.Dirty {
+		tx, ty := i%tw, i/tw
+		if fresh := v.Fresh[ty*fw+tx/64]>>(tx%64)&1 == 1; fresh != (d == v.Tick) {
+			return fmt.Errorf("tick %d: tile %d,%d has Dirty %d but Fresh %v", v.Tick, tx, ty, d, fresh)
+		}
+	}
 	for i := range v.Pix {
 		p := v.Pix[i]
 		exp := false

@@ -1,6 +1,10 @@
 package render
 
-import "snaked/game"
+import (
+	"math/bits"
+
+	"snaked/game"
+)
 
 // This file holds what makes a frame's cost follow what changed: the
 // per-row masks of spans the encoder diffs, the recomposing of only the
@@ -132,8 +136,17 @@ func (r *Renderer) pfSpan(v *game.View, own, sy, x0, x1 int) {
 }
 
 // dirtyTiles composes again the playfield cells of the tiles changed since
-// the last frame (Dirty > r.lastTick), run by run of adjacent dirty tiles.
+// the last frame (Dirty > r.lastTick), run by run of adjacent dirty tiles:
+// from the view's Fresh bits when the last frame drew the tick before
+// (a session that keeps up), else from the Dirty ticks.
 func (r *Renderer) dirtyTiles(v *game.View, own int) {
+	switch {
+	case v.Tick == r.lastTick:
+		return // the same tick: nothing changed
+	case v.Tick == r.lastTick+1 && len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
+		r.freshTiles(v, own)
+		return
+	}
 	const tw = game.TileW
 	mono, last, w, nt := r.prof == Mono, r.lastTick, r.cols, game.TilesW(v.W)
 	for sy := 0; sy < r.pfRows; sy++ {
@@ -166,6 +179,61 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 				r.segment(v, row[xs:xs+q-p], top[p:q], bot[p:q], own, mono, p, y0)
 				r.markSpan(y, xs, xs+q-p)
 				t = e
+			}
+			x += n
+			wx = 0
+		}
+	}
+}
+
+// freshTiles is dirtyTiles for a view one tick after the last frame's: the
+// dirty tiles are the view's Fresh bits, found a word (64 tiles) at a
+// time.
+func (r *Renderer) freshTiles(v *game.View, own int) {
+	const tw = game.TileW
+	mono, w, fw := r.prof == Mono, r.cols, game.FreshWords(v.W)
+	for sy := 0; sy < r.pfRows; sy++ {
+		y0 := mod(r.camY+2*sy, v.H)
+		y1 := y0 + 1
+		if y1 == v.H {
+			y1 = 0
+		}
+		t0, t1 := y0/game.TileH, y1/game.TileH
+		f0 := v.Fresh[t0*fw : (t0+1)*fw]
+		f1 := f0
+		if t1 != t0 {
+			f1 = v.Fresh[t1*fw : (t1+1)*fw]
+		}
+		top, bot := v.Pix[y0*v.W:(y0+1)*v.W], v.Pix[y1*v.W:(y1+1)*v.W]
+		y := r.pfTop + sy
+		row := r.next[y*w : (y+1)*w]
+		// Screen columns [x, x+n) show world columns [wx, wx+n), tiles
+		// [a, b].
+		for x, wx := 0, r.camX; x < w; {
+			n := min(w-x, v.W-wx)
+			a, b := wx/tw, (wx+n-1)/tw
+			for k := a / 64; k <= b/64; k++ {
+				m := f0[k] | f1[k]
+				if k == a/64 {
+					m &= ^uint64(0) << (a % 64)
+				}
+				if k == b/64 && b%64 != 63 {
+					m &= 1<<(b%64+1) - 1
+				}
+				for m != 0 {
+					// a run of dirty tiles [t, e) within word k
+					s := bits.TrailingZeros64(m)
+					run := bits.TrailingZeros64(^(m >> s))
+					t := k*64 + s
+					p, q := max(t*tw, wx), min((t+run)*tw, wx+n)
+					xs := x + p - wx
+					r.segment(v, row[xs:xs+q-p], top[p:q], bot[p:q], own, mono, p, y0)
+					r.markSpan(y, xs, xs+q-p)
+					if s+run == 64 {
+						break
+					}
+					m &^= (1<<run - 1) << s
+				}
 			}
 			x += n
 			wx = 0

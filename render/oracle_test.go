@@ -115,7 +115,7 @@ var sizes = [][2]int{{80, 24}, {1, 1}, {10, 5}, {39, 11}, {40, 12}, {41, 15}, {6
 // session plays a randomized session and checks every frame.
 func session(t *testing.T, seed uint64, frames int) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	s := newSim(seed, 300+rng.IntN(200), 150+rng.IntN(100), 8, 25, 600)
+	s := newSim(seed, 300+rng.IntN(900), 150+rng.IntN(100), 8, 25, 600) // up to three Fresh words a tile row
 	for i := range s.v.Snakes {
 		s.v.Top = append(s.v.Top, game.Entry{Slot: i, Name: s.v.Snakes[i].Name, Length: 25})
 	}

@@ -14,6 +14,7 @@ type sim struct {
 	v      game.View
 	snakes []simSnake
 	dirty  []uint64 // View.Dirty, kept even while hidden
+	fresh  []uint64 // View.Fresh, likewise
 	every  int      // feedKills
 	kills  int      // made-up kills so far
 }
@@ -33,7 +34,8 @@ func newSim(seed uint64, w, h, n, l, fruit int) *sim {
 	s := &sim{rng: rand.New(rand.NewPCG(seed, 7))}
 	s.v = game.View{W: w, H: h, Pix: make([]game.Pixel, w*h), Snakes: make([]game.SnakeInfo, n)}
 	s.dirty = make([]uint64, game.TilesW(w)*game.TilesH(h))
-	s.v.Dirty = s.dirty
+	s.fresh = make([]uint64, game.FreshWords(w)*game.TilesH(h))
+	s.v.Dirty, s.v.Fresh = s.dirty, s.fresh
 	c := game.Point{X: w / 2, Y: h / 2}
 	for i := 0; i < n; i++ {
 		p := c
@@ -63,15 +65,17 @@ func (s *sim) set(p game.Point, px game.Pixel) { s.put(p.Y*s.v.W+p.X, px) }
 func (s *sim) put(i int, px game.Pixel) {
 	s.v.Pix[i] = px
 	w := s.v.W
-	s.dirty[i/w/game.TileH*game.TilesW(w)+i%w/game.TileW] = s.v.Tick
+	tx, ty := i%w/game.TileW, i/w/game.TileH
+	s.dirty[ty*game.TilesW(w)+tx] = s.v.Tick
+	s.fresh[ty*game.FreshWords(w)+tx/64] |= 1 << (tx % 64)
 }
 
-// hide hides View.Dirty (the renderer then composes whole frames) or shows
-// it again.
+// hide hides View.Dirty and View.Fresh (the renderer then composes whole
+// frames) or shows them again.
 func (s *sim) hide(on bool) {
-	s.v.Dirty = s.dirty
+	s.v.Dirty, s.v.Fresh = s.dirty, s.fresh
 	if on {
-		s.v.Dirty = nil
+		s.v.Dirty, s.v.Fresh = nil, nil
 	}
 }
 
@@ -79,6 +83,7 @@ func (s *sim) hide(on bool) {
 // colour without a pixel write, so its tiles are marked.
 func (s *sim) tick() {
 	s.v.Tick++
+	clear(s.fresh)
 	for i, sn := range s.snakes {
 		if sn.alive && s.v.Snakes[i].ProtectedUntil == s.v.Tick {
 			for _, p := range sn.body {
