@@ -48,6 +48,7 @@ func (w *World) publish() {
 	v.Tick = w.tick
 	v.Snakes = v.Snakes[:w.nslots]
 	w.rank(v.Snakes)
+	v.MarkShields()
 	v.Top = append(v.Top[:0], w.top[:w.ntop]...)
 	v.Players, v.Bots, v.Best = w.players, w.bots, w.best
 	v.Kills = v.Kills[:0]
@@ -80,6 +81,7 @@ func nextView(pool *[]*View, cur *View, w, h, maxSnakes int) *View {
 		Kills:  make([]Kill, 0, MaxKills),
 		Dirty:  make([]uint64, TilesW(w)*TilesH(h)),
 		Fresh:  make([]uint64, FreshWords(w)*TilesH(h)),
+		Shield: make([]uint64, 0, (maxSnakes+63)/64),
 	}
 	*pool = append(*pool, v)
 	return v

@@ -669,6 +669,7 @@ func (r *Replica) publish() {
 	v.Tick = r.tick
 	v.Snakes = append(v.Snakes[:0], r.snakes[:r.nslots]...)
 	r.rank(v.Snakes)
+	v.MarkShields()
 	v.Top = v.Top[:0]
 	for _, s := range r.top[:r.ntop] {
 		in := &v.Snakes[s]

@@ -71,6 +71,11 @@ func TestDirtyTiles(t *testing.T) {
 				t.Fatalf("tick %d: tile %d,%d has Dirty %d but Fresh %v", v.Tick, tx, ty, d, fresh)
 			}
 		}
+		for i := range v.Snakes {
+			if v.Shielded(i) != (v.Tick < v.Snakes[i].ProtectedUntil) {
+				t.Fatalf("tick %d: slot %d protected until %d, Shielded %v", v.Tick, i, v.Snakes[i].ProtectedUntil, v.Shielded(i))
+			}
+		}
 		for ty := range TilesH(cfg.H) {
 			if pad := v.Fresh[ty*fw+fw-1] >> (tw % 64); tw%64 != 0 && pad != 0 {
 				t.Fatalf("tick %d: Fresh has bits past row %d's last tile: %b", v.Tick, ty, pad)

@@ -142,6 +142,11 @@ type View struct {
 	// column c at bit c%64 of its word c/64.
 	Fresh []uint64
 
+	// Shield holds one bit a slot (slot s at bit s%64 of word s/64), set
+	// when Snakes[s] is spawn-protected at Tick (Tick < ProtectedUntil):
+	// what a reader needs of a body pixel's snake, in a few cache lines.
+	Shield []uint64
+
 	st viewState // reference count and update bookkeeping (publish.go)
 }
 
@@ -172,6 +177,28 @@ func wrap(a, n int) int {
 		a += n
 	}
 	return a
+}
+
+// MarkShields sets Shield from Snakes and Tick. Publishers call it; code
+// that builds a View by hand (tests) calls it after changing either.
+func (v *View) MarkShields() {
+	n := (len(v.Snakes) + 63) / 64
+	if cap(v.Shield) < n {
+		v.Shield = make([]uint64, n)
+	}
+	v.Shield = v.Shield[:n]
+	clear(v.Shield)
+	for i := range v.Snakes {
+		if v.Tick < v.Snakes[i].ProtectedUntil {
+			v.Shield[i/64] |= 1 << (i % 64)
+		}
+	}
+}
+
+// Shielded reports whether the snake in slot s is spawn-protected (see
+// Shield).
+func (v *View) Shielded(s int) bool {
+	return s/64 < len(v.Shield) && v.Shield[s/64]>>(s%64)&1 != 0
 }
 
 // Snake returns the info for id, and false when id no longer names a snake.

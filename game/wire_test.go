@@ -151,6 +151,11 @@ func dirtyCovers(v *View, prev []Pixel, from uint64) error {
 			return fmt.Errorf("tick %d: tile %d,%d has Dirty %d but Fresh %v", v.Tick, tx, ty, d, fresh)
 		}
 	}
+	for i := range v.Snakes {
+		if v.Shielded(i) != (v.Tick < v.Snakes[i].ProtectedUntil) {
+			return fmt.Errorf("tick %d: slot %d protected until %d, Shielded %v", v.Tick, i, v.Snakes[i].ProtectedUntil, v.Shielded(i))
+		}
+	}
 	for i := range v.Pix {
 		p := v.Pix[i]
 		exp := false

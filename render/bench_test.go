@@ -399,7 +399,9 @@ func cloneView(v *game.View) game.View {
 		Snakes:  slices.Clone(v.Snakes),
 		Top:     slices.Clone(v.Top),
 		Players: v.Players, Bots: v.Bots, Best: v.Best,
-		Dirty: slices.Clone(v.Dirty),
+		Dirty:  slices.Clone(v.Dirty),
+		Fresh:  slices.Clone(v.Fresh),
+		Shield: slices.Clone(v.Shield),
 	}
 }
 

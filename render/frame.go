@@ -587,7 +587,7 @@ func class(v *game.View, p game.Pixel, own int) int {
 			return cOwnHead
 		case head:
 			return cHead
-		case s < len(v.Snakes) && v.Tick < v.Snakes[s].ProtectedUntil:
+		case v.Shielded(s):
 			return cShield
 		case s == own:
 			return cOwnBody
@@ -607,7 +607,7 @@ func colour(v *game.View, p game.Pixel, own int) uint8 {
 			if s == own {
 				return ownHeadCol
 			}
-		} else if s < len(v.Snakes) && v.Tick < v.Snakes[s].ProtectedUntil {
+		} else if v.Shielded(s) {
 			return shieldCol
 		}
 		return snakePal[p.Colour()]

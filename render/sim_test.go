@@ -91,6 +91,7 @@ func (s *sim) tick() {
 			}
 		}
 	}
+	s.v.MarkShields()
 }
 
 func (s *sim) draw() {
@@ -106,6 +107,7 @@ func (s *sim) draw() {
 			s.set(p, game.MakePixel(kind, i, game.Colour(i%16)))
 		}
 	}
+	s.v.MarkShields()
 }
 
 func turn(d game.Dir, right bool) game.Dir {
