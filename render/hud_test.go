@@ -41,7 +41,7 @@ func TestHeadsKept(t *testing.T) {
 			}
 			var want, got []int32
 			for _, hd := range r.heads {
-				got = append(got, hd.slot)
+				got = append(got, int32(hd.slot()))
 			}
 			if r.pfRows > 0 {
 				for i, sn := range s.v.Snakes {

@@ -1,6 +1,10 @@
 package render
 
-import "snaked/game"
+import (
+	"slices"
+
+	"snaked/game"
+)
 
 // This file keeps the heads on the playfield and draws other snakes' name
 // tags next to them.
@@ -33,8 +37,18 @@ import "snaked/game"
 // docs/BENCHMARKS-render.md for what tags cost.
 
 // headAt is a head composed on the playfield: its snake's slot and its
-// world pixel.
-type headAt struct{ slot, x, y int32 }
+// world pixel, packed so that heads sort by slot as integers (the slot in
+// the top 16 bits, then x and y in 24 bits each: game.Config bounds slots
+// below 2^16 and sides below 2^24).
+type headAt uint64
+
+func mkHead(slot, x, y int) headAt {
+	return headAt(uint64(slot)<<48 | uint64(x)&0xffffff<<24 | uint64(y)&0xffffff)
+}
+
+func (h headAt) slot() int { return int(h >> 48) }
+func (h headAt) x() int    { return int(h >> 24 & 0xffffff) }
+func (h headAt) y() int    { return int(h & 0xffffff) }
 
 // headsCap is how many heads a renderer of n cells keeps: far more than a
 // screen shows at the densities the game runs (a 2,048 x 512 world with
@@ -49,7 +63,7 @@ func headsCap(n int) int { return max(32, n/64) }
 // pruneHeads drops duplicates.
 func (r *Renderer) seeHead(slot, x, y int) {
 	if r.seeing && len(r.heads) < cap(r.heads) {
-		r.heads = append(r.heads, headAt{int32(slot), int32(x), int32(y)})
+		r.heads = append(r.heads, mkHead(slot, x, y))
 	}
 }
 
@@ -69,24 +83,24 @@ func (r *Renderer) pruneHeads(v *game.View) {
 			k++
 			continue
 		}
-		if int(h.x) >= v.W || int(h.y) >= v.H {
+		if h.x() >= v.W || h.y() >= v.H {
 			continue
 		}
-		p := v.Pix[int(h.y)*v.W+int(h.x)]
-		if p&kindBits == headBits && p.Slot() == int(h.slot) && r.onPlayfield(v, game.Point{X: int(h.x), Y: int(h.y)}) {
+		p := v.Pix[h.y()*v.W+h.x()]
+		if p&kindBits == headBits && p.Slot() == h.slot() && r.onPlayfield(v, game.Point{X: h.x(), Y: h.y()}) {
 			r.heads[k] = h
 			k++
 		}
 	}
 	hs := r.heads[:k]
-	for i := 1; i < len(hs); i++ {
-		for j := i; j > 0 && hs[j].slot < hs[j-1].slot; j-- {
-			hs[j], hs[j-1] = hs[j-1], hs[j]
-		}
-	}
+	// Nearly every head is new each frame (heads move), in the order the
+	// screen was composed: a sort, not insertion into a sorted list. The
+	// duplicates it groups are one head seen twice (a snake has one head
+	// pixel), so any of them may stay.
+	slices.Sort(hs)
 	k = 0
 	for i, h := range hs {
-		if i == 0 || h.slot != hs[k-1].slot {
+		if i == 0 || h.slot() != hs[k-1].slot() {
 			hs[k] = h
 			k++
 		}
@@ -99,16 +113,16 @@ func (r *Renderer) head(slot int) (headAt, bool) {
 	lo, hi := 0, len(r.heads)
 	for lo < hi {
 		m := (lo + hi) / 2
-		if int(r.heads[m].slot) < slot {
+		if r.heads[m].slot() < slot {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(r.heads) && int(r.heads[lo].slot) == slot {
+	if lo < len(r.heads) && r.heads[lo].slot() == slot {
 		return r.heads[lo], true
 	}
-	return headAt{}, false
+	return 0, false
 }
 
 // onPlayfield reports whether world pixel p is on the playfield.
@@ -125,7 +139,7 @@ func (r *Renderer) Others() int { return r.others(r.lastOwn) }
 func (r *Renderer) others(own int) int {
 	n := 0
 	for _, h := range r.heads {
-		if int(h.slot) != own && int(h.slot) != r.focus {
+		if h.slot() != own && h.slot() != r.focus {
 			n++
 		}
 	}
@@ -179,11 +193,11 @@ func (r *Renderer) layoutTags(v *game.View, own int) bool {
 		sl := t.id.Slot()
 		h, ok := r.head(sl)
 		if !ok || sl == own || sl == r.focus || v.Tick < t.at ||
-			max(abs(wrapDelta(int(h.x)-t.hx, v.W)), abs(wrapDelta(int(h.y)-t.hy, v.H))) > game.DashLen*int(v.Tick-t.at) {
+			max(abs(wrapDelta(h.x()-t.hx, v.W)), abs(wrapDelta(h.y()-t.hy, v.H))) > game.DashLen*int(v.Tick-t.at) {
 			t.id = 0
 			continue
 		}
-		t.hx, t.hy, t.at = int(h.x), int(h.y), v.Tick
+		t.hx, t.hy, t.at = h.x(), h.y(), v.Tick
 		x, py := wrap1(t.wx-r.camX, v.W), wrap1(t.wy-r.camY, v.H)
 		y := py / 2
 		hx, hy := wrap1(t.hx-r.camX, v.W), wrap1(t.hy-r.camY, v.H)/2
@@ -228,12 +242,12 @@ func (r *Renderer) placeTags(v *game.View, own int) {
 		}
 	}
 	start := 0
-	for start < n && int(r.heads[start].slot) < r.tagNext {
+	for start < n && r.heads[start].slot() < r.tagNext {
 		start++
 	}
 	for k := 0; k < n && r.tagBudget > 0 && free > 0; k++ {
 		h := r.heads[(start+k)%n]
-		sl := int(h.slot)
+		sl := h.slot()
 		if sl == own || sl == r.focus || sl >= len(v.Snakes) || r.tagged(sl) {
 			continue
 		}
@@ -277,7 +291,7 @@ func (r *Renderer) placeTag(v *game.View, s *game.SnakeInfo, h headAt, i int) bo
 	if n == 0 {
 		return false
 	}
-	hx, hy := mod(int(h.x)-r.camX, v.W), mod(int(h.y)-r.camY, v.H)/2
+	hx, hy := mod(h.x()-r.camX, v.W), mod(h.y()-r.camY, v.H)/2
 	for _, sp := range tagSpots {
 		x, y := hx+sp.a*n/2+sp.b, hy+sp.dy
 		// x < W and 2y+1 < H: on a world smaller than the screen, which
@@ -288,7 +302,7 @@ func (r *Renderer) placeTag(v *game.View, s *game.SnakeInfo, h headAt, i int) bo
 			continue
 		}
 		t.id, t.wx, t.wy, t.x, t.y, t.n, t.kept = s.ID, mod(r.camX+x, v.W), mod(r.camY+2*y, v.H), x, y, n, false
-		t.hx, t.hy, t.at, t.col = int(h.x), int(h.y), v.Tick, snakePal[s.Colour&15]
+		t.hx, t.hy, t.at, t.col = h.x(), h.y(), v.Tick, snakePal[s.Colour&15]
 		return true
 	}
 	return false
