@@ -47,8 +47,8 @@ func (w *World) publish() {
 	}
 	v.Tick = w.tick
 	v.Snakes = v.Snakes[:w.nslots]
-	w.rank(v.Snakes)
-	v.MarkShields()
+	v.Shield = v.Shield[:(w.nslots+63)/64]
+	w.rank(v.Snakes, v.Shield)
 	v.Top = append(v.Top[:0], w.top[:w.ntop]...)
 	v.Players, v.Bots, v.Best = w.players, w.bots, w.best
 	v.Kills = v.Kills[:0]
@@ -92,7 +92,7 @@ func nextView(pool *[]*View, cur *View, w, h, maxSnakes int) *View {
 // v is new, further behind than the logs reach or not older than tick,
 // copies grid whole and marks every tile. It does not set v's step or tick.
 func (v *View) sync(grid []Pixel, logs *[logN][]change, seq, tick uint64) bool {
-	clear(v.Fresh) // the marks at tick are all this sync's: v.Tick < tick
+	clear(v.Fresh)
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
 		copy(v.Pix, grid)
 		v.markAll(tick)
@@ -101,5 +101,6 @@ func (v *View) sync(grid []Pixel, logs *[logN][]change, seq, tick uint64) bool {
 	for s := v.st.seq + 1; s <= seq; s++ {
 		v.apply(logs[s%logN], tick)
 	}
+	v.freshen(logs[seq%logN])
 	return true
 }

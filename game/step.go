@@ -684,9 +684,11 @@ func (w *World) topUpFruit(max int) {
 	}
 }
 
-// rank fills dst (one SnakeInfo per slot), the ranks and the leaderboard
-// with a counting sort, without allocating.
-func (w *World) rank(dst []SnakeInfo) {
+// rank fills dst (one SnakeInfo per slot) and shield (View.Shield, one bit
+// a slot), the ranks and the leaderboard with a counting sort, without
+// allocating.
+func (w *World) rank(dst []SnakeInfo, shield []uint64) {
+	clear(shield)
 	// count live snakes by length; counts grows (rarely) to the longest.
 	maxLen := 0
 	clear(w.counts)
@@ -752,6 +754,9 @@ func (w *World) rank(dst []SnakeInfo) {
 		hp := Point{}
 		if s.n > 0 {
 			hp = w.point(s.head())
+		}
+		if w.tick < s.protUntil {
+			shield[i/64] |= 1 << (uint(i) % 64)
 		}
 		*in = SnakeInfo{
 			ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,

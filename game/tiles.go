@@ -1,7 +1,7 @@
 package game
 
 // This file keeps View.Dirty, per-tile ticks of the last visible change,
-// and View.Fresh, the tiles changed at the view's tick, maintained in
+// and View.Fresh, the tiles the last step changed, maintained in
 // O(changes) per publish.
 
 // TilesW is the number of tile columns of a world w pixels wide.
@@ -31,23 +31,28 @@ func (v *View) markAll(t uint64) {
 	}
 }
 
-// mark marks tile (tx, ty) changed at tick t, the view's new tick.
-func (v *View) mark(tx, ty int, t uint64) {
-	v.Dirty[ty*TilesW(v.W)+tx] = t
-	v.Fresh[ty*FreshWords(v.W)+tx/64] |= 1 << (tx % 64)
-}
-
 // apply replays log into v's pixels and marks the tiles it touches changed
 // at tick t, in one pass.
 func (v *View) apply(log []change, t uint64) {
-	w, tw, fw, pix, d, f := v.W, TilesW(v.W), FreshWords(v.W), v.Pix, v.Dirty, v.Fresh
+	w, tw, pix, d := v.W, TilesW(v.W), v.Pix, v.Dirty
 	inv := recip(w)
 	for _, c := range log {
 		pix[c.i] = c.p
 		y := int(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
 		x := int(c.i) - y*w
-		tx, ty := x/TileW, y/TileH
-		d[ty*tw+tx] = t
+		d[(y/TileH)*tw+x/TileW] = t
+	}
+}
+
+// freshen sets the Fresh bits of the tiles log touches: log is the last
+// step's, whatever earlier steps a buffer replays (a reader that drew the
+// tick before has seen those).
+func (v *View) freshen(log []change) {
+	w, fw, f := v.W, uint(FreshWords(v.W)), v.Fresh
+	inv := recip(w)
+	for _, c := range log {
+		y := uint(uint64(c.i) * inv >> recipShift)     // y = i / w, see recip
+		tx, ty := (uint(c.i)-y*uint(w))/TileW, y/TileH // unsigned: shifts, no sign fixes
 		f[ty*fw+tx/64] |= 1 << (tx % 64)
 	}
 }
@@ -66,6 +71,7 @@ func (w *World) markExpired(v *View, from, t uint64) {
 			oldest = min(oldest, b.Tick)
 		}
 	}
+	inv, tw, fw := recip(w.w), uint(TilesW(w.w)), uint(FreshWords(w.w))
 	keep := w.prot[:0]
 	for _, slot := range w.prot {
 		s := &w.snakes[slot]
@@ -77,8 +83,10 @@ func (w *World) markExpired(v *View, from, t uint64) {
 			continue
 		}
 		for k := 0; k < s.n; k++ {
-			i := int(s.at(k))
-			v.mark(i%w.w/TileW, i/w.w/TileH, t)
+			y := uint(uint64(s.at(k)) * inv >> recipShift) // y = i / w, see recip
+			tx, ty := (uint(s.at(k))-y*uint(w.w))/TileW, y/TileH
+			v.Dirty[ty*tw+tx] = t
+			v.Fresh[ty*fw+tx/64] |= 1 << (tx % 64)
 		}
 	}
 	w.prot = keep

@@ -136,10 +136,12 @@ type View struct {
 	// the tiles with Dirty > t (it may find more than changed, never fewer).
 	Dirty []uint64
 
-	// Fresh holds one bit a tile, set exactly for the tiles whose Dirty
-	// is Tick: those a reader that drew tick Tick-1 must redraw. Tile row
-	// r's bits are the FreshWords(W) words from r*FreshWords(W), tile
-	// column c at bit c%64 of its word c/64.
+	// Fresh holds one bit a tile, set for every tile whose look may differ
+	// from tick Tick-1's (the last step's changes, protections that
+	// ended; every tile after a whole copy): what a reader that drew tick
+	// Tick-1 must redraw. Each is a tile with Dirty == Tick. Tile row r's
+	// bits are the FreshWords(W) words from r*FreshWords(W), tile column
+	// c at bit c%64 of its word c/64.
 	Fresh []uint64
 
 	// Shield holds one bit a slot (slot s at bit s%64 of word s/64), set

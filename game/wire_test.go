@@ -141,14 +141,19 @@ func sameView(a, b *View) error {
 
 // dirtyCovers checks that v.Dirty marks, after tick from, every tile whose
 // pixels differ from prev and every tile of a snake whose protection ended
-// after from, and that v.Fresh marks exactly the tiles dirty at v.Tick.
+// after from, and that v.Fresh marks only tiles dirty at v.Tick and, when
+// from is the tick before, every tile that changed.
 func dirtyCovers(v *View, prev []Pixel, from uint64) error {
 	tw, fw := TilesW(v.W), FreshWords(v.W)
 	tile := func(i int32, w int) int { return int(i)/w/TileH*tw + int(i)%w/TileW }
+	fresh := func(i int) bool {
+		tx, ty := i%v.W/TileW, i/v.W/TileH
+		return v.Fresh[ty*fw+tx/64]>>(tx%64)&1 == 1
+	}
 	for i, d := range v.Dirty {
 		tx, ty := i%tw, i/tw
-		if fresh := v.Fresh[ty*fw+tx/64]>>(tx%64)&1 == 1; fresh != (d == v.Tick) {
-			return fmt.Errorf("tick %d: tile %d,%d has Dirty %d but Fresh %v", v.Tick, tx, ty, d, fresh)
+		if v.Fresh[ty*fw+tx/64]>>(tx%64)&1 == 1 && d != v.Tick {
+			return fmt.Errorf("tick %d: tile %d,%d is Fresh but has Dirty %d", v.Tick, tx, ty, d)
 		}
 	}
 	for i := range v.Snakes {
@@ -162,6 +167,9 @@ func dirtyCovers(v *View, prev []Pixel, from uint64) error {
 		if k := p.Kind(); k >= Body && p.Slot() < len(v.Snakes) {
 			s := &v.Snakes[p.Slot()]
 			exp = s.Alive && s.ProtectedUntil > from && s.ProtectedUntil <= v.Tick
+		}
+		if (p != prev[i] || exp) && from == v.Tick-1 && !fresh(i) {
+			return fmt.Errorf("pixel %d (%d,%d) changed after tick %d, the tick before, and its tile is not Fresh", i, i%v.W, i/v.W, from)
 		}
 		if (p != prev[i] || exp) && v.Dirty[tile(int32(i), v.W)] <= from {
 			return fmt.Errorf("pixel %d (%d,%d) changed after tick %d (%x -> %x, expired %v), its tile is not dirty (%d)",
