@@ -91,10 +91,11 @@ type Renderer struct {
 	novl, nnw int
 	rst       [maxOvl]rect // last frame's overlays composed again this frame (restore)
 	nrst      int
-	boxS      boxState // death or help box (hud.go)
-	rowsKey   rowsKey  // what the text rows show (hud.go)
-	rowsOK    bool     // r.next's text rows show rowsKey
-	hintS     string   // the controls hint and where it goes
+	boxS      boxState  // death or help box (hud.go)
+	rowsKey   rowsKey   // what the status row shows (hud.go)
+	bannerKey bannerKey // what the banner shows
+	rowsOK    bool      // r.next's text rows show rowsKey and bannerKey
+	hintS     string    // the controls hint and where it goes
 	hintAt    rect
 	dc        deathCause
 

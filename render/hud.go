@@ -100,14 +100,14 @@ func (r *Renderer) enlarge() {
 	put(r, (r.cols-len(r.num))/2, y, r.num, white, def)
 }
 
-// rowsKey is everything the text rows (banner, status row) show, so a
-// frame that would draw them the same leaves them alone: composing them
-// costs more than the rest of a quiet frame's HUD.
+// rowsKey is everything the status row shows, and bannerKey everything
+// the banner shows, so that a frame that would draw either the same leaves
+// it alone: composing them costs more than the rest of a quiet frame's
+// HUD, and in a crowd the leaderboard's lengths change most ticks while
+// the banner's counts seldom do.
 type rowsKey struct {
 	ok, banner, spectator bool
-	players, spectators   int
 	shutdown              int
-	join, notice          string
 	mode                  int8 // 0 none, 1 alive, 2 dead, 3 spawning, 4 watching
 	name                  string
 	length, rank, kills   int
@@ -119,12 +119,16 @@ type rowsKey struct {
 	bots                  uint64 // bit i: top[i] is a bot
 }
 
-// textRows composes the banner and the status row, unless they would show
-// what they show already (a renderer composing whole frames, the tests'
-// reference, always composes them).
+type bannerKey struct {
+	players, spectators, shutdown int
+	join, notice                  string
+}
+
+// textRows composes the banner and the status row, each unless it would
+// show what it shows already (a renderer composing whole frames, the
+// tests' reference, always composes them).
 func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) {
-	k := rowsKey{ok: ok, banner: r.banner, spectator: h.Spectator, players: h.Players,
-		spectators: h.Spectators, shutdown: h.ShutdownIn, join: h.Join, notice: h.Notice, mark: -1}
+	k := rowsKey{ok: ok, banner: r.banner, spectator: h.Spectator, shutdown: h.ShutdownIn, mark: -1}
 	if k.ok {
 		switch {
 		case you != nil && you.Alive && !h.Spectator:
@@ -157,22 +161,26 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 			}
 		}
 	}
-	if r.rowsOK && !r.noInc && k == r.rowsKey {
-		return
+	bk := bannerKey{players: h.Players, spectators: h.Spectators, shutdown: h.ShutdownIn, join: h.Join, notice: h.Notice}
+	kept := r.rowsOK && !r.noInc
+	if !kept || bk != r.bannerKey {
+		clear(r.next[:r.pfTop*r.cols])
+		for y := 0; y < r.pfTop; y++ {
+			r.mask[y] = r.allMask
+		}
+		if r.banner {
+			r.drawBanner(h)
+		}
+	}
+	r.bannerKey = bk
+	if !kept || k != r.rowsKey {
+		clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
+		r.mask[r.rows-1] = r.allMask
+		if k.ok {
+			r.bottom(v, h, you)
+		}
 	}
 	r.rowsKey, r.rowsOK = k, true
-	clear(r.next[:r.pfTop*r.cols])
-	clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
-	for y := 0; y < r.pfTop; y++ {
-		r.mask[y] = r.allMask
-	}
-	r.mask[r.rows-1] = r.allMask
-	if r.banner {
-		r.drawBanner(h)
-	}
-	if k.ok {
-		r.bottom(v, h, you)
-	}
 }
 
 func (r *Renderer) drawBanner(h *HUD) {
