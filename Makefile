@@ -7,7 +7,7 @@ N        ?= 500
 RAMP     ?= 10s
 DURATION ?= 30s
 
-.PHONY: all build run cluster test bench lint loadtest clean
+.PHONY: all build run cluster test bench grind lint loadtest clean
 
 all: build
 
@@ -45,6 +45,18 @@ test:
 # 2,500-session FrameMix variants), hence the timeout above go test's 10m.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 60m ./...
+
+# The crowd frame's instructions (BenchmarkCrowdFrame's timed draws only),
+# counted by callgrind: steady where wall time on a shared machine is not.
+# Needs valgrind; about 3 minutes. Valgrind 3.19 sometimes dies on the Go
+# runtime's RDTSCP (SIGILL), hence the retries.
+grind:
+	$(GO) test -c -o $(BIN)/render.test ./render/
+	for i in 1 2 3 4 5 6; do GOMAXPROCS=1 GOGC=off valgrind --tool=callgrind \
+	  --toggle-collect='*loadCrowd*.measure' --callgrind-out-file=$(BIN)/crowd.callgrind \
+	  $(BIN)/render.test -test.run '^$$' -test.bench CrowdFrame -test.benchtime 20x && break; done
+	callgrind_annotate $(BIN)/crowd.callgrind 2>/dev/null | sed -n '/PROGRAM TOTALS/p;/file:function/,$$p' | \
+	  sed 's| \[.*||' | head -32
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
