@@ -48,7 +48,7 @@ bench:
 
 # The crowd frame's instructions (BenchmarkCrowdFrame's timed draws only),
 # counted by callgrind: steady where wall time on a shared machine is not.
-# Needs valgrind; about 3 minutes. Valgrind 3.19 sometimes dies on the Go
+# Needs valgrind; about a minute. Valgrind 3.19 sometimes dies on the Go
 # runtime's RDTSCP (SIGILL), hence the retries.
 grind:
 	$(GO) test -c -o $(BIN)/render.test ./render/
