@@ -69,7 +69,6 @@ func (r *Renderer) sgrPlan(f, b uint8) (cost int, reset bool) {
 }
 
 func (r *Renderer) pen(f, b uint8) {
-	_, reset := r.sgrPlan(f, b)
 	nf, nb := f, b
 	if f == keep {
 		nf = r.pfg
@@ -80,6 +79,7 @@ func (r *Renderer) pen(f, b uint8) {
 	if nf == r.pfg && nb == r.pbg {
 		return
 	}
+	_, reset := r.sgrPlan(f, b)
 	o := append(r.out, 0x1b, '[')
 	if reset {
 		if nf != def || nb != def {
