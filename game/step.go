@@ -560,7 +560,7 @@ func (w *World) phase(ph int) {
 			w.kill(s, i)
 			continue
 		}
-		w.set(s.hd, MakePixel(Body, i, s.colour)) // then Head at next: a move (see set)
+		w.setMove(s.hd, MakePixel(Body, i, s.colour), s.dir) // then Head at next
 		if w.grid[s.next].Kind() == Fruit {
 			w.fruit--
 			s.grow += FruitGrow

@@ -37,7 +37,7 @@ func (v *View) apply(log []change, t uint64) {
 	w, tw, pix, d := v.W, TilesW(v.W), v.Pix, v.Dirty
 	inv := recip(w)
 	for _, c := range log {
-		pix[c.i] = c.p
+		pix[c.i] = c.p & pixBits                  // without a move's tag (World.setMove)
 		y := int(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
 		x := int(c.i) - y*w
 		d[(y/TileH)*tw+x/TileW] = t

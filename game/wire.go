@@ -350,7 +350,7 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	dst = binary.AppendUvarint(dst, uint64(n))
 	var pc pixCoder
 	for s := e.seq + 1; s <= w.seq; s++ {
-		dst = pc.appendLog(dst, w.logs[s%logN], w.w)
+		dst = pc.appendLog(dst, w.logs[s%logN])
 	}
 	e.seq, e.tick, e.nkills = w.seq, w.tick, w.nkills
 	return dst, nil
@@ -559,86 +559,86 @@ type pixCoder struct {
 }
 
 // appendLog appends the changes of log as grid-write items (see the
-// package's wire format): a move (see World.set), a Body write of a slot
-// followed by a Head write of the same slot and colour, goes as one byte
-// (its direction from the old head, the Body write, and the gap from the
-// previous snake pixel's slot: movers come in slot order), the slot after
-// it when the gap is 31 or more (or back);
-// any other write as its index difference plus 128, its pixel and perhaps
-// its slot. One tight loop over a buffer grown once (at most 9 bytes a
-// change), w the world's width.
-func (c *pixCoder) appendLog(dst []byte, log []change, w int) []byte {
+// package's wire format): a move (World.setMove's tagged Body write at the
+// old head and the Head write after it) goes as one byte, its direction
+// from the tag and the gap from the previous snake pixel's slot (movers
+// come in slot order), the slot after it when the gap is 31 or more (or
+// back); any other write as its index difference plus 128, its pixel and
+// perhaps its slot. One tight loop over a buffer grown once (at most 9
+// bytes a change), with a short path for the common items.
+func (c *pixCoder) appendLog(dst []byte, log []change) []byte {
 	dst = slices.Grow(dst, 9*len(log))
-	b := dst[len(dst):cap(dst)]
-	o := 0
-	prev, last := int(c.i), c.slot
-	for k := 0; k < len(log); k++ {
-		if len(b)-o < 9 {
-			break // cannot happen: Grow made room
-		}
-		x := log[k]
-		p := x.p & pixBits
-		slot := int(p & 0xffff)
-		if p>>20&3 == Pixel(Body) && k+1 < len(log) && (log[k+1].p^x.p)&pixBits == 1<<20 {
-			// a move: Body at the old head, Head one pixel on
-			k++
-			d := int(log[k].i) - int(x.i)
-			prev = int(log[k].i)
-			v := b2i(d >= w) | b2i(d <= -w) // vertical
-			step := 1 + v*(w-1)
-			h := byte(v<<6 | (b2i(d == step)|b2i(d < -step))<<5)
-			g := slot - last - 1
-			last = slot
-			if uint(g) < 31 {
-				b[o] = h | byte(g)
-				o++
-				continue
-			}
-			b[o] = h | 31
-			o = putUvarint(b, o+1, uint64(slot))
-			continue
-		}
-		h := byte(p >> 16 & 0x3f) // kind<<4 | colour
-		implied := 0
-		if p>>20&3 >= Pixel(Body) {
-			implied, last = last, slot
-		}
-		d := zig(int(x.i)-prev) + 128
-		prev = int(x.i)
-		for d >= 0x80 {
-			b[o] = byte(d) | 0x80
-			d >>= 7
-			o++
-		}
-		b[o] = byte(d)
-		o++
-		if slot == implied {
-			b[o] = h
-			o++
-			continue
-		}
-		b[o] = h | 1<<6
-		o++
-		u := uint(slot)
-		for u >= 0x80 {
-			b[o] = byte(u) | 0x80
-			u >>= 7
-			o++
-		}
-		b[o] = byte(u)
-		o++
-	}
+	o, prev, last := encodeLog(dst[len(dst):cap(dst)], log, int(c.i), c.slot)
 	c.i, c.slot = int32(prev), last
 	return dst[:len(dst)+o]
 }
 
-// b2i is 1 for true, 0 for false.
-func b2i(b bool) int {
-	var i int
-	if b {
-		i = 1
+// encodeLog is appendLog's loop: it writes log's items into b, which has
+// room for 9 bytes a change, from the index prev and the snake pixel slot
+// last, and returns the bytes written and the new prev and last. It is a
+// function of its own so that the loop's state fits in registers.
+func encodeLog(b []byte, log []change, prev, last int) (int, int, int) {
+	var o uint // unsigned, so that one check covers the stores after it
+	for k := 0; k < len(log); k++ {
+		x := log[k]
+		slot := int(x.p & 0xffff)
+		if x.p >= 1<<31 && k+1 < len(log) {
+			// a move (a tagged Body write): its Head write follows
+			k++
+			prev = int(log[k].i)
+			h := byte(x.p>>24) & 0x60
+			g := slot - last - 1
+			last = slot
+			if uint(g) < 31 && o < uint(len(b)) {
+				b[o] = h | byte(g)
+				o++
+				continue
+			}
+			if uint(len(b))-o < 4 || o > uint(len(b)) {
+				break // cannot happen: the caller made room
+			}
+			b[o] = h | 31
+			o = uint(putUvarint(b, int(o+1), uint64(slot)))
+			continue
+		}
+		p := x.p & pixBits
+		h := byte(p>>16) & 0x3f // kind<<4 | colour
+		implied := 0
+		if p >= Pixel(Body)<<20 {
+			implied, last = last, slot
+		}
+		d := zig(int(x.i)-prev) + 128
+		prev = int(x.i)
+		if slot == implied && d < 1<<21 && o+3 < uint(len(b)) {
+			// the usual item: an index varint of 2 or 3 bytes (+128 makes
+			// it at least 2), the pixel
+			w := b[o : o+4 : o+4]
+			w[0] = byte(d) | 0x80
+			if d < 1<<14 {
+				w[1] = byte(d >> 7)
+				w[2] = h
+				o += 3
+				continue
+			}
+			w[1] = byte(d>>7) | 0x80
+			w[2] = byte(d >> 14)
+			w[3] = h
+			o += 4
+			continue
+		}
+		if uint(len(b))-o < 9 || o > uint(len(b)) {
+			break // cannot happen: the caller made room
+		}
+		i := putUvarint(b, int(o), d)
+		if slot == implied {
+			b[i] = h
+			o = uint(i + 1)
+			continue
+		}
+		b[i] = h | 1<<6
+		o = uint(putUvarint(b, i+1, uint64(slot)))
 	}
-	return i
+	return int(o), prev, last
 }
 
 // appendPix appends one pixel (see the package's wire format).

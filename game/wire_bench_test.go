@@ -214,7 +214,7 @@ func BenchmarkPixLog(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				var pc pixCoder
-				buf = pc.appendLog(buf[:0], log, w.w)
+				buf = pc.appendLog(buf[:0], log)
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(len(log)), "ns/change")

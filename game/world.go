@@ -534,13 +534,33 @@ func right(d Dir) Dir { return reverse(left(d)) }
 func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} }
 
 // set writes one grid pixel and logs the change for view updates. A
-// snake's move logs a Body pixel at its old head and at once a Head pixel
-// of the same slot and colour at its new head; nothing else logs that
-// pair (a spawn writes its Head first), so the wire format sends it as one
-// move (see pixCoder.appendLog).
+// snake's move logs a Body pixel at its old head (setMove) and at once a
+// Head pixel of the same slot and colour at its new head, which the wire
+// format sends as one move (see pixCoder.appendLog).
 func (w *World) set(i int32, p Pixel) {
 	w.grid[i] = p
 	w.chg = append(w.chg, change{i, p})
+}
+
+// setMove writes the Body pixel p at a snake's old head, the first of a
+// move's two writes (the Head at the new head must follow at once, with
+// set), and logs it tagged with the move's direction d (moveTag), so the
+// encoder knows a move without comparing the pair or working out d from
+// their indices. Only the log carries the tag, never the grid; readers of
+// a log take c.p&pixBits.
+func (w *World) setMove(i int32, p Pixel, d Dir) {
+	w.grid[i] = p
+	w.chg = append(w.chg, change{i, p | moveTag[d&7]})
+}
+
+// moveTag is, by Dir, a logged move's tag: bit 31 says move, bits 29
+// and 30 are the wire format's direction bits (towards the higher index,
+// vertical) shifted up from bits 5 and 6 of a move item by 24.
+var moveTag = [8]Pixel{
+	Up:    1<<31 | 1<<30,
+	Right: 1<<31 | 1<<29,
+	Down:  1<<31 | 1<<30 | 1<<29,
+	Left:  1 << 31,
 }
 
 // touch records that the current step changed a field of slot i's record
@@ -558,7 +578,8 @@ func (w *World) touch(i int32) { w.mk[i>>6] |= 1 << (i & 63) }
 // waits.
 func (w *World) touchQuick(i int32) { w.qk[i>>6] |= 1 << (i & 63) }
 
-// change is one logged grid write: pixel index and new value.
+// change is one logged grid write: pixel index and new value, with a
+// move's tag above pixBits on the first of a move's writes (setMove).
 type change struct {
 	i int32
 	p Pixel
