@@ -18,8 +18,8 @@ package game
 //     replica finds whose ended from the records and marks their bodies'
 //     tiles Dirty as the world does.
 //   - A snapshot (World.Snapshot): the whole world at one tick (pixels
-//     run-length encoded, every snake, the leaderboard, counters, the kill
-//     ring), split into chunks of at most a given size (NATS's default
+//     run-length encoded, every snake, the leaderboard, counters, the
+//     deaths its views show), split into chunks of at most a given size (NATS's default
 //     payload limit is 1 MB). Chunks carry the snapshot's tick, their index
 //     and the count; NewReplica takes them in any order.
 //
@@ -67,13 +67,15 @@ package game
 // the snapshot body: version, kind 3, W, H, capacity, slot count, tick;
 // pixel runs (length, pixel) covering W*H; snake records as in a delta
 // against empty slots; leaderboard; players, bots; best (always);
-// the kill ring's deaths.
+// the deaths of the last KillTicks (what views show).
 //
 // A Replica follows a world: built from a snapshot at tick T, it accepts
 // the delta whose base is T, then the one whose base is that delta's tick,
 // and so on. A delta with any other base is refused with ErrGap (a tick was
 // missed, or came twice): the follower needs a new snapshot. The encoder
-// and World.Snapshot run on the goroutine that calls Step, between Steps.
+// and World.Snapshot run on the goroutine that calls Step, between Steps;
+// World.SnapshotLater takes the view of the tick there, and Later.Chunks
+// writes the same snapshot from it on any goroutine.
 
 import (
 	"encoding/binary"
@@ -660,22 +662,82 @@ func (c *pixCoder) appendPix(dst []byte, p Pixel) []byte {
 // Snapshot writes the whole world as chunks of at most maxChunk bytes
 // (at least MinChunk) that NewReplica puts back together, in any order.
 // Call it between Steps on the goroutine that calls Step; a delta from an
-// Encoder whose baseline is this tick applies to it.
+// Encoder whose baseline is this tick applies to it. SnapshotLater does
+// the same work off that goroutine.
 func (w *World) Snapshot(maxChunk int) ([][]byte, error) {
 	if maxChunk < MinChunk {
-		return nil, fmt.Errorf("game: snapshot chunks of %d bytes: at least %d", maxChunk, MinChunk)
+		return nil, errChunk(maxChunk)
 	}
+	snakes := make([]SnakeInfo, w.nslots)
+	for i := range snakes {
+		snakes[i] = w.info(i)
+	}
+	var kills []Kill
+	for k := w.nkills - min(w.nkills, MaxKills); k < w.nkills; k++ {
+		if r := &w.kills[k%MaxKills]; r.Tick+KillTicks > w.tick {
+			kills = append(kills, *r)
+		}
+	}
+	return snapshot(maxChunk, w.cfg.MaxSnakes, &View{
+		Tick: w.tick, W: w.w, H: w.h, Pix: w.grid, Snakes: snakes, Top: w.top[:w.ntop],
+		Players: w.players, Bots: w.bots, Best: w.best, Kills: kills,
+	}), nil
+}
+
+// Later is a snapshot of the world at one tick, to be written on any
+// goroutine from the view the world published for that tick (see
+// World.SnapshotLater).
+type Later struct {
+	v        *View
+	capacity int
+}
+
+// SnapshotLater returns the world's snapshot now, as Snapshot would write
+// it, to be written by Later.Chunks on any goroutine: the goroutine that
+// calls Step only takes a reference to the view of this tick. It returns
+// nil when there is no such view (its publish was skipped because every
+// view buffer was held): call Snapshot then. Call it between Steps on the
+// goroutine that calls Step.
+func (w *World) SnapshotLater() *Later {
+	v := w.Acquire()
+	if v.Tick != w.tick || len(v.Snakes) != w.nslots {
+		v.Release()
+		return nil
+	}
+	return &Later{v, w.cfg.MaxSnakes}
+}
+
+// Chunks writes the snapshot as chunks of at most maxChunk bytes (at least
+// MinChunk) and lets the view go. Call it once.
+func (l *Later) Chunks(maxChunk int) ([][]byte, error) {
+	defer l.v.Release()
+	if maxChunk < MinChunk {
+		return nil, errChunk(maxChunk)
+	}
+	return snapshot(maxChunk, l.capacity, l.v), nil
+}
+
+func errChunk(n int) error {
+	return fmt.Errorf("game: snapshot chunks of %d bytes: at least %d", n, MinChunk)
+}
+
+// snapshot writes world v (its pixels, snakes by slot with len(v.Snakes)
+// the slot count, leaderboard, counters, best snake and recent deaths) of
+// a world of capacity snakes as a snapshot, in chunks of at most maxChunk
+// (at least MinChunk) bytes.
+func snapshot(maxChunk, capacity int, v *View) [][]byte {
 	b := []byte{WireVersion, msgSnapshot}
-	for _, u := range [...]int{w.w, w.h, w.cfg.MaxSnakes, w.nslots} {
+	for _, u := range [...]int{v.W, v.H, capacity, len(v.Snakes)} {
 		b = binary.AppendUvarint(b, uint64(u))
 	}
-	b = binary.AppendUvarint(b, w.tick)
+	b = binary.AppendUvarint(b, v.Tick)
 	// pixels, run-length encoded
 	var pc pixCoder
-	for i := 0; i < len(w.grid); {
-		p := w.grid[i] & pixBits
+	pix := v.Pix
+	for i := 0; i < len(pix); {
+		p := pix[i] & pixBits
 		j := i + 1
-		for j < len(w.grid) && w.grid[j]&pixBits == p {
+		for j < len(pix) && pix[j]&pixBits == p {
 			j++
 		}
 		b = binary.AppendUvarint(b, uint64(j-i))
@@ -685,27 +747,28 @@ func (w *World) Snapshot(maxChunk int) ([][]byte, error) {
 	var zero SnakeInfo
 	var sh shape
 	var q sent
+	var s snake
 	last := -1
-	for i := 0; i < w.nslots; i++ {
-		cur := w.info(i)
-		if m := diff(&zero, &cur); m != 0 {
+	for i := range v.Snakes {
+		in := &v.Snakes[i]
+		if m := diff(&zero, in); m != 0 {
 			b = binary.AppendUvarint(b, uint64(i-last))
 			last = i
-			b = appendRecord(b, m, &sh, &q, &w.snakes[i])
+			s.from(in)
+			b = appendRecord(b, m, &sh, &q, &s)
 		}
 	}
 	b = append(b, 0)
-	b = binary.AppendUvarint(b, uint64(w.ntop))
-	for _, t := range w.top[:w.ntop] {
+	b = binary.AppendUvarint(b, uint64(len(v.Top)))
+	for _, t := range v.Top {
 		b = binary.AppendUvarint(b, uint64(t.Slot))
 	}
-	b = binary.AppendUvarint(b, uint64(w.players))
-	b = binary.AppendUvarint(b, uint64(w.bots))
-	b = appendBest(b, w.best)
-	n := min(w.nkills, MaxKills)
-	b = binary.AppendUvarint(b, n)
-	for k := w.nkills - n; k < w.nkills; k++ {
-		b = appendKill(b, &w.kills[k%MaxKills])
+	b = binary.AppendUvarint(b, uint64(v.Players))
+	b = binary.AppendUvarint(b, uint64(v.Bots))
+	b = appendBest(b, v.Best)
+	b = binary.AppendUvarint(b, uint64(len(v.Kills)))
+	for k := range v.Kills {
+		b = appendKill(b, &v.Kills[k])
 	}
 
 	room := maxChunk - chunkHeaderMax
@@ -714,10 +777,21 @@ func (w *World) Snapshot(maxChunk int) ([][]byte, error) {
 	for k := range chunks {
 		c := make([]byte, 0, maxChunk)
 		c = append(c, WireVersion, msgChunk)
-		c = binary.AppendUvarint(c, w.tick)
+		c = binary.AppendUvarint(c, v.Tick)
 		c = binary.AppendUvarint(c, uint64(k))
 		c = binary.AppendUvarint(c, uint64(count))
 		chunks[k] = append(c, b[k*room:min((k+1)*room, len(b))]...)
 	}
-	return chunks, nil
+	return chunks
+}
+
+// from sets the fields of s that appendRecord writes to in's.
+func (s *snake) from(in *SnakeInfo) {
+	*s = snake{
+		id: in.ID, name: in.Name, killedBy: in.KilledBy, bot: in.Bot, used: in.Used,
+		alive: in.Alive, colour: in.Colour, dir: in.Dir, n: in.Length,
+		hx: int32(in.Head.X), hy: int32(in.Head.Y),
+		kills: in.Kills, best: in.BestLength, spawnTick: in.SpawnTick,
+		deathTick: in.DeathTick, protUntil: in.ProtectedUntil, dashAt: in.DashReadyAt,
+	}
 }

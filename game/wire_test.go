@@ -1,6 +1,7 @@
 package game
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -322,6 +323,61 @@ func TestSnapshotChunks(t *testing.T) {
 	}
 	if _, err := f.w.Snapshot(MinChunk - 1); err == nil {
 		t.Fatal("snapshot chunks below MinChunk accepted")
+	}
+}
+
+// TestSnapshotLater: a snapshot written from the view of its tick, on
+// another goroutine after the world has stepped on, has the same bytes as
+// Snapshot's at that tick; with every view buffer held (a publish
+// skipped) there is no view of the tick, and SnapshotLater says so.
+func TestSnapshotLater(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		f := newFollowed(t, seed, 192, 64, 30)
+		for k := 0; k < 200; k++ {
+			f.step(t)
+			if k%40 != 39 {
+				continue
+			}
+			want, err := f.w.Snapshot(700)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := f.w.SnapshotLater()
+			if l == nil {
+				t.Fatalf("tick %d: no view of the tick", f.w.tick)
+			}
+			for range 3 {
+				f.step(t)
+			}
+			done := make(chan [][]byte)
+			go func() {
+				c, err := l.Chunks(700)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- c
+			}()
+			if got := <-done; !slices.EqualFunc(got, want, bytes.Equal) {
+				t.Fatalf("seed %d, tick %d: the later snapshot differs (%d chunks, want %d)", seed, f.w.tick-3, len(got), len(want))
+			}
+		}
+		if _, err := f.w.SnapshotLater().Chunks(MinChunk - 1); err == nil {
+			t.Fatal("chunks below MinChunk accepted")
+		}
+		var held []*View
+		for range maxViews + 2 {
+			held = append(held, f.w.Acquire())
+			f.step(t)
+		}
+		if f.w.Skipped() == 0 {
+			t.Fatal("no publish skipped with every buffer held")
+		}
+		if l := f.w.SnapshotLater(); l != nil {
+			t.Fatalf("tick %d: a later snapshot from the view of tick %d", f.w.tick, l.v.Tick)
+		}
+		for _, v := range held {
+			v.Release()
+		}
 	}
 }
 

@@ -283,6 +283,65 @@ func FuzzWire(f *testing.F) {
 // then follows the simulation's deltas; after every tick its view equals
 // the world's (pixels, snakes, leaderboard); a follower that misses deltas
 // resyncs from a new snapshot.
+// TestStreamViewsHeld: while readers hold every view buffer of the world
+// (its publishes are skipped, so no view of the tick is there to write a
+// snapshot from later) a follower that joins still gets its snapshot, which
+// the publisher then writes in Ticked, and follows the world.
+func TestStreamViewsHeld(t *testing.T) {
+	l := newLink(t, time.Second, 32)
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 32, 12, 5
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := NewPublisher(l.sim.nc, w, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	tick := uint64(0)
+	step := func() {
+		tick++
+		w.Step(tick)
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var held []*game.View
+	for range 12 {
+		held = append(held, w.Acquire())
+		step()
+	}
+	if w.Skipped() == 0 || w.SnapshotLater() != nil {
+		t.Fatal("publishes not skipped with every view held")
+	}
+	f, err := NewFollower(l.raw, "h", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+		t.Fatal("the follower never got a snapshot")
+	}
+	for _, v := range held {
+		v.Release()
+	}
+	for range 5 {
+		step()
+	}
+	if !eventually(5*time.Second, func() bool {
+		v := f.Acquire()
+		defer v.Release()
+		return v.Tick == tick
+	}) {
+		t.Fatalf("the follower did not follow to tick %d: stats %+v", tick, f.Stats())
+	}
+	if n := pub.Stats().Snapshots; n < 1 {
+		t.Fatalf("%d snapshots written", n)
+	}
+}
+
 func TestStream(t *testing.T) {
 	l := newLink(t, time.Second, 64)
 	gc := game.DefaultConfig()

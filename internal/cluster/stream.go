@@ -23,7 +23,10 @@ import (
 const ChunkSize = 512 << 10
 
 // Publisher is the simulation's side of the stream. Ticked runs on the
-// goroutine that calls Step.
+// goroutine that calls Step; snapshots are written on a goroutine of the
+// Publisher's own, from the view of their tick (game.World.SnapshotLater),
+// so a gateway that needs one (it joined, or fell behind) costs the
+// simulation's tick only the hand-off.
 type Publisher struct {
 	nc    *nats.Conn
 	subj  string
@@ -33,16 +36,29 @@ type Publisher struct {
 	snapq chan string // reply inboxes waiting for a snapshot
 	sub   *nats.Subscription
 
+	waiting []string      // inboxes taken from snapq, for the next snapshot (Ticked's goroutine)
+	busy    atomic.Bool   // a snapshot is being written
+	jobs    chan snapJob  // to the writer, one at a time
+	done    chan struct{} // the writer has ended
+	closing sync.Once
+
 	sent, bytes, snaps, dropped atomic.Uint64
 }
 
+// snapJob is a snapshot to write and the inboxes that asked for it.
+type snapJob struct {
+	l       *game.Later
+	inboxes []string
+}
+
 // NewPublisher streams world w on nc under prefix. Create it on the
-// goroutine that calls Step, between Steps.
+// goroutine that calls Step, between Steps; Close it there too.
 func NewPublisher(nc *nats.Conn, w *game.World, prefix string) (*Publisher, error) {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	p := &Publisher{nc: nc, subj: prefix + ".tick", enc: game.NewEncoder(w), w: w, snapq: make(chan string, 16)}
+	p := &Publisher{nc: nc, subj: prefix + ".tick", enc: game.NewEncoder(w), w: w,
+		snapq: make(chan string, 16), jobs: make(chan snapJob, 1), done: make(chan struct{})}
 	sub, err := nc.Subscribe(prefix+".snapshot", func(m *nats.Msg) {
 		if m.Reply == "" {
 			p.dropped.Add(1)
@@ -58,15 +74,47 @@ func NewPublisher(nc *nats.Conn, w *game.World, prefix string) (*Publisher, erro
 		return nil, err
 	}
 	p.sub = sub
+	go p.writer()
 	return p, nil
 }
 
-// Close stops answering snapshot requests.
-func (p *Publisher) Close() { _ = p.sub.Unsubscribe() }
+// Close stops answering snapshot requests and waits for a snapshot being
+// written. Call it on the goroutine that calls Ticked.
+func (p *Publisher) Close() {
+	p.closing.Do(func() {
+		_ = p.sub.Unsubscribe()
+		close(p.jobs)
+	})
+	<-p.done
+}
 
-// Ticked publishes what the Steps since the last call changed, then
-// answers the snapshot requests waiting (one snapshot for all of them).
-// Call it on the goroutine that calls Step, after Step.
+// writer writes the snapshots Ticked hands it and sends each to the
+// inboxes that asked, until Close.
+func (p *Publisher) writer() {
+	defer close(p.done)
+	for j := range p.jobs {
+		chunks, err := j.l.Chunks(ChunkSize)
+		if err == nil {
+			p.send(chunks, j.inboxes)
+		}
+		p.busy.Store(false)
+	}
+}
+
+// send publishes a snapshot's chunks to each inbox.
+func (p *Publisher) send(chunks [][]byte, inboxes []string) {
+	p.snaps.Add(1)
+	for _, inbox := range inboxes {
+		for _, c := range chunks {
+			_ = p.nc.Publish(inbox, c)
+		}
+	}
+}
+
+// Ticked publishes what the Steps since the last call changed, then hands
+// the snapshot requests waiting to the writer (one snapshot for all of
+// them; while it writes one, new requests wait for the next). Call it on
+// the goroutine that calls Step, after Step.
 func (p *Publisher) Ticked() error {
 	var err error
 	p.buf, err = p.enc.AppendDelta(p.buf[:0])
@@ -78,23 +126,31 @@ func (p *Publisher) Ticked() error {
 	}
 	p.sent.Add(1)
 	p.bytes.Add(uint64(len(p.buf)))
-	var chunks [][]byte
-	for {
+	for more := true; more; {
 		select {
 		case inbox := <-p.snapq:
-			if chunks == nil {
-				if chunks, err = p.w.Snapshot(ChunkSize); err != nil {
-					return err
-				}
-				p.snaps.Add(1)
-			}
-			for _, c := range chunks {
-				_ = p.nc.Publish(inbox, c)
-			}
+			p.waiting = append(p.waiting, inbox)
 		default:
-			return nil
+			more = false
 		}
 	}
+	if len(p.waiting) == 0 || p.busy.Load() {
+		return nil
+	}
+	inboxes := p.waiting
+	p.waiting = nil
+	if l := p.w.SnapshotLater(); l != nil {
+		p.busy.Store(true)
+		p.jobs <- snapJob{l, inboxes} // room: the writer is not busy
+		return nil
+	}
+	// no view of this tick (every buffer held): write it here
+	chunks, err := p.w.Snapshot(ChunkSize)
+	if err != nil {
+		return err
+	}
+	p.send(chunks, inboxes)
+	return nil
 }
 
 // Follower is a gateway's side of the stream: it keeps a game.Replica of
