@@ -1,5 +1,7 @@
 package game
 
+import "errors"
+
 // Host is what a session needs of a world: its newest view, and a way in
 // for the player's joins and inputs. A *World is one; a gateway that
 // follows a simulation running elsewhere is another (views from a replica,
@@ -15,6 +17,11 @@ type Host interface {
 }
 
 var _ Host = (*World)(nil)
+
+// ErrUnavailable is a Host's answer to a join when the world it mirrors
+// cannot be reached right now (a gateway whose simulation is restarting):
+// the player may try again in a moment.
+var ErrUnavailable = errors.New("game: the world is not reachable right now")
 
 // EmptyView returns a view of no world (W and H are 0, no snakes), for a
 // Host that has none yet (a gateway before its first snapshot). Release

@@ -95,9 +95,15 @@ func testConfig(t testing.TB) Config {
 
 func start(t *testing.T, cfg Config, w *game.World) *harness {
 	t.Helper()
+	return startHost(t, cfg, w, w)
+}
+
+// startHost is start for sessions that reach world w through host.
+func startHost(t *testing.T, cfg Config, w *game.World, host game.Host) *harness {
+	t.Helper()
 	logs := &syncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv, err := New(cfg, w)
+	srv, err := New(cfg, host)
 	if err != nil {
 		t.Fatal(err)
 	}

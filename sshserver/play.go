@@ -50,6 +50,12 @@ func (s *session) rejoin() {
 	s.c.log.Info("rejoined", "nick", s.nick)
 }
 
+// keyJoiner is a Host that takes the player's identity with a join (a
+// gateway: the key's fingerprint travels to the simulation).
+type keyJoiner interface {
+	JoinKey(name, key string) (game.ID, error)
+}
+
 // noticer is a Host with something to say in the banner (a gateway whose
 // simulation is away: "world restarting").
 type noticer interface{ Notice() string }

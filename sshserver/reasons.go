@@ -41,6 +41,7 @@ const (
 	refuseNameTaken                     // the join screen's name is taken
 	refuseWorldFull                     // the world has no free snake slot
 	refuseNameClaimed                   // the name belongs to another key
+	refuseUnavailable                   // the world is not reachable (a gateway's simulation is away)
 )
 
 var refusalNames = [...]string{
@@ -55,6 +56,7 @@ var refusalNames = [...]string{
 	refuseNameTaken:      "name_taken",
 	refuseWorldFull:      "world_full",
 	refuseNameClaimed:    "name_claimed",
+	refuseUnavailable:    "world_unavailable",
 }
 
 // String is the refusal's metric label.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -289,4 +291,60 @@ func TestScoresBrowser(t *testing.T) {
 	tm.waitScreen("best length  33")
 	tm.send("\x03")
 	tm.wait()
+}
+
+// keyHost is a world behind a Host that takes the player's key with the
+// join, as a gateway does, and can be away, as a gateway's simulation
+// restarting is.
+type keyHost struct {
+	*game.World
+	away atomic.Bool
+	mu   sync.Mutex        // guards keys
+	keys map[string]string // name -> the key that joined it
+}
+
+func (k *keyHost) JoinKey(name, key string) (game.ID, error) {
+	if k.away.Load() {
+		return 0, game.ErrUnavailable
+	}
+	k.mu.Lock()
+	k.keys[name] = key
+	k.mu.Unlock()
+	return k.World.Join(name)
+}
+
+func (k *keyHost) key(name string) (string, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	key, ok := k.keys[name]
+	return key, ok
+}
+
+// TestJoinKeyHost: on a Host that takes keys with joins (a gateway), a
+// session joins with its key's fingerprint, a keyless one with none; a
+// world that cannot be reached sends the player to the join screen, told
+// it is restarting, and the next try gets in.
+func TestJoinKeyHost(t *testing.T) {
+	w := testWorld(t, 0)
+	kh := &keyHost{World: w, keys: map[string]string{}}
+	h := startHost(t, testConfig(t), w, kh)
+	signer := newSigner(t)
+	kh.away.Store(true)
+	tm := play(t, h.keyedDial("kit", signer), 80, 24)
+	tm.waitScreen("the world is restarting")
+	kh.away.Store(false)
+	tm.send("kit\r")
+	tm.waitScreen("1 playing")
+	if key, ok := kh.key("kit"); !ok || key != ssh.FingerprintSHA256(signer.PublicKey()) {
+		t.Fatalf("kit joined with key %q (%v), want %q", key, ok, ssh.FingerprintSHA256(signer.PublicKey()))
+	}
+	lee := play(t, h.dial("lee"), 80, 24)
+	lee.waitScreen("2 playing")
+	if key, ok := kh.key("lee"); !ok || key != "" {
+		t.Fatalf("keyless lee joined with key %q (%v)", key, ok)
+	}
+	tm.send("q")
+	tm.wait()
+	lee.send("q")
+	lee.wait()
 }

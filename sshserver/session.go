@@ -288,7 +288,13 @@ func (s *session) enter(name string) string {
 		s.srv.m.rejections.WithLabelValues(refuseNameClaimed.String()).Inc()
 		return why
 	}
-	id, err := s.srv.w.Join(name)
+	var id game.ID
+	var err error
+	if kj, ok := s.srv.w.(keyJoiner); ok {
+		id, err = kj.JoinKey(name, s.key)
+	} else {
+		id, err = s.srv.w.Join(name)
+	}
 	switch {
 	case err == nil:
 		s.nick = name
@@ -309,6 +315,9 @@ func (s *session) enter(name string) string {
 		s.srv.m.rejections.WithLabelValues(refuseWorldFull.String()).Inc()
 		s.end(causeWorldFull)
 		return "the world is full"
+	case errors.Is(err, game.ErrUnavailable):
+		s.srv.m.rejections.WithLabelValues(refuseUnavailable.String()).Inc()
+		return "the world is restarting: try again in a moment"
 	default:
 		s.c.log.Warn("join failed", "nick", name, "err", err)
 		return "could not join: pick another name"

@@ -354,7 +354,7 @@ func TestLabels(t *testing.T) {
 		}
 	}
 	check("kind", int(kindBrowsing)+1, func(i int) string { return kind(i).String() })
-	check("refusal", int(refuseNameClaimed)+1, func(i int) string { return refusal(i).String() })
+	check("refusal", int(refuseUnavailable)+1, func(i int) string { return refusal(i).String() })
 	check("cause", int(causeCommand)+1, func(i int) string { return cause(i).String() })
 	check("hsFailure", int(hsQueueTimeout)+1, func(i int) string { return hsFailure(i).String() })
 }

@@ -64,6 +64,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer ss.Close()
+		reg.MustRegister(cluster.ScoreServerCollectors(ss)...)
 		reg.MustRegister(sshserver.ScoresCollectors(st)...)
 	}
 	pub, err := cluster.NewPublisher(nc, world, opts.Prefix) // before the clock: between Steps

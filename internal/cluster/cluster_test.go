@@ -156,9 +156,129 @@ func TestForeignAndBad(t *testing.T) {
 	if !eventually(2*time.Second, func() bool { st := l.sim.Stats(); return st.Foreign == 2 && st.Bad == 15 }) {
 		t.Fatalf("stats %+v, want 2 foreign and 15 bad", l.sim.Stats())
 	}
+	// the gateway hears the heartbeats too, and counts the 5 bad ones
+	if !eventually(2*time.Second, func() bool { return l.gw.Stats().Bad == 5 }) {
+		t.Fatalf("gateway stats %+v, want 5 bad", l.gw.Stats())
+	}
 	l.step()
 	if _, ok := l.snake(id); !ok {
 		t.Error("a foreign leave removed the snake")
+	}
+}
+
+// TestDefaultLease: with the default lease, the snakes of a gateway that
+// goes silent (its heartbeats stop, as when its process dies) leave the
+// world within the 3 s.
+func TestDefaultLease(t *testing.T) {
+	l := newLink(t, 0, 4)
+	id, err := l.gw.Join("fay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.step()
+	l.gw.Close()
+	dead := time.Now()
+	if !eventually(5*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
+		t.Fatal("fay's snake outlived her gateway")
+	}
+	if took := time.Since(dead); took > 3*time.Second {
+		t.Fatalf("fay's snake left %v after her gateway went silent, want at most 3 s", took)
+	}
+}
+
+// TestJoinKeyAndLeave: a player's key fingerprint travels with the join
+// and the simulation keeps it with the snake; a leave is answered, and
+// takes the snake and its key away.
+func TestJoinKeyAndLeave(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	kim, err := l.gw.JoinKey("kim", "SHA256:kimskey")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lou, err := l.gw.Join("lou")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := l.sim.Key(kim); k != "SHA256:kimskey" {
+		t.Errorf("kim's key at the simulation: %q", k)
+	}
+	if k := l.sim.Key(lou); k != "" {
+		t.Errorf("keyless lou has key %q at the simulation", k)
+	}
+	l.step()
+	l.gw.Leave(kim)
+	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(kim); return !ok && l.sim.Key(kim) == "" }) {
+		t.Fatal("kim's leave did not take")
+	}
+	if _, ok := l.snake(lou); !ok {
+		t.Fatal("lou left with kim")
+	}
+	if st := l.gw.Stats(); st.Lost != 0 {
+		t.Errorf("gateway stats %+v", st)
+	}
+}
+
+// TestLeaveRetried: a leave is a request the gateway sends again until it
+// is answered (here the third time), and counts as lost when nobody
+// answers within leaveFor.
+func TestLeaveRetried(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	g, err := NewGateway(l.raw, "nosim", l.w, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var asked atomic.Int32
+	sub, err := l.raw.Subscribe("nosim.input", func(m *nats.Msg) {
+		in, err := decodeInput(m.Data)
+		if err != nil || in.kind != inLeave || asked.Add(1) < 3 {
+			return
+		}
+		_ = m.Respond([]byte{leaveDone})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Leave(7)
+	if !eventually(10*time.Second, func() bool { return asked.Load() == 3 }) {
+		t.Fatalf("%d leave requests, want 3", asked.Load())
+	}
+	_ = sub.Unsubscribe()
+	old := leaveFor
+	leaveFor = 300 * time.Millisecond
+	defer func() { leaveFor = old }()
+	g.Leave(8)
+	if !eventually(5*time.Second, func() bool { return g.Stats().Lost == 1 }) {
+		t.Fatalf("gateway stats %+v, want one leave lost", g.Stats())
+	}
+}
+
+// TestBadSnapshot: a snapshot answer that never decodes is counted, and
+// the follower asks again.
+func TestBadSnapshot(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	old := snapshotWait
+	snapshotWait = 300 * time.Millisecond
+	defer func() { snapshotWait = old }()
+	var asked atomic.Int32
+	sub, err := l.raw.Subscribe("junk.snapshot", func(m *nats.Msg) {
+		asked.Add(1)
+		_ = m.Respond([]byte("\x02\x02 not a chunk"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	f, err := NewFollower(l.raw, "junk", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !eventually(5*time.Second, func() bool { return f.Stats().Bad >= 2 && asked.Load() >= 2 }) {
+		t.Fatalf("follower stats %+v after %d answers of junk", f.Stats(), asked.Load())
+	}
+	if f.Synced() {
+		t.Fatal("synced from junk")
 	}
 }
 

@@ -3,7 +3,6 @@ package cluster
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -31,7 +30,11 @@ type Gateway struct {
 	lease time.Duration
 	sub   *nats.Subscription
 	stop  chan struct{}
-	done  chan struct{}
+	done  chan struct{} // the heartbeats have ended
+	left  chan struct{} // the leaver has ended
+	leave chan game.ID  // leaves for the leaver, in order
+	bad   atomic.Uint64 // heartbeats and join answers that did not decode
+	lost  atomic.Uint64 // leaves the simulation never acknowledged (see leaver)
 
 	local atomic.Pointer[func() (players, spectators int)] // this gateway's counts; nil = none yet
 
@@ -49,9 +52,10 @@ type gwCounts struct {
 
 var _ game.Host = (*Gateway)(nil)
 
-// ErrNoSim is the answer to a join when no simulation answered in time
-// (it is restarting, or NATS is unreachable).
-var ErrNoSim = errors.New("cluster: the world is not reachable right now")
+// ErrNoSim is the answer to a join (and to a scores query) when no
+// simulation answered in time (it is restarting, or NATS is unreachable).
+// It is game.ErrUnavailable, which the sessions know.
+var ErrNoSim = fmt.Errorf("cluster: no simulation answered: %w", game.ErrUnavailable)
 
 // NewGateway links a gateway to the simulation on nc under prefix. lease
 // is the simulation's (0: DefaultLease): heartbeats go out three times
@@ -66,7 +70,7 @@ func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) 
 	}
 	g := &Gateway{nc: nc, subj: subjectsOf(prefix), id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
 		wait: 2 * time.Second, lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
-		others: map[uint64]gwCounts{}}
+		left: make(chan struct{}), leave: make(chan game.ID, leaveQueue), others: map[uint64]gwCounts{}}
 	sub, err := nc.Subscribe(g.subj.hb, g.onHeartbeat)
 	if err != nil {
 		return nil, err
@@ -74,6 +78,7 @@ func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) 
 	g.sub = sub
 	g.beat()
 	go g.heartbeats(lease / 3)
+	go g.leaver()
 	return g, nil
 }
 
@@ -81,7 +86,7 @@ func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) 
 func (g *Gateway) ID() uint64 { return g.id }
 
 // Close stops the heartbeats (the simulation then removes this gateway's
-// snakes after its lease) and waits for them.
+// snakes after its lease) and the leaver, and waits for them.
 func (g *Gateway) Close() {
 	select {
 	case <-g.stop:
@@ -90,7 +95,17 @@ func (g *Gateway) Close() {
 		close(g.stop)
 	}
 	<-g.done
+	<-g.left
 }
+
+// GatewayStats are a Gateway's counters.
+type GatewayStats struct {
+	Bad  uint64 // heartbeats and join answers that did not decode, dropped
+	Lost uint64 // leaves the simulation did not acknowledge within leaveFor
+}
+
+// Stats returns the counters.
+func (g *Gateway) Stats() GatewayStats { return GatewayStats{Bad: g.bad.Load(), Lost: g.lost.Load()} }
 
 // SetLocal tells the gateway how to count its own sessions (players and
 // spectators), for its heartbeats and Counts.
@@ -110,8 +125,12 @@ func (g *Gateway) Counts(players, spectators int) (int, int) {
 // onHeartbeat keeps another gateway's counts.
 func (g *Gateway) onHeartbeat(m *nats.Msg) {
 	h, err := decodeHeartbeat(m.Data)
-	if err != nil || h.gw == g.id {
-		return // the simulation counts bad ones
+	if err != nil {
+		g.bad.Add(1)
+		return
+	}
+	if h.gw == g.id {
+		return
 	}
 	g.mu.Lock()
 	g.others[h.gw] = gwCounts{players: h.players, spectators: h.spectators, at: time.Now()}
@@ -177,11 +196,14 @@ func (g *Gateway) Notice() string {
 // Acquire returns the newest view of the world.
 func (g *Gateway) Acquire() *game.View { return g.views.Acquire() }
 
-// Join asks the simulation for a snake named name, with the same answers
-// as a local world (game.ErrFull, game.ErrNameTaken), or ErrNoSim.
+// Join asks the simulation for a snake named name, for a keyless player,
+// with the same answers as a local world (game.ErrFull,
+// game.ErrNameTaken), or ErrNoSim.
 func (g *Gateway) Join(name string) (game.ID, error) { return g.JoinKey(name, "") }
 
-// JoinKey is Join for a player whose key has fingerprint key.
+// JoinKey is Join for a player whose key has fingerprint key ("" for a
+// keyless one): the identity travels with the join, and the simulation
+// keeps it with the snake (Sim.Key).
 func (g *Gateway) JoinKey(name, key string) (game.ID, error) {
 	m, err := g.nc.Request(g.subj.join, appendJoinReq(nil, joinReq{gw: g.id, name: name, key: key}), g.wait)
 	if err != nil {
@@ -189,6 +211,7 @@ func (g *Gateway) JoinKey(name, key string) (game.ID, error) {
 	}
 	rep, err := decodeJoinRep(m.Data)
 	if err != nil {
+		g.bad.Add(1)
 		return 0, fmt.Errorf("cluster: join: %w", err)
 	}
 	switch rep.status {
@@ -206,8 +229,71 @@ func (g *Gateway) send(kind byte, id game.ID, d game.Dir) {
 	_ = g.nc.Publish(g.subj.input, appendInput(make([]byte, 0, 24), input{kind: kind, gw: g.id, id: id, dir: d}))
 }
 
-// Leave removes the player's snake.
-func (g *Gateway) Leave(id game.ID) { g.send(inLeave, id, game.None) }
+// Leave removes the player's snake: a request the simulation answers,
+// sent by the gateway's leaver, which tries again until it is answered
+// (a leave lost while the link was down would leave a snake without a
+// player, since this gateway's lease goes on). It never blocks: with the
+// leaver's queue full, the leave goes out once, unanswered.
+func (g *Gateway) Leave(id game.ID) {
+	select {
+	case g.leave <- id:
+	default:
+		g.send(inLeave, id, game.None)
+	}
+}
+
+// Leaves: the leaver's queue, and the pause between tries of one leave.
+const (
+	leaveQueue = 4096
+	leaveRetry = 250 * time.Millisecond
+)
+
+// leaveFor is how long the leaver tries one leave before it counts it lost.
+var leaveFor = 30 * time.Second
+
+// leaver sends the queued leaves as requests, in order, each until the
+// simulation answers or leaveFor has passed, until Close (then the rest go
+// out once each).
+func (g *Gateway) leaver() {
+	defer close(g.left)
+	for {
+		select {
+		case <-g.stop:
+			for {
+				select {
+				case id := <-g.leave:
+					g.send(inLeave, id, game.None)
+				default:
+					return
+				}
+			}
+		case id := <-g.leave:
+			g.leaveOne(id)
+		}
+	}
+}
+
+// leaveOne asks the simulation to remove snake id until it answers (any
+// answer: a snake it no longer has is gone too), leaveFor passes or the
+// gateway closes.
+func (g *Gateway) leaveOne(id game.ID) {
+	msg := appendInput(nil, input{kind: inLeave, gw: g.id, id: id})
+	for end := time.Now().Add(leaveFor); ; {
+		if _, err := g.nc.Request(g.subj.input, msg, g.wait); err == nil {
+			return
+		}
+		if time.Now().After(end) {
+			g.lost.Add(1)
+			return
+		}
+		select {
+		case <-g.stop:
+			_ = g.nc.Publish(g.subj.input, msg)
+			return
+		case <-time.After(leaveRetry):
+		}
+	}
+}
 
 // Turn queues a turn.
 func (g *Gateway) Turn(id game.ID, d game.Dir) { g.send(inTurn, id, d) }

@@ -48,13 +48,22 @@ func SimCollectors(s *Sim, p *Publisher) []prometheus.Collector {
 	}
 }
 
+// ScoreServerCollectors are the metrics of a simulation's scores service.
+func ScoreServerCollectors(s *ScoreServer) []prometheus.Collector {
+	return []prometheus.Collector{
+		counter("snaked_cluster_scores_bad_total", "Scores requests and records that did not decode, dropped.", s.Bad),
+	}
+}
+
 // GatewayCollectors are the metrics of a gateway's link: the stream as
 // its follower applies it, and the cluster's counts.
 func GatewayCollectors(g *Gateway, f *Follower) []prometheus.Collector {
 	return []prometheus.Collector{
 		counter("snaked_cluster_deltas_applied_total", "World deltas applied to the replica.", func() uint64 { return f.applied.Load() }),
 		counter("snaked_cluster_gaps_total", "Deltas that did not follow the replica (a resync followed).", func() uint64 { return f.gaps.Load() }),
-		counter("snaked_cluster_bad_total", "Stream messages that did not decode, dropped.", func() uint64 { return f.bad.Load() }),
+		counter("snaked_cluster_bad_total", "Stream and link messages that did not decode (deltas, snapshots, heartbeats, join answers), dropped.",
+			func() uint64 { return f.bad.Load() + g.bad.Load() }),
+		counter("snaked_cluster_leaves_lost_total", "Leaves the simulation did not acknowledge in time (their snakes may stay until they die).", func() uint64 { return g.lost.Load() }),
 		counter("snaked_cluster_snapshots_total", "Snapshots the replica was built from.", func() uint64 { return f.snaps.Load() }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_live", Help: "1 while ticks arrive from the simulation, 0 while the world is restarting."},
 			func() float64 {

@@ -12,8 +12,12 @@ import (
 )
 
 // DefaultLease is how long a gateway may stay silent before its players'
-// snakes leave the world.
-const DefaultLease = 3 * time.Second
+// snakes leave the world. With the reaper looking every lease/10 and the
+// world taking a leave at its next tick, a dead gateway's snakes are gone
+// at most 2.2 s and a tick after its last heartbeat (heartbeats go every
+// lease/3): within the 3 s the design asks, with room for a loaded
+// machine's late timers.
+const DefaultLease = 2 * time.Second
 
 // Sim is the simulation's side of the link: it answers joins, applies the
 // inputs of the gateways' players to its world, and removes the snakes of
@@ -27,9 +31,10 @@ type Sim struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu    sync.Mutex           // guards seen and owner
+	mu    sync.Mutex           // guards seen, owner and keys
 	seen  map[uint64]time.Time // gateway -> its last heartbeat (or join)
 	owner map[game.ID]uint64   // snake -> the gateway that joined it
+	keys  map[game.ID]string   // snake -> its player's key fingerprint, when it has one
 
 	joins, inputs, bad, foreign, expired atomic.Uint64
 }
@@ -50,7 +55,7 @@ func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*
 		lease = DefaultLease
 	}
 	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix), lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
-		seen: map[uint64]time.Time{}, owner: map[game.ID]uint64{}}
+		seen: map[uint64]time.Time{}, owner: map[game.ID]uint64{}, keys: map[game.ID]string{}}
 	for subj, h := range map[string]nats.MsgHandler{s.subj.join: s.onJoin, s.subj.input: s.onInput, s.subj.hb: s.onHeartbeat} {
 		sub, err := nc.Subscribe(subj, h)
 		if err != nil {
@@ -103,6 +108,9 @@ func (s *Sim) onJoin(m *nats.Msg) {
 		rep.id = id
 		s.mu.Lock()
 		s.owner[id] = req.gw
+		if req.key != "" {
+			s.keys[id] = req.key
+		}
 		s.seen[req.gw] = time.Now()
 		s.mu.Unlock()
 	case errors.Is(err, game.ErrFull):
@@ -126,8 +134,14 @@ func (s *Sim) onInput(m *nats.Msg) {
 	gw, ok := s.owner[in.id]
 	if ok && gw == in.gw && in.kind == inLeave {
 		delete(s.owner, in.id)
+		delete(s.keys, in.id)
 	}
 	s.mu.Unlock()
+	if in.kind == inLeave && m.Reply != "" {
+		// a leave is a request: answered whether or not the snake was
+		// still here (gone is what was asked)
+		defer func() { _ = m.Respond([]byte{leaveDone}) }()
+	}
 	if !ok || gw != in.gw {
 		s.foreign.Add(1)
 		return
@@ -145,6 +159,18 @@ func (s *Sim) onInput(m *nats.Msg) {
 	s.inputs.Add(1)
 }
 
+// leaveDone is the simulation's answer to a leave.
+const leaveDone = 1
+
+// Key returns the key fingerprint of snake id's player, as its gateway
+// sent it with the join ("" for a keyless player or a snake it does not
+// have).
+func (s *Sim) Key(id game.ID) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keys[id]
+}
+
 func (s *Sim) onHeartbeat(m *nats.Msg) {
 	h, err := decodeHeartbeat(m.Data)
 	if err != nil {
@@ -159,7 +185,7 @@ func (s *Sim) onHeartbeat(m *nats.Msg) {
 // reap removes the snakes of gateways silent for longer than the lease.
 func (s *Sim) reap() {
 	defer close(s.done)
-	t := time.NewTicker(s.lease / 4)
+	t := time.NewTicker(s.lease / 10)
 	defer t.Stop()
 	for {
 		select {
@@ -177,6 +203,7 @@ func (s *Sim) reap() {
 					if g == gw {
 						gone = append(gone, id)
 						delete(s.owner, id)
+						delete(s.keys, id)
 					}
 				}
 			}

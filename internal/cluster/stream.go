@@ -293,6 +293,9 @@ func (f *Follower) syncLoop() {
 	}
 }
 
+// snapshotWait bounds the wait for a snapshot's chunks.
+var snapshotWait = 5 * time.Second
+
 // fetch asks for a snapshot and builds a replica from it, then applies the
 // deltas that arrived meanwhile; sessions read the old replica until then.
 func (f *Follower) fetch() error {
@@ -310,10 +313,13 @@ func (f *Follower) fetch() error {
 		return err
 	}
 	var chunks [][]byte
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(snapshotWait)
 	for {
 		m, err := sub.NextMsg(time.Until(deadline))
 		if err != nil {
+			if len(chunks) > 0 {
+				f.bad.Add(1) // chunks that never made a snapshot
+			}
 			return err // no simulation, or it stopped mid-snapshot: try again
 		}
 		chunks = append(chunks, m.Data)
