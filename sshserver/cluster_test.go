@@ -172,7 +172,7 @@ func (tm *term) settle(quiet time.Duration) {
 // that overlap holds her whole snake. The banner of each gateway counts
 // the cluster: one playing, one watching.
 func TestGatewaysSamePlayfield(t *testing.T) {
-	ns, err := cluster.Embed("127.0.0.1:0")
+	ns, err := cluster.Embed("127.0.0.1:0", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

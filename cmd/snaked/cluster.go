@@ -34,7 +34,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 	}
 	opts := cfg.NATS
 	if cfg.NATSEmbed != "" {
-		ns, err := cluster.Embed(cfg.NATSEmbed)
+		ns, err := cluster.Embed(cfg.NATSEmbed, opts.User, opts.Password) // the sim's own credentials
 		if err != nil {
 			fmt.Fprintln(stderr, "snaked:", err)
 			return 1
@@ -149,7 +149,7 @@ func (l *gatewayLink) idleTicks() {
 // startGateway connects a gateway to the simulation named by cfg.
 func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 	opts := cfg.NATS
-	opts.Name, opts.Log = "snaked-gateway", log
+	opts.Name, opts.Log, opts.Wait = "snaked-gateway", log, true
 	nc, err := cluster.Connect(opts)
 	if err != nil {
 		return nil, err

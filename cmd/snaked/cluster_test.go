@@ -47,7 +47,8 @@ func startSim(t *testing.T, bin, natsAddr, stateDir string, extra ...string) *ex
 	return sim
 }
 
-// TestClusterRoles: a simulation with an embedded NATS on loopback and two
+// TestClusterRoles: a simulation with an embedded NATS on loopback (with a
+// user and password, which all three give) and two
 // gateways, each its own process. A player joins through one gateway; a
 // spectator on the other sees her on the leaderboard of the one world,
 // and her snake on the playfield. The simulation's metrics count her join
@@ -58,10 +59,12 @@ func TestClusterRoles(t *testing.T) {
 	}
 	bin := buildSnaked(t)
 	natsAddr, simMetrics := freeLoopbackAddr(t), freeLoopbackAddr(t)
-	startSim(t, bin, natsAddr, t.TempDir(), "-metrics-addr", simMetrics)
+	// the embedded NATS takes only the user and password they all give
+	creds := []string{"-nats-user", "snaked", "-nats-password", "s3cret"}
+	startSim(t, bin, natsAddr, t.TempDir(), append([]string{"-metrics-addr", simMetrics}, creds...)...)
 	url := "nats://" + natsAddr
-	a := startDaemon(t, bin, "-role", "gateway", "-nats", url)
-	b := startDaemon(t, bin, "-role", "gateway", "-nats", url)
+	a := startDaemon(t, bin, append([]string{"-role", "gateway", "-nats", url}, creds...)...)
+	b := startDaemon(t, bin, append([]string{"-role", "gateway", "-nats", url}, creds...)...)
 
 	alice, err := dialPlayer(a.addr, "127.0.0.1", "alice", 10*time.Second)
 	if err != nil {
@@ -121,8 +124,8 @@ func TestClusterRoles(t *testing.T) {
 	}
 }
 
-// TestClusterSimRestart: the simulation (and its embedded NATS) is killed
-// and, after an outage of 30 s (issue 12: "a 30 s outage drops no
+// TestClusterSimRestart: a gateway started before the simulation (and its
+// embedded NATS) waits for it; the simulation is then killed and, after an outage of 30 s (issue 12: "a 30 s outage drops no
 // session"), started again. The gateway keeps every session open, its
 // banner says the world is restarting meanwhile, and when the new world is
 // up the player is in it again under her name.
@@ -133,8 +136,14 @@ func TestClusterSimRestart(t *testing.T) {
 	bin := buildSnaked(t)
 	natsAddr := freeLoopbackAddr(t)
 	state := t.TempDir()
-	sim := startSim(t, bin, natsAddr, state)
+	// the gateway starts before its NATS (the sim's embedded one) is up
 	g := startDaemon(t, bin, "-role", "gateway", "-nats", "nats://"+natsAddr)
+	sim := startSim(t, bin, natsAddr, state)
+	for end := time.Now().Add(15 * time.Second); metric(t, g.metrics, "snaked_cluster_live") != 1; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the gateway never heard from the simulation")
+		}
+	}
 	alice, err := dialPlayer(g.addr, "127.0.0.1", "alice", 10*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -197,6 +197,9 @@ func (c *config) checkRole() error {
 		if (c.NATS.URL == "") == (c.NATSEmbed == "") {
 			return errors.New("-role sim needs either -nats URL or -nats-embed ADDR")
 		}
+		if c.NATSEmbed != "" && (c.NATS.Creds != "" || c.NATS.CA != "" || c.NATS.Cert != "" || c.NATS.Key != "") {
+			return errors.New("-nats-embed takes -nats-user and -nats-password only: for TLS or a credentials file run a nats-server and give its URL with -nats")
+		}
 	case "gateway":
 		if c.NATS.URL == "" {
 			return errors.New("-role gateway needs -nats URL")

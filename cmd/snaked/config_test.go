@@ -143,6 +143,14 @@ func TestBadValues(t *testing.T) {
 		{[]string{"extra"}, nil, []string{"unexpected argument"}},
 		{[]string{"-spectator-user", ""}, nil, []string{"-spectator-user", "empty"}},
 		{[]string{"-no-such-flag"}, nil, []string{"no-such-flag"}},
+		{[]string{"-nats", "nats://127.0.0.1:4222"}, nil, []string{"-role sim or -role gateway"}},
+		{[]string{"-role", "sim"}, nil, []string{"-role sim needs either"}},
+		{[]string{"-role", "sim", "-nats", "nats://x:1", "-nats-embed", ":4222"}, nil, []string{"-role sim needs either"}},
+		{[]string{"-role", "gateway"}, nil, []string{"-role gateway needs -nats"}},
+		{[]string{"-role", "gateway", "-nats", "nats://x:1", "-nats-embed", ":4222"}, nil, []string{"-nats-embed is for -role sim"}},
+		{[]string{"-role", "sim", "-nats-embed", ":4222", "-nats-ca", "ca.pem"}, nil, []string{"-nats-embed takes -nats-user"}},
+		{[]string{"-role", "sim", "-nats-embed", ":4222", "-nats-prefix", "a b"}, nil, []string{"-nats-prefix"}},
+		{[]string{"-role", "boss"}, nil, []string{"-role", "single, sim or gateway"}},
 	}
 	for _, tc := range cases {
 		_, err := parseConfig(tc.args, env(tc.env), &bytes.Buffer{})

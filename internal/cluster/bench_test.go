@@ -30,7 +30,7 @@ func BenchmarkSimRound(b *testing.B) {
 			name = "asked"
 		}
 		b.Run(name, func(b *testing.B) {
-			ns, err := Embed("127.0.0.1:0")
+			ns, err := Embed("127.0.0.1:0", "", "")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -44,6 +44,11 @@ type Options struct {
 	Key      string
 	Name     string       // the connection's name in the server's monitoring
 	Log      *slog.Logger // where the connection's asynchronous errors (a slow consumer) go; nil = slog.Default()
+	// Wait makes Connect return at once when NATS is not reachable yet
+	// and keep trying (a gateway started before its NATS serves its
+	// players a "world restarting" banner meanwhile); otherwise the first
+	// connection must succeed.
+	Wait bool
 }
 
 // Connect dials NATS with o's credentials and TLS settings. The connection
@@ -64,6 +69,9 @@ func Connect(o Options) (*nats.Conn, error) {
 			}
 			log.Warn("nats", "subject", subj, "err", err) // a follower that falls behind resyncs by itself
 		})}
+	if o.Wait {
+		opts = append(opts, nats.RetryOnFailedConnect(true))
+	}
 	if o.Creds != "" {
 		opts = append(opts, nats.UserCredentials(o.Creds))
 	}
@@ -88,9 +96,11 @@ func Connect(o Options) (*nats.Conn, error) {
 
 // Embed starts a NATS server in this process listening on addr (host:port;
 // port 0 picks one). An empty host means loopback: nobody else may drive
-// the world unless the operator says so. It returns once the server
-// accepts connections; Shutdown stops it.
-func Embed(addr string) (*server.Server, error) {
+// the world unless the operator says so. With a user, every client must
+// give that user and password (gateways on other machines then can, and
+// nobody else). It returns once the server accepts connections; Shutdown
+// stops it. For TLS or credentials files, run a nats-server instead.
+func Embed(addr, user, password string) (*server.Server, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: embedded NATS address %q: %w", addr, err)
@@ -105,8 +115,11 @@ func Embed(addr string) (*server.Server, error) {
 	if p == 0 {
 		p = server.RANDOM_PORT
 	}
+	if user == "" && password != "" {
+		return nil, errors.New("cluster: embedded NATS: a password without a user")
+	}
 	s, err := server.NewServer(&server.Options{Host: host, Port: p, NoLog: true, NoSigs: true,
-		MaxPayload: server.MAX_PAYLOAD_SIZE})
+		MaxPayload: server.MAX_PAYLOAD_SIZE, Username: user, Password: password})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: embedded NATS: %w", err)
 	}

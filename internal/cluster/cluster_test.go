@@ -27,7 +27,7 @@ type link struct {
 
 func newLink(t *testing.T, lease time.Duration, maxSnakes int) *link {
 	t.Helper()
-	ns, err := Embed("127.0.0.1:0")
+	ns, err := Embed("127.0.0.1:0", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestNoSim(t *testing.T) {
 // TestEmbedAndConnect: the embedded server listens on loopback unless
 // told otherwise; Connect refuses half a client certificate and no URL.
 func TestEmbedAndConnect(t *testing.T) {
-	ns, err := Embed(":0")
+	ns, err := Embed(":0", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,9 +359,30 @@ func TestEmbedAndConnect(t *testing.T) {
 	if !strings.HasPrefix(ns.ClientURL(), "nats://127.0.0.1:") {
 		t.Errorf("embedded NATS at %s, want loopback", ns.ClientURL())
 	}
-	if _, err := Embed("nope"); err == nil {
+	if _, err := Embed("nope", "", ""); err == nil {
 		t.Error("Embed accepted an address without a port")
 	}
+	if _, err := Embed(":0", "", "pw"); err == nil {
+		t.Error("Embed accepted a password without a user")
+	}
+	// with a user, only clients with its password get in
+	sec, err := Embed(":0", "sim", "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sec.Shutdown()
+	for _, o := range []Options{{}, {User: "sim", Password: "wrong"}, {User: "other", Password: "s3cret"}} {
+		o.URL = sec.ClientURL()
+		if nc, err := nats.Connect(o.URL, nats.UserInfo(o.User, o.Password), nats.NoReconnect()); err == nil {
+			nc.Close()
+			t.Errorf("connected to the secured embedded NATS as %q/%q", o.User, o.Password)
+		}
+	}
+	nc, err := Connect(Options{URL: sec.ClientURL(), User: "sim", Password: "s3cret"})
+	if err != nil {
+		t.Fatalf("the right user and password: %v", err)
+	}
+	nc.Close()
 	if _, err := Connect(Options{}); err == nil {
 		t.Error("Connect without a URL")
 	}
