@@ -8,7 +8,7 @@ import (
 
 // Options configures a swarm run.
 type Options struct {
-	Addr     string        // host:port of the SSH server, or several comma-separated (gateways): sessions are dealt round robin; the only addresses dialled
+	Addr     string        // host:port of the SSH server, or several comma-separated (gateways): sessions are dealt evenly (see deal); the only addresses dialled
 	N        int           // sessions to open
 	Ramp     time.Duration // sessions start evenly spread over the ramp
 	Duration time.Duration // measurement window after the ramp

@@ -280,10 +280,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			i:      i,
 			events: make(chan event, 4),
 			p:      NewPlayer(o.Seed*1_000_003 + uint64(i)),
-			addr:   addrs[i%len(addrs)],
+			addr:   addrs[deal(i, len(addrs))],
 		}
 		if r.per != nil {
-			s.target = r.per[i%len(addrs)]
+			s.target = r.per[deal(i, len(addrs))]
 		}
 		sz := ptySizes[i%len(ptySizes)]
 		if o.Pty != [2]int{} {
@@ -601,3 +601,9 @@ func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
 		return false
 	}
 }
+
+// deal returns the server of session i among n: round robin, shifted by
+// one every 7n sessions (each block of 7n splits evenly), so that kinds of
+// session that recur with a period (spectators, checked players, terminal
+// sizes) spread over the servers instead of all landing on one.
+func deal(i, n int) int { return (i + i/(7*n)) % n }

@@ -398,3 +398,35 @@ func TestSeveralServers(t *testing.T) {
 		t.Errorf("a bad address in the list: %v", err)
 	}
 }
+
+// TestDeal: sessions split evenly over the servers (counts differ by at
+// most one in each block of 7n), and sessions that recur with a period
+// (every 20th a spectator, every 50th a checked player) reach every server.
+func TestDeal(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4} {
+		for _, total := range []int{20, 1000, 2500} {
+			count := make([]int, n)
+			spect := make([]int, n)
+			checked := make([]int, n)
+			for i := range total {
+				s := deal(i, n)
+				if s < 0 || s >= n {
+					t.Fatalf("deal(%d, %d) = %d", i, n, s)
+				}
+				count[s]++
+				if i%20 == 19 {
+					spect[s]++
+				}
+				if i%50 == 0 {
+					checked[s]++
+				}
+			}
+			if slices.Max(count)-slices.Min(count) > 7 {
+				t.Errorf("n=%d, %d sessions: %v per server", n, total, count)
+			}
+			if total >= 1000 && (slices.Min(spect) == 0 || slices.Min(checked) == 0) {
+				t.Errorf("n=%d, %d sessions: spectators %v, checked %v per server", n, total, spect, checked)
+			}
+		}
+	}
+}

@@ -19,7 +19,7 @@ import (
 func main() {
 	d := loadtest.DefaultOptions()
 	o := d
-	flag.StringVar(&o.Addr, "addr", d.Addr, "SSH address of the server, or several comma-separated (a cluster's gateways: sessions dealt round robin, each reported); the only addresses dialled")
+	flag.StringVar(&o.Addr, "addr", d.Addr, "SSH address of the server, or several comma-separated (a cluster's gateways: sessions dealt evenly, each reported); the only addresses dialled")
 	flag.IntVar(&o.N, "n", d.N, "sessions to open")
 	flag.DurationVar(&o.Ramp, "ramp", d.Ramp, "spread the session starts over this long")
 	flag.DurationVar(&o.Duration, "duration", d.Duration, "measure for this long after the ramp")
