@@ -420,35 +420,40 @@ func FuzzWire(f *testing.F) {
 	})
 }
 
-// TestStream: a follower joining late builds a replica from a snapshot and
-// then follows the simulation's deltas; after every tick its view equals
-// the world's (pixels, snakes, leaderboard); a follower that misses deltas
-// resyncs from a new snapshot.
+// published returns a world of w x h pixels (capacity, bots, seed)
+// streamed on l's simulation connection under prefix, its publisher
+// (closed with the test), its tick, and a step that steps it and
+// publishes.
+func published(t *testing.T, l *link, w, h, capacity, bots int, seed uint64, prefix string) (*game.World, *Publisher, *uint64, func()) {
+	t.Helper()
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = w, h, capacity, bots, seed
+	world, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := NewPublisher(l.sim.nc, world, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pub.Close)
+	tick := new(uint64)
+	return world, pub, tick, func() {
+		*tick++
+		world.Step(*tick)
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestStreamViewsHeld: while readers hold every view buffer of the world
 // (its publishes are skipped, so no view of the tick is there to write a
 // snapshot from later) a follower that joins still gets its snapshot, which
 // the publisher then writes in Ticked, and follows the world.
 func TestStreamViewsHeld(t *testing.T) {
 	l := newLink(t, time.Second, 32)
-	gc := game.DefaultConfig()
-	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 32, 12, 5
-	w, err := game.New(gc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, err := NewPublisher(l.sim.nc, w, "h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
-	tick := uint64(0)
-	step := func() {
-		tick++
-		w.Step(tick)
-		if err := pub.Ticked(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w, pub, tick, step := published(t, l, 128, 64, 32, 12, 5, "h")
 	var held []*game.View
 	for range 12 {
 		held = append(held, w.Acquire())
@@ -474,36 +479,22 @@ func TestStreamViewsHeld(t *testing.T) {
 	if !eventually(5*time.Second, func() bool {
 		v := f.Acquire()
 		defer v.Release()
-		return v.Tick == tick
+		return v.Tick == *tick
 	}) {
-		t.Fatalf("the follower did not follow to tick %d: stats %+v", tick, f.Stats())
+		t.Fatalf("the follower did not follow to tick %d: stats %+v", *tick, f.Stats())
 	}
 	if n := pub.Stats().Snapshots; n < 1 {
 		t.Fatalf("%d snapshots written", n)
 	}
 }
 
+// TestStream: a follower joining late builds a replica from a snapshot and
+// then follows the simulation's deltas; after every tick its view equals
+// the world's (pixels, snakes, leaderboard); a follower that misses deltas
+// resyncs from a new snapshot.
 func TestStream(t *testing.T) {
 	l := newLink(t, time.Second, 64)
-	gc := game.DefaultConfig()
-	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 256, 128, 64, 24, 9
-	w, err := game.New(gc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, err := NewPublisher(l.sim.nc, w, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
-	tick := uint64(0)
-	step := func() {
-		tick++
-		w.Step(tick)
-		if err := pub.Ticked(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w, _, tick, step := published(t, l, 256, 128, 64, 24, 9, "s")
 	for range 20 {
 		step()
 	}
@@ -540,7 +531,7 @@ func TestStream(t *testing.T) {
 	for range 50 {
 		step()
 		if !eventually(2*time.Second, same) {
-			t.Fatalf("tick %d: the follower's view differs from the world's (stats %+v)", tick, f.Stats())
+			t.Fatalf("tick %d: the follower's view differs from the world's (stats %+v)", *tick, f.Stats())
 		}
 	}
 	// Miss deltas: the follower stops listening for a while.
