@@ -708,13 +708,18 @@ func (w *World) SnapshotLater() *Later {
 }
 
 // Chunks writes the snapshot as chunks of at most maxChunk bytes (at least
-// MinChunk) and lets the view go. Call it once.
+// MinChunk) and lets the view go; later calls return an error.
 func (l *Later) Chunks(maxChunk int) ([][]byte, error) {
-	defer l.v.Release()
+	v := l.v
+	if v == nil {
+		return nil, errors.New("game: a later snapshot written twice")
+	}
+	l.v = nil
+	defer v.Release()
 	if maxChunk < MinChunk {
 		return nil, errChunk(maxChunk)
 	}
-	return snapshot(maxChunk, l.capacity, l.v), nil
+	return snapshot(maxChunk, l.capacity, v), nil
 }
 
 func errChunk(n int) error {

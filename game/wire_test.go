@@ -350,6 +350,7 @@ func TestSnapshotLater(t *testing.T) {
 				f.step(t)
 			}
 			done := make(chan [][]byte)
+			v := l.v
 			go func() {
 				c, err := l.Chunks(700)
 				if err != nil {
@@ -360,8 +361,15 @@ func TestSnapshotLater(t *testing.T) {
 			if got := <-done; !slices.EqualFunc(got, want, bytes.Equal) {
 				t.Fatalf("seed %d, tick %d: the later snapshot differs (%d chunks, want %d)", seed, f.w.tick-3, len(got), len(want))
 			}
+			if n := v.st.refs.Load(); n != 0 {
+				t.Fatalf("the view of a written snapshot has %d references", n)
+			}
+			if _, err := l.Chunks(700); err == nil {
+				t.Fatal("a later snapshot written twice")
+			}
 		}
-		if _, err := f.w.SnapshotLater().Chunks(MinChunk - 1); err == nil {
+		l := f.w.SnapshotLater()
+		if _, err := l.Chunks(MinChunk - 1); err == nil {
 			t.Fatal("chunks below MinChunk accepted")
 		}
 		var held []*View

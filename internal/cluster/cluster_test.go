@@ -206,6 +206,7 @@ func TestJoinKeyAndLeave(t *testing.T) {
 		t.Errorf("keyless lou has key %q at the simulation", k)
 	}
 	l.step()
+	l.gw.wait = 300 * time.Millisecond // an unanswered try would come again soon
 	l.gw.Leave(kim)
 	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(kim); return !ok && l.sim.Key(kim) == "" }) {
 		t.Fatal("kim's leave did not take")
@@ -213,8 +214,14 @@ func TestJoinKeyAndLeave(t *testing.T) {
 	if _, ok := l.snake(lou); !ok {
 		t.Fatal("lou left with kim")
 	}
+	// the leave was answered the first time: no second try (which the
+	// simulation would count as foreign, the snake being gone)
+	time.Sleep(2 * (l.gw.wait + leaveRetry))
 	if st := l.gw.Stats(); st.Lost != 0 {
 		t.Errorf("gateway stats %+v", st)
+	}
+	if st := l.sim.Stats(); st.Foreign != 0 {
+		t.Errorf("sim stats %+v: the leave went more than once", st)
 	}
 }
 
@@ -242,6 +249,10 @@ func TestLeaveRetried(t *testing.T) {
 	g.Leave(7)
 	if !eventually(10*time.Second, func() bool { return asked.Load() == 3 }) {
 		t.Fatalf("%d leave requests, want 3", asked.Load())
+	}
+	time.Sleep(2 * leaveRetry)
+	if n := asked.Load(); n != 3 {
+		t.Fatalf("%d leave requests after the answer, want 3", n)
 	}
 	_ = sub.Unsubscribe()
 	old := leaveFor

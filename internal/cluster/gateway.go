@@ -236,6 +236,12 @@ func (g *Gateway) send(kind byte, id game.ID, d game.Dir) {
 // leaver's queue full, the leave goes out once, unanswered.
 func (g *Gateway) Leave(id game.ID) {
 	select {
+	case <-g.stop: // closed: nobody reads the queue
+		g.send(inLeave, id, game.None)
+		return
+	default:
+	}
+	select {
 	case g.leave <- id:
 	default:
 		g.send(inLeave, id, game.None)

@@ -37,6 +37,7 @@ type Publisher struct {
 	sub   *nats.Subscription
 
 	waiting []string      // inboxes taken from snapq, for the next snapshot (Ticked's goroutine)
+	closed  bool          // Close ran (Ticked's goroutine)
 	busy    atomic.Bool   // a snapshot is being written
 	jobs    chan snapJob  // to the writer, one at a time
 	done    chan struct{} // the writer has ended
@@ -83,6 +84,7 @@ func NewPublisher(nc *nats.Conn, w *game.World, prefix string) (*Publisher, erro
 func (p *Publisher) Close() {
 	p.closing.Do(func() {
 		_ = p.sub.Unsubscribe()
+		p.closed = true
 		close(p.jobs)
 	})
 	<-p.done
@@ -114,8 +116,11 @@ func (p *Publisher) send(chunks [][]byte, inboxes []string) {
 // Ticked publishes what the Steps since the last call changed, then hands
 // the snapshot requests waiting to the writer (one snapshot for all of
 // them; while it writes one, new requests wait for the next). Call it on
-// the goroutine that calls Step, after Step.
+// the goroutine that calls Step, after Step; after Close it does nothing.
 func (p *Publisher) Ticked() error {
+	if p.closed {
+		return nil
+	}
 	var err error
 	p.buf, err = p.enc.AppendDelta(p.buf[:0])
 	if err != nil {
