@@ -225,6 +225,60 @@ func TestJoinKeyAndLeave(t *testing.T) {
 	}
 }
 
+// TestJoinCancel: a join the gateway stopped waiting for is cancelled by
+// its nonce, so the snake it may have made does not stay without its
+// player (holding the name); a cancel that comes before its join makes
+// the simulation refuse the join.
+func TestJoinCancel(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	l.gw.wait = time.Nanosecond // the answer always comes too late
+	if _, err := l.gw.JoinKey("mo", "SHA256:mo"); !errors.Is(err, ErrNoSim) {
+		t.Fatalf("a join without its answer: %v", err)
+	}
+	if !eventually(3*time.Second, func() bool {
+		l.step()
+		_, ok := snakeNamed(l, "mo")
+		return !ok && l.sim.Stats().Joins == 1
+	}) {
+		t.Fatalf("mo's snake stayed after the gateway gave up on its join (sim stats %+v)", l.sim.Stats())
+	}
+	l.gw.wait = 2 * time.Second
+	if _, err := l.gw.Join("mo"); err != nil {
+		t.Fatalf("mo's name is still held: %v", err)
+	}
+
+	// a cancel before its join
+	ask := func(subj string, b []byte) []byte {
+		t.Helper()
+		m, err := l.raw.Request(subj, b, 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Data
+	}
+	ask("t.input", appendInput(nil, input{kind: inCancel, gw: 77, id: 5}))
+	rep, err := decodeJoinRep(ask("t.join", appendJoinReq(nil, joinReq{gw: 77, name: "nan", nonce: 5})))
+	if err != nil || rep.status != joinFailed {
+		t.Fatalf("a cancelled join answered %+v, %v", rep, err)
+	}
+	l.step()
+	if _, ok := snakeNamed(l, "nan"); ok {
+		t.Fatal("a cancelled join made a snake")
+	}
+}
+
+// snakeNamed finds a live slot's snake by name in l's world.
+func snakeNamed(l *link, name string) (game.SnakeInfo, bool) {
+	v := l.w.Acquire()
+	defer v.Release()
+	for _, s := range v.Snakes {
+		if s.Used && s.Name == name {
+			return s, true
+		}
+	}
+	return game.SnakeInfo{}, false
+}
+
 // TestLeaveRetried: a leave is a request the gateway sends again until it
 // is answered (here the third time), and counts as lost when nobody
 // answers within leaveFor.
@@ -406,7 +460,8 @@ func TestEmbedAndConnect(t *testing.T) {
 // back to the same bytes.
 func FuzzWire(f *testing.F) {
 	f.Add(appendInput(nil, input{kind: inTurn, gw: 7, id: 1<<16 | 3, dir: game.Up}))
-	f.Add(appendJoinReq(nil, joinReq{gw: 9, name: "ann", key: "SHA256:x"}))
+	f.Add(appendJoinReq(nil, joinReq{gw: 9, name: "ann", key: "SHA256:x", nonce: 300}))
+	f.Add(appendInput(nil, input{kind: inCancel, gw: 9, id: 300}))
 	f.Add(appendJoinRep(nil, joinRep{status: joinTaken, msg: "no"}))
 	f.Add(appendHeartbeat(nil, heartbeat{gw: 5, players: 12, spectators: 300}))
 	f.Add([]byte{wireVersion, 5})          // a heartbeat of the first form, without counts

@@ -3,6 +3,7 @@ package cluster
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -32,7 +33,8 @@ type Gateway struct {
 	stop  chan struct{}
 	done  chan struct{} // the heartbeats have ended
 	left  chan struct{} // the leaver has ended
-	leave chan game.ID  // leaves for the leaver, in order
+	leave chan input    // leaves and cancels for the leaver, in order
+	nonce atomic.Uint64 // the last join's nonce
 	bad   atomic.Uint64 // heartbeats and join answers that did not decode
 	lost  atomic.Uint64 // leaves the simulation never acknowledged (see leaver)
 
@@ -70,7 +72,7 @@ func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) 
 	}
 	g := &Gateway{nc: nc, subj: subjectsOf(prefix), id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
 		wait: 2 * time.Second, lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
-		left: make(chan struct{}), leave: make(chan game.ID, leaveQueue), others: map[uint64]gwCounts{}}
+		left: make(chan struct{}), leave: make(chan input, leaveQueue), others: map[uint64]gwCounts{}}
 	sub, err := nc.Subscribe(g.subj.hb, g.onHeartbeat)
 	if err != nil {
 		return nil, err
@@ -204,9 +206,17 @@ func (g *Gateway) Join(name string) (game.ID, error) { return g.JoinKey(name, ""
 // JoinKey is Join for a player whose key has fingerprint key ("" for a
 // keyless one): the identity travels with the join, and the simulation
 // keeps it with the snake (Sim.Key).
+//
+// A join that times out may still have been taken (the simulation was
+// slow, or its answer was lost): the leaver then cancels it by its nonce,
+// so no snake is left without its player (holding the name).
 func (g *Gateway) JoinKey(name, key string) (game.ID, error) {
-	m, err := g.nc.Request(g.subj.join, appendJoinReq(nil, joinReq{gw: g.id, name: name, key: key}), g.wait)
+	nonce := g.nonce.Add(1)
+	m, err := g.nc.Request(g.subj.join, appendJoinReq(nil, joinReq{gw: g.id, name: name, key: key, nonce: nonce}), g.wait)
 	if err != nil {
+		if !errors.Is(err, nats.ErrNoResponders) { // no simulation heard it: nothing to cancel
+			g.queue(input{kind: inCancel, gw: g.id, id: game.ID(nonce)})
+		}
 		return 0, ErrNoSim
 	}
 	rep, err := decodeJoinRep(m.Data)
@@ -226,7 +236,7 @@ func (g *Gateway) JoinKey(name, key string) (game.ID, error) {
 }
 
 func (g *Gateway) send(kind byte, id game.ID, d game.Dir) {
-	_ = g.nc.Publish(g.subj.input, appendInput(make([]byte, 0, 24), input{kind: kind, gw: g.id, id: id, dir: d}))
+	g.publish(input{kind: kind, gw: g.id, id: id, dir: d})
 }
 
 // Leave removes the player's snake: a request the simulation answers,
@@ -234,18 +244,26 @@ func (g *Gateway) send(kind byte, id game.ID, d game.Dir) {
 // (a leave lost while the link was down would leave a snake without a
 // player, since this gateway's lease goes on). It never blocks: with the
 // leaver's queue full, the leave goes out once, unanswered.
-func (g *Gateway) Leave(id game.ID) {
+func (g *Gateway) Leave(id game.ID) { g.queue(input{kind: inLeave, gw: g.id, id: id}) }
+
+// queue hands a leave or a cancel to the leaver; closed, or with its queue
+// full, it goes out once at once.
+func (g *Gateway) queue(in input) {
 	select {
 	case <-g.stop: // closed: nobody reads the queue
-		g.send(inLeave, id, game.None)
+		g.publish(in)
 		return
 	default:
 	}
 	select {
-	case g.leave <- id:
+	case g.leave <- in:
 	default:
-		g.send(inLeave, id, game.None)
+		g.publish(in)
 	}
+}
+
+func (g *Gateway) publish(in input) {
+	_ = g.nc.Publish(g.subj.input, appendInput(make([]byte, 0, 24), in))
 }
 
 // Leaves: the leaver's queue, and the pause between tries of one leave.
@@ -267,23 +285,23 @@ func (g *Gateway) leaver() {
 		case <-g.stop:
 			for {
 				select {
-				case id := <-g.leave:
-					g.send(inLeave, id, game.None)
+				case in := <-g.leave:
+					g.publish(in)
 				default:
 					return
 				}
 			}
-		case id := <-g.leave:
-			g.leaveOne(id)
+		case in := <-g.leave:
+			g.leaveOne(in)
 		}
 	}
 }
 
-// leaveOne asks the simulation to remove snake id until it answers (any
-// answer: a snake it no longer has is gone too), leaveFor passes or the
-// gateway closes.
-func (g *Gateway) leaveOne(id game.ID) {
-	msg := appendInput(nil, input{kind: inLeave, gw: g.id, id: id})
+// leaveOne asks the simulation to remove a snake (a leave, or a cancel of
+// a join) until it answers (any answer: a snake it no longer has is gone
+// too), leaveFor passes or the gateway closes.
+func (g *Gateway) leaveOne(in input) {
+	msg := appendInput(nil, in)
 	for end := time.Now().Add(leaveFor); ; {
 		if _, err := g.nc.Request(g.subj.input, msg, g.wait); err == nil {
 			return

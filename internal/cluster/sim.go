@@ -31,13 +31,28 @@ type Sim struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu    sync.Mutex           // guards seen, owner and keys
-	seen  map[uint64]time.Time // gateway -> its last heartbeat (or join)
-	owner map[game.ID]uint64   // snake -> the gateway that joined it
-	keys  map[game.ID]string   // snake -> its player's key fingerprint, when it has one
+	mu     sync.Mutex              // guards seen, owner, keys, joined and cancel
+	seen   map[uint64]time.Time    // gateway -> its last heartbeat (or join)
+	owner  map[game.ID]uint64      // snake -> the gateway that joined it
+	keys   map[game.ID]string      // snake -> its player's key fingerprint, when it has one
+	joined map[joinRef]joinedSnake // recent joins, for a gateway's cancel
+	cancel map[joinRef]time.Time   // cancels of joins not seen yet, refused when they come
 
 	joins, inputs, bad, foreign, expired atomic.Uint64
 }
+
+// joinRef names one join: its gateway and the gateway's nonce for it.
+type joinRef struct{ gw, nonce uint64 }
+
+// joinedSnake is what a recent join gave.
+type joinedSnake struct {
+	id game.ID
+	at time.Time
+}
+
+// joinMemory is how long the simulation remembers a join (or a cancel that
+// came first) for a cancel: longer than a gateway tries one (leaveFor).
+const joinMemory = time.Minute
 
 // SimStats are a Sim's counters.
 type SimStats struct {
@@ -55,7 +70,8 @@ func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*
 		lease = DefaultLease
 	}
 	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix), lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
-		seen: map[uint64]time.Time{}, owner: map[game.ID]uint64{}, keys: map[game.ID]string{}}
+		seen: map[uint64]time.Time{}, owner: map[game.ID]uint64{}, keys: map[game.ID]string{},
+		joined: map[joinRef]joinedSnake{}, cancel: map[joinRef]time.Time{}}
 	for subj, h := range map[string]nats.MsgHandler{s.subj.join: s.onJoin, s.subj.input: s.onInput, s.subj.hb: s.onHeartbeat} {
 		sub, err := nc.Subscribe(subj, h)
 		if err != nil {
@@ -102,6 +118,15 @@ func (s *Sim) onJoin(m *nats.Msg) {
 		return
 	}
 	rep := joinRep{status: joinOK}
+	ref := joinRef{req.gw, req.nonce}
+	s.mu.Lock()
+	_, cancelled := s.cancel[ref]
+	s.mu.Unlock()
+	if cancelled { // the gateway gave up on it before it came
+		s.joins.Add(1)
+		_ = m.Respond(appendJoinRep(nil, joinRep{status: joinFailed, msg: "cancelled"}))
+		return
+	}
 	id, err := s.w.Join(req.name)
 	switch {
 	case err == nil:
@@ -111,6 +136,7 @@ func (s *Sim) onJoin(m *nats.Msg) {
 		if req.key != "" {
 			s.keys[id] = req.key
 		}
+		s.joined[ref] = joinedSnake{id, time.Now()}
 		s.seen[req.gw] = time.Now()
 		s.mu.Unlock()
 	case errors.Is(err, game.ErrFull):
@@ -128,6 +154,10 @@ func (s *Sim) onInput(m *nats.Msg) {
 	in, err := decodeInput(m.Data)
 	if err != nil {
 		s.bad.Add(1)
+		return
+	}
+	if in.kind == inCancel {
+		s.cancelJoin(m, joinRef{in.gw, uint64(in.id)})
 		return
 	}
 	s.mu.Lock()
@@ -159,8 +189,32 @@ func (s *Sim) onInput(m *nats.Msg) {
 	s.inputs.Add(1)
 }
 
-// leaveDone is the simulation's answer to a leave.
+// leaveDone is the simulation's answer to a leave (and to a cancel).
 const leaveDone = 1
+
+// cancelJoin takes back the join ref names: its snake leaves if it came,
+// else the join is refused if it comes later. It answers like a leave.
+func (s *Sim) cancelJoin(m *nats.Msg, ref joinRef) {
+	s.mu.Lock()
+	j, ok := s.joined[ref]
+	gone := ok && s.owner[j.id] == ref.gw
+	if gone {
+		delete(s.owner, j.id)
+		delete(s.keys, j.id)
+	}
+	delete(s.joined, ref)
+	if !ok {
+		s.cancel[ref] = time.Now()
+	}
+	s.mu.Unlock()
+	if gone {
+		s.w.Leave(j.id)
+	}
+	s.inputs.Add(1)
+	if m.Reply != "" {
+		_ = m.Respond([]byte{leaveDone})
+	}
+}
 
 // Key returns the key fingerprint of snake id's player, as its gateway
 // sent it with the join ("" for a keyless player or a snake it does not
@@ -194,6 +248,16 @@ func (s *Sim) reap() {
 		case now := <-t.C:
 			var gone []game.ID
 			s.mu.Lock()
+			for r, j := range s.joined {
+				if now.Sub(j.at) > joinMemory {
+					delete(s.joined, r)
+				}
+			}
+			for r, at := range s.cancel {
+				if now.Sub(at) > joinMemory {
+					delete(s.cancel, r)
+				}
+			}
 			for gw, at := range s.seen {
 				if now.Sub(at) <= s.lease {
 					continue

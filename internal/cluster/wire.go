@@ -7,10 +7,11 @@ import (
 	"snaked/game"
 )
 
-// The link's own messages (joins, inputs, heartbeats), version 1: a
+// The link's own messages (joins, inputs, heartbeats), version 2: a
 // version byte, then unsigned varints and length-prefixed strings. The
-// world's ticks and snapshots are game's wire format.
-const wireVersion = 1
+// world's ticks and snapshots are game's wire format. (Version 2 added a
+// join's nonce and the cancel input.)
+const wireVersion = 2
 
 // Bounds on what a message may carry.
 const (
@@ -27,6 +28,7 @@ const (
 	inDash
 	inRespawn
 	inLeave
+	inCancel // a join the gateway gave up waiting for: its nonce in id
 )
 
 // Join answers.
@@ -63,7 +65,7 @@ func decodeInput(b []byte) (in input, err error) {
 	in.gw = r.uvarint()
 	in.id = game.ID(r.uvarint())
 	in.dir = game.Dir(r.byte())
-	if r.bad || len(r.b) != 0 || in.kind < inTurn || in.kind > inLeave || in.dir > game.Left {
+	if r.bad || len(r.b) != 0 || in.kind < inTurn || in.kind > inCancel || in.dir > game.Left {
 		return in, errBad
 	}
 	return in, nil
@@ -71,16 +73,18 @@ func decodeInput(b []byte) (in input, err error) {
 
 // joinReq asks the simulation for a snake.
 type joinReq struct {
-	gw   uint64
-	name string
-	key  string // the player's key fingerprint; "" = keyless
+	gw    uint64
+	name  string
+	key   string // the player's key fingerprint; "" = keyless
+	nonce uint64 // this join among the gateway's, for a cancel
 }
 
 func appendJoinReq(b []byte, j joinReq) []byte {
 	b = append(b, wireVersion)
 	b = binary.AppendUvarint(b, j.gw)
 	b = appendString(b, j.name)
-	return appendString(b, j.key)
+	b = appendString(b, j.key)
+	return binary.AppendUvarint(b, j.nonce)
 }
 
 func decodeJoinReq(b []byte) (j joinReq, err error) {
@@ -91,6 +95,7 @@ func decodeJoinReq(b []byte) (j joinReq, err error) {
 	j.gw = r.uvarint()
 	j.name = r.string(maxName)
 	j.key = r.string(maxKey)
+	j.nonce = r.uvarint()
 	if r.bad || len(r.b) != 0 || j.name == "" {
 		return j, errBad
 	}
