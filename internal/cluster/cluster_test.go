@@ -267,6 +267,33 @@ func TestJoinCancel(t *testing.T) {
 	}
 }
 
+// TestLeaveOtherInstance: a leave for a snake that another instance of
+// the simulation gave (retried across a restart) is answered and dropped:
+// the same ID in this world is another player's.
+func TestLeaveOtherInstance(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	id, err := l.gw.Join("pat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.step()
+	m, err := l.raw.Request("t.input", appendInput(nil, input{kind: inLeave, gw: l.gw.ID(), id: id, sim: l.sim.inst + 2}), 2*time.Second)
+	if err != nil || len(m.Data) != 1 || m.Data[0] != leaveDone {
+		t.Fatalf("a leave of another instance: %v %v", m, err)
+	}
+	l.step()
+	if _, ok := l.snake(id); !ok {
+		t.Fatal("a leave of another instance took this world's snake")
+	}
+	if st := l.sim.Stats(); st.Foreign != 1 {
+		t.Errorf("sim stats %+v, want 1 foreign", st)
+	}
+	l.gw.Leave(id) // the gateway's own names this instance
+	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
+		t.Fatal("pat's own leave did not take")
+	}
+}
+
 // snakeNamed finds a live slot's snake by name in l's world.
 func snakeNamed(l *link, name string) (game.SnakeInfo, bool) {
 	v := l.w.Acquire()
@@ -462,6 +489,8 @@ func FuzzWire(f *testing.F) {
 	f.Add(appendInput(nil, input{kind: inTurn, gw: 7, id: 1<<16 | 3, dir: game.Up}))
 	f.Add(appendJoinReq(nil, joinReq{gw: 9, name: "ann", key: "SHA256:x", nonce: 300}))
 	f.Add(appendInput(nil, input{kind: inCancel, gw: 9, id: 300}))
+	f.Add(appendInput(nil, input{kind: inLeave, gw: 9, id: 1<<16 | 2, sim: 12345}))
+	f.Add(appendJoinRep(nil, joinRep{status: joinOK, id: 1<<16 | 2, sim: 12345}))
 	f.Add(appendJoinRep(nil, joinRep{status: joinTaken, msg: "no"}))
 	f.Add(appendHeartbeat(nil, heartbeat{gw: 5, players: 12, spectators: 300}))
 	f.Add([]byte{wireVersion, 5})          // a heartbeat of the first form, without counts

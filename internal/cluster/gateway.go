@@ -35,8 +35,12 @@ type Gateway struct {
 	left  chan struct{} // the leaver has ended
 	leave chan input    // leaves and cancels for the leaver, in order
 	nonce atomic.Uint64 // the last join's nonce
-	bad   atomic.Uint64 // heartbeats and join answers that did not decode
-	lost  atomic.Uint64 // leaves the simulation never acknowledged (see leaver)
+
+	imu  sync.Mutex         // guards inst and cur
+	inst map[game.ID]uint64 // this gateway's snakes -> the simulation instance that gave them
+	cur  uint64             // the instance of the last join
+	bad  atomic.Uint64      // heartbeats and join answers that did not decode
+	lost atomic.Uint64      // leaves the simulation never acknowledged (see leaver)
 
 	local atomic.Pointer[func() (players, spectators int)] // this gateway's counts; nil = none yet
 
@@ -72,7 +76,7 @@ func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) 
 	}
 	g := &Gateway{nc: nc, subj: subjectsOf(prefix), id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
 		wait: 2 * time.Second, lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
-		left: make(chan struct{}), leave: make(chan input, leaveQueue), others: map[uint64]gwCounts{}}
+		left: make(chan struct{}), leave: make(chan input, leaveQueue), inst: map[game.ID]uint64{}, others: map[uint64]gwCounts{}}
 	sub, err := nc.Subscribe(g.subj.hb, g.onHeartbeat)
 	if err != nil {
 		return nil, err
@@ -226,6 +230,17 @@ func (g *Gateway) JoinKey(name, key string) (game.ID, error) {
 	}
 	switch rep.status {
 	case joinOK:
+		g.imu.Lock()
+		if rep.sim != g.cur { // a new simulation: the old one's snakes are gone with it
+			for id, sim := range g.inst {
+				if sim != rep.sim {
+					delete(g.inst, id)
+				}
+			}
+			g.cur = rep.sim
+		}
+		g.inst[rep.id] = rep.sim
+		g.imu.Unlock()
 		return rep.id, nil
 	case joinFull:
 		return 0, game.ErrFull
@@ -244,7 +259,16 @@ func (g *Gateway) send(kind byte, id game.ID, d game.Dir) {
 // (a leave lost while the link was down would leave a snake without a
 // player, since this gateway's lease goes on). It never blocks: with the
 // leaver's queue full, the leave goes out once, unanswered.
-func (g *Gateway) Leave(id game.ID) { g.queue(input{kind: inLeave, gw: g.id, id: id}) }
+// The leave names the simulation instance that gave the snake, so a leave
+// still being tried when a restarted simulation hands the same ID to
+// another player does not take that one's snake.
+func (g *Gateway) Leave(id game.ID) {
+	g.imu.Lock()
+	sim := g.inst[id]
+	delete(g.inst, id)
+	g.imu.Unlock()
+	g.queue(input{kind: inLeave, gw: g.id, id: id, sim: sim})
+}
 
 // queue hands a leave or a cancel to the leaver; closed, or with its queue
 // full, it goes out once at once.

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -27,6 +29,7 @@ type Sim struct {
 	nc    *nats.Conn
 	subj  subjects
 	lease time.Duration
+	inst  uint64 // this instance, random: a restarted simulation has another
 	subs  []*nats.Subscription
 	stop  chan struct{}
 	done  chan struct{}
@@ -69,7 +72,12 @@ func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*
 	if lease <= 0 {
 		lease = DefaultLease
 	}
-	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix), lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix), lease: lease, inst: binary.LittleEndian.Uint64(b[:]) | 1,
+		stop: make(chan struct{}), done: make(chan struct{}),
 		seen: map[uint64]time.Time{}, owner: map[game.ID]uint64{}, keys: map[game.ID]string{},
 		joined: map[joinRef]joinedSnake{}, cancel: map[joinRef]time.Time{}}
 	for subj, h := range map[string]nats.MsgHandler{s.subj.join: s.onJoin, s.subj.input: s.onInput, s.subj.hb: s.onHeartbeat} {
@@ -117,14 +125,14 @@ func (s *Sim) onJoin(m *nats.Msg) {
 		s.bad.Add(1)
 		return
 	}
-	rep := joinRep{status: joinOK}
+	rep := joinRep{status: joinOK, sim: s.inst}
 	ref := joinRef{req.gw, req.nonce}
 	s.mu.Lock()
 	_, cancelled := s.cancel[ref]
 	s.mu.Unlock()
 	if cancelled { // the gateway gave up on it before it came
 		s.joins.Add(1)
-		_ = m.Respond(appendJoinRep(nil, joinRep{status: joinFailed, msg: "cancelled"}))
+		_ = m.Respond(appendJoinRep(nil, joinRep{status: joinFailed, msg: "cancelled", sim: s.inst}))
 		return
 	}
 	id, err := s.w.Join(req.name)
@@ -158,6 +166,15 @@ func (s *Sim) onInput(m *nats.Msg) {
 	}
 	if in.kind == inCancel {
 		s.cancelJoin(m, joinRef{in.gw, uint64(in.id)})
+		return
+	}
+	if in.sim != 0 && in.sim != s.inst {
+		// for a snake of another instance's world (a leave retried across
+		// a restart): gone with that world; the same ID here is another's
+		s.foreign.Add(1)
+		if in.kind == inLeave && m.Reply != "" {
+			_ = m.Respond([]byte{leaveDone})
+		}
 		return
 	}
 	s.mu.Lock()

@@ -10,7 +10,8 @@ import (
 // The link's own messages (joins, inputs, heartbeats), version 2: a
 // version byte, then unsigned varints and length-prefixed strings. The
 // world's ticks and snapshots are game's wire format. (Version 2 added a
-// join's nonce and the cancel input.)
+// join's nonce, the cancel input, and the simulation's instance to join
+// answers and inputs.)
 const wireVersion = 2
 
 // Bounds on what a message may carry.
@@ -47,13 +48,15 @@ type input struct {
 	gw   uint64
 	id   game.ID
 	dir  game.Dir
+	sim  uint64 // the simulation instance that gave id (a leave's); 0 = any
 }
 
 func appendInput(b []byte, in input) []byte {
 	b = append(b, wireVersion, in.kind)
 	b = binary.AppendUvarint(b, in.gw)
 	b = binary.AppendUvarint(b, uint64(in.id))
-	return append(b, byte(in.dir))
+	b = append(b, byte(in.dir))
+	return binary.AppendUvarint(b, in.sim)
 }
 
 func decodeInput(b []byte) (in input, err error) {
@@ -65,6 +68,7 @@ func decodeInput(b []byte) (in input, err error) {
 	in.gw = r.uvarint()
 	in.id = game.ID(r.uvarint())
 	in.dir = game.Dir(r.byte())
+	in.sim = r.uvarint()
 	if r.bad || len(r.b) != 0 || in.kind < inTurn || in.kind > inCancel || in.dir > game.Left {
 		return in, errBad
 	}
@@ -107,12 +111,14 @@ type joinRep struct {
 	status byte
 	id     game.ID
 	msg    string
+	sim    uint64 // the simulation's instance (a restarted one has another)
 }
 
 func appendJoinRep(b []byte, j joinRep) []byte {
 	b = append(b, wireVersion, j.status)
 	b = binary.AppendUvarint(b, uint64(j.id))
-	return appendString(b, j.msg)
+	b = appendString(b, j.msg)
+	return binary.AppendUvarint(b, j.sim)
 }
 
 func decodeJoinRep(b []byte) (j joinRep, err error) {
@@ -123,6 +129,7 @@ func decodeJoinRep(b []byte) (j joinRep, err error) {
 	j.status = r.byte()
 	j.id = game.ID(r.uvarint())
 	j.msg = r.string(maxMsg)
+	j.sim = r.uvarint()
 	if r.bad || len(r.b) != 0 || j.status > joinFailed {
 		return j, errBad
 	}
