@@ -294,6 +294,84 @@ func TestLeaveOtherInstance(t *testing.T) {
 	}
 }
 
+// TestPrefixes: two worlds share one NATS under two prefixes. Each world
+// has only the snakes joined through its own prefix, a follower of one
+// prefix builds that world (not the other), and a leave or a turn for one
+// never reaches the other.
+func TestPrefixes(t *testing.T) {
+	l := newLink(t, time.Second, 4) // world "t"
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 96, 48, 4, 0, 8
+	w2, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim2, err := NewSim(l.sim.nc, w2, "u", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim2.Close()
+	gw2, err := NewGateway(l.raw, "u", w2, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw2.Close()
+	a, err := l.gw.Join("ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := gw2.Join("bo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.step()
+	w2.Step(1)
+	if _, ok := snakeNamed(l, "bo"); ok {
+		t.Fatal("world t has u's snake")
+	}
+	if _, ok := snakeNamed(&link{w: w2}, "ada"); ok {
+		t.Fatal("world u has t's snake")
+	}
+	pub2, err := NewPublisher(l.sim.nc, w2, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub2.Close()
+	f, err := NewFollower(l.raw, "u", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tick2 := uint64(1)
+	if !eventually(5*time.Second, func() bool {
+		tick2++
+		w2.Step(tick2)
+		if err := pub2.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		return f.Synced()
+	}) {
+		t.Fatal("the follower of u never synced")
+	}
+	if v := f.Acquire(); v.W != 96 || v.H != 48 {
+		v.Release()
+		t.Fatalf("the follower of u built a %dx%d world", v.W, v.H)
+	} else {
+		v.Release()
+	}
+	l.gw.Leave(a)
+	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(a); return !ok }) {
+		t.Fatal("ada's leave did not take")
+	}
+	w2.Step(tick2 + 1)
+	if _, ok := snakeNamed(&link{w: w2}, "bo"); !ok {
+		t.Fatalf("bo (%v) left with ada", b)
+	}
+	if st := sim2.Stats(); st.Foreign != 0 || st.Bad != 0 {
+		t.Errorf("u's sim saw t's messages: %+v", st)
+	}
+}
+
 // snakeNamed finds a live slot's snake by name in l's world.
 func snakeNamed(l *link, name string) (game.SnakeInfo, bool) {
 	v := l.w.Acquire()
