@@ -52,7 +52,8 @@ func startSim(t *testing.T, bin, natsAddr, stateDir string, extra ...string) *ex
 // gateways, each its own process. A player joins through one gateway; a
 // spectator on the other sees her on the leaderboard of the one world,
 // and her snake on the playfield. The simulation's metrics count her join
-// and its ticks; the gateways' count the deltas they applied.
+// and its ticks; the gateways' count the deltas they applied. Her game,
+// ended on one gateway, is in the other's scores command and scores browser.
 func TestClusterRoles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -121,6 +122,17 @@ func TestClusterRoles(t *testing.T) {
 		out, _ = exec.Command("ssh", "-F", "/dev/null", "-p", b.port, "-o", "StrictHostKeyChecking=no",
 			"-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "PubkeyAuthentication=no",
 			"-o", "PasswordAuthentication=no", "-T", "someone@127.0.0.1", "scores").Output()
+	}
+	// and the scores browser, on the other gateway too
+	board, err := dialPlayer(b.addr, "127.0.0.1", "scores", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer board.cl.Close()
+	for end := time.Now().Add(10 * time.Second); !(strings.Contains(board.text(), "All-time") && strings.Contains(board.text(), "alice")); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the scores browser through a gateway does not show alice's game:\n%q", board.text())
+		}
 	}
 }
 
