@@ -237,7 +237,7 @@ func TestJoinCancel(t *testing.T) {
 	}
 	if !eventually(3*time.Second, func() bool {
 		l.step()
-		_, ok := snakeNamed(l, "mo")
+		_, ok := snakeNamed(l.w, "mo")
 		return !ok && l.sim.Stats().Joins == 1
 	}) {
 		t.Fatalf("mo's snake stayed after the gateway gave up on its join (sim stats %+v)", l.sim.Stats())
@@ -262,7 +262,7 @@ func TestJoinCancel(t *testing.T) {
 		t.Fatalf("a cancelled join answered %+v, %v", rep, err)
 	}
 	l.step()
-	if _, ok := snakeNamed(l, "nan"); ok {
+	if _, ok := snakeNamed(l.w, "nan"); ok {
 		t.Fatal("a cancelled join made a snake")
 	}
 }
@@ -326,10 +326,10 @@ func TestPrefixes(t *testing.T) {
 	}
 	l.step()
 	w2.Step(1)
-	if _, ok := snakeNamed(l, "bo"); ok {
+	if _, ok := snakeNamed(l.w, "bo"); ok {
 		t.Fatal("world t has u's snake")
 	}
-	if _, ok := snakeNamed(&link{w: w2}, "ada"); ok {
+	if _, ok := snakeNamed(w2, "ada"); ok {
 		t.Fatal("world u has t's snake")
 	}
 	pub2, err := NewPublisher(l.sim.nc, w2, "u")
@@ -364,7 +364,7 @@ func TestPrefixes(t *testing.T) {
 		t.Fatal("ada's leave did not take")
 	}
 	w2.Step(tick2 + 1)
-	if _, ok := snakeNamed(&link{w: w2}, "bo"); !ok {
+	if _, ok := snakeNamed(w2, "bo"); !ok {
 		t.Fatalf("bo (%v) left with ada", b)
 	}
 	if st := sim2.Stats(); st.Foreign != 0 || st.Bad != 0 {
@@ -372,9 +372,9 @@ func TestPrefixes(t *testing.T) {
 	}
 }
 
-// snakeNamed finds a live slot's snake by name in l's world.
-func snakeNamed(l *link, name string) (game.SnakeInfo, bool) {
-	v := l.w.Acquire()
+// snakeNamed finds a live slot's snake by name in world w.
+func snakeNamed(w *game.World, name string) (game.SnakeInfo, bool) {
+	v := w.Acquire()
 	defer v.Release()
 	for _, s := range v.Snakes {
 		if s.Used && s.Name == name {

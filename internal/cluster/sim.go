@@ -34,14 +34,20 @@ type Sim struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu     sync.Mutex              // guards seen, owner, keys, joined and cancel
+	mu     sync.Mutex              // guards seen, owner, joined and cancel
 	seen   map[uint64]time.Time    // gateway -> its last heartbeat (or join)
-	owner  map[game.ID]uint64      // snake -> the gateway that joined it
-	keys   map[game.ID]string      // snake -> its player's key fingerprint, when it has one
+	owner  map[game.ID]owned       // snake -> who joined it
 	joined map[joinRef]joinedSnake // recent joins, for a gateway's cancel
 	cancel map[joinRef]time.Time   // cancels of joins not seen yet, refused when they come
 
 	joins, inputs, bad, foreign, expired atomic.Uint64
+}
+
+// owned is who joined a snake: its gateway, and its player's key
+// fingerprint ("" for a keyless player).
+type owned struct {
+	gw  uint64
+	key string
 }
 
 // joinRef names one join: its gateway and the gateway's nonce for it.
@@ -78,7 +84,7 @@ func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*
 	}
 	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix), lease: lease, inst: binary.LittleEndian.Uint64(b[:]) | 1,
 		stop: make(chan struct{}), done: make(chan struct{}),
-		seen: map[uint64]time.Time{}, owner: map[game.ID]uint64{}, keys: map[game.ID]string{},
+		seen: map[uint64]time.Time{}, owner: map[game.ID]owned{},
 		joined: map[joinRef]joinedSnake{}, cancel: map[joinRef]time.Time{}}
 	for subj, h := range map[string]nats.MsgHandler{s.subj.join: s.onJoin, s.subj.input: s.onInput, s.subj.hb: s.onHeartbeat} {
 		sub, err := nc.Subscribe(subj, h)
@@ -140,10 +146,7 @@ func (s *Sim) onJoin(m *nats.Msg) {
 	case err == nil:
 		rep.id = id
 		s.mu.Lock()
-		s.owner[id] = req.gw
-		if req.key != "" {
-			s.keys[id] = req.key
-		}
+		s.owner[id] = owned{req.gw, req.key}
 		s.joined[ref] = joinedSnake{id, time.Now()}
 		s.seen[req.gw] = time.Now()
 		s.mu.Unlock()
@@ -168,28 +171,25 @@ func (s *Sim) onInput(m *nats.Msg) {
 		s.cancelJoin(m, joinRef{in.gw, uint64(in.id)})
 		return
 	}
+	if in.kind == inLeave && m.Reply != "" {
+		// a leave is a request: answered after it is applied, or not (the
+		// snake gone already, or another's: gone is what was asked)
+		defer func() { _ = m.Respond([]byte{leaveDone}) }()
+	}
 	if in.sim != 0 && in.sim != s.inst {
 		// for a snake of another instance's world (a leave retried across
 		// a restart): gone with that world; the same ID here is another's
 		s.foreign.Add(1)
-		if in.kind == inLeave && m.Reply != "" {
-			_ = m.Respond([]byte{leaveDone})
-		}
 		return
 	}
 	s.mu.Lock()
-	gw, ok := s.owner[in.id]
-	if ok && gw == in.gw && in.kind == inLeave {
+	o, ok := s.owner[in.id]
+	mine := ok && o.gw == in.gw
+	if mine && in.kind == inLeave {
 		delete(s.owner, in.id)
-		delete(s.keys, in.id)
 	}
 	s.mu.Unlock()
-	if in.kind == inLeave && m.Reply != "" {
-		// a leave is a request: answered whether or not the snake was
-		// still here (gone is what was asked)
-		defer func() { _ = m.Respond([]byte{leaveDone}) }()
-	}
-	if !ok || gw != in.gw {
+	if !mine {
 		s.foreign.Add(1)
 		return
 	}
@@ -214,10 +214,9 @@ const leaveDone = 1
 func (s *Sim) cancelJoin(m *nats.Msg, ref joinRef) {
 	s.mu.Lock()
 	j, ok := s.joined[ref]
-	gone := ok && s.owner[j.id] == ref.gw
+	gone := ok && s.owner[j.id].gw == ref.gw
 	if gone {
 		delete(s.owner, j.id)
-		delete(s.keys, j.id)
 	}
 	delete(s.joined, ref)
 	if !ok {
@@ -239,7 +238,7 @@ func (s *Sim) cancelJoin(m *nats.Msg, ref joinRef) {
 func (s *Sim) Key(id game.ID) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.keys[id]
+	return s.owner[id].key
 }
 
 func (s *Sim) onHeartbeat(m *nats.Msg) {
@@ -280,11 +279,10 @@ func (s *Sim) reap() {
 					continue
 				}
 				delete(s.seen, gw)
-				for id, g := range s.owner {
-					if g == gw {
+				for id, o := range s.owner {
+					if o.gw == gw {
 						gone = append(gone, id)
 						delete(s.owner, id)
-						delete(s.keys, id)
 					}
 				}
 			}
