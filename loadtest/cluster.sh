@@ -22,6 +22,7 @@
 # gateways' SSH ports, comma-separated; default: free ports the kernel picks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. loadtest/lib.sh
 
 N=${1:-1000}
 RAMP=${2:-20s}
@@ -73,22 +74,7 @@ tmp=$(mktemp -d)
 sim=""
 swarm=""
 gws=()
-# stop PID NAME: SIGTERM, wait at most 15 s, then SIGKILL.
-stop() {
-  local p=$1
-  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
-    kill -TERM "$p" 2>/dev/null || true
-    for _ in $(seq 1 150); do
-      kill -0 "$p" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$p" 2>/dev/null; then
-      echo "cluster.sh: $2 (pid $p) did not stop in 15 s; killing it" >&2
-      kill -KILL "$p" 2>/dev/null || true
-    fi
-    wait "$p" 2>/dev/null || true
-  fi
-}
+stop() { stop_process "$1" "cluster.sh: $2"; }
 cleanup() {
   stop "$swarm" swarm
   for i in "${!gws[@]}"; do stop "${gws[$i]}" "gateway $((i + 1))"; done
@@ -98,7 +84,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime, in clock ticks
 rss() { awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status"; } # KiB
 hwm() { awk '$1 == "VmHWM:" {print $2}' "/proc/$1/status"; } # peak RSS, KiB
 hz=$(getconf CLK_TCK)

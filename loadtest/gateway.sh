@@ -14,6 +14,7 @@
 # 127.0.0.1:4311; must be free).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. loadtest/lib.sh
 
 N=${1:-1000}
 RAMP=${2:-20s}
@@ -33,16 +34,12 @@ export SNAKED_BIN COMPARE=0
 sim=""
 state=""
 cleanup() {
-  if [ -n "$sim" ] && kill -0 "$sim" 2>/dev/null; then
-    kill -TERM "$sim" 2>/dev/null || true
-    wait "$sim" 2>/dev/null || true
-  fi
+  stop_process "$sim" "gateway.sh: simulation"
   if [ -n "$state" ]; then rm -rf "$state"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime, in clock ticks
 hz=$(getconf CLK_TCK)
 
 for r in $(seq 1 "$ROUNDS"); do

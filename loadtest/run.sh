@@ -19,6 +19,7 @@
 #                  (checks this script without the daemon)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. loadtest/lib.sh
 
 N=${1:-500}
 RAMP=${2:-10s}
@@ -34,18 +35,7 @@ fi
 tmp=$(mktemp -d)
 pid=""
 cleanup() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 150); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      echo "run.sh: daemon did not stop in 15 s; killing it" >&2
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-  fi
+  stop_process "$pid" "run.sh: daemon"
   rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -1,0 +1,23 @@
+# Shell helpers the load scripts share (run.sh, gateway.sh, cluster.sh):
+# source it, do not run it.
+
+# stop_process PID WHO: SIGTERM, wait at most 15 s, then SIGKILL (saying
+# so on stderr as WHO); nothing when PID is empty or already gone.
+stop_process() {
+  local p=$1
+  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+    kill -TERM "$p" 2>/dev/null || true
+    for _ in $(seq 1 150); do
+      kill -0 "$p" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$p" 2>/dev/null; then
+      echo "$2 (pid $p) did not stop in 15 s; killing it" >&2
+      kill -KILL "$p" 2>/dev/null || true
+    fi
+    wait "$p" 2>/dev/null || true
+  fi
+}
+
+# ticks PID: its CPU time so far (utime + stime), in clock ticks of CLK_TCK.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
