@@ -53,7 +53,10 @@ func (s *session) nameRefused(name string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
 	defer cancel()
-	owner, ok, err := st.Owner(ctx, name, time.Now())
+	var owner string
+	var ok bool
+	var err error
+	deep(func() { owner, ok, err = st.Owner(ctx, name, time.Now()) })
 	switch {
 	case err != nil:
 		s.c.log.Warn("scores: name owner", "err", err)
@@ -75,7 +78,10 @@ func (s *session) claim(name string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
 	defer cancel()
-	if ok, err := st.Claim(ctx, name, s.key, time.Now()); err != nil {
+	var ok bool
+	var err error
+	deep(func() { ok, err = st.Claim(ctx, name, s.key, time.Now()) })
+	if err != nil {
 		s.c.log.Warn("scores: claim", "nick", name, "err", err)
 	} else if !ok {
 		// Another key claimed it between the check and the join.
@@ -95,7 +101,11 @@ func (s *session) loadRecord() {
 	s.recAt.Store(now)
 	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
 	defer cancel()
-	r, ok, err := st.Player(ctx, s.identity())
+	var r scores.Record
+	var ok bool
+	var err error
+	id := s.identity()
+	deep(func() { r, ok, err = st.Player(ctx, id) })
 	if err != nil || !ok {
 		return
 	}

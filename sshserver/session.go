@@ -181,6 +181,30 @@ func spawn(wg *sync.WaitGroup, f func()) <-chan struct{} {
 	return done
 }
 
+// deep runs f on a goroutine of its own and waits for it; a panic in f is
+// raised again in the caller. It is for work that needs a deep stack once,
+// the SSH handshake and the scores database's questions (SQLite takes
+// 8-16 KiB): a long-lived goroutine that did it directly (a connection's,
+// a session's reader) kept that stack until a garbage collection shrank
+// it, and in a steady crowd none runs for minutes (~20 KiB a session;
+// docs/BENCHMARKS-loadtest.md). A goroutine that ends gives its stack back
+// at once.
+func deep(f func()) {
+	done := make(chan struct{})
+	var p any
+	go func() {
+		defer func() {
+			p = recover()
+			close(done)
+		}()
+		f()
+	}()
+	<-done
+	if p != nil {
+		panic(p)
+	}
+}
+
 // run is the session's life cycle, run by the connection's control loop k:
 // it waits for the shell, starts the reader and writer, waits for the end,
 // says goodbye and waits for everything it started. Every wait serves the
@@ -231,7 +255,7 @@ func (s *session) run(k *ctl) {
 		s.phase.Store(int32(phaseScores))
 		s.setKind(kindBrowsing)
 		s.c.log.Info("scores browser")
-		s.startBoard(&wg)
+		deep(func() { s.startBoard(&wg) }) // a frame of ~30 KB: not on the connection's stack
 	} else if strings.EqualFold(s.user, s.srv.cfg.SpectatorUser) {
 		s.phase.Store(int32(phaseWatch))
 		s.setKind(kindSpectator)
@@ -245,7 +269,7 @@ func (s *session) run(k *ctl) {
 			why = s.enter(n)
 		}
 		if phase(s.phase.Load()) == phaseJoin && s.why() == causeRunning {
-			s.startJoin(&wg, why)
+			deep(func() { s.startJoin(&wg, why) }) // as startBoard
 		}
 	}
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -428,4 +429,28 @@ func TestWakeOrder(t *testing.T) {
 	if want := []int{3, 2, 4, 0, 1}; !slices.Equal(got, want) {
 		t.Fatalf("wake order %v, want %v", got, want)
 	}
+}
+
+// TestDeep: deep runs its function to the end before returning, on a
+// goroutine that is gone afterwards, and raises its panic in the caller.
+func TestDeep(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var inside []byte
+	deep(func() { inside = make([]byte, 1) })
+	if inside == nil {
+		t.Fatal("deep returned before its function ran")
+	}
+	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after deep, %d before", n, before)
+	}
+	defer func() {
+		if p := recover(); p != "boom" {
+			t.Fatalf("recovered %v, want the function's panic", p)
+		}
+	}()
+	deep(func() { panic("boom") })
+	t.Fatal("deep returned after a panic")
 }
