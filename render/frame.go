@@ -262,10 +262,6 @@ func (r *Renderer) SetProfile(p Profile) {
 	r.dropTags() // their text depends on the profile
 }
 
-// Camera reports the world pixel at the playfield's top-left corner as of
-// the last frame; ok is false before a frame placed the camera.
-func (r *Renderer) Camera() (x, y int, ok bool) { return r.camX, r.camY, r.camOK }
-
 // SetZone sets the camera dead zone in percent (0 follows the head every
 // tick, 100 moves only when the head leaves the screen).
 func (r *Renderer) SetZone(pct int) { r.zone = min(max(pct, 0), 100) }

@@ -318,7 +318,6 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 	t1 := time.Now()
 	*lastTick = v.Tick
 	v.Release()
-	s.near.Store(nearKey(r))
 	s.srv.m.render.Observe(t1.Sub(t0).Seconds())
 	if len(b) > 0 {
 		s.touched = true

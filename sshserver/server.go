@@ -26,7 +26,6 @@ import (
 	"net"
 	"net/http"
 	"runtime/pprof"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +33,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"snaked/game"
-	"snaked/render"
 )
 
 // Server is the SSH daemon. Create it with New and run it with Serve.
@@ -65,7 +63,6 @@ type Server struct {
 	mu     sync.Mutex            // guards addr, live, pinged and raws
 	addr   net.Addr              // the listener's address while serving
 	live   []*session            // sessions that may receive frames; session.idx is the index
-	order  []uint64              // notifyAll's wake order, reused
 	pinged []*conn               // admitted connections under keepalive; conn.idx is the index
 	raws   map[net.Conn]struct{} // every accepted connection, for the final force close
 }
@@ -299,60 +296,14 @@ func (s *Server) Ticked(r game.Round) {
 	s.notifyAll()
 }
 
-// notifyAll pokes every live session's writer (latest wins, never blocks),
-// in wake order (wakeOrder).
+// notifyAll pokes every live session's writer (latest wins, never blocks).
 func (s *Server) notifyAll() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.order = wakeOrder(s.live, s.order[:0])
-	if s.order == nil {
-		for _, ss := range s.live {
-			ss.poke()
-		}
-		return
+	for _, ss := range s.live {
+		ss.poke()
 	}
-	for _, k := range s.order {
-		s.live[k&(1<<nearIdx-1)].poke()
-	}
+	s.mu.Unlock()
 }
-
-// wakeOrder appends to o, for each of live, its nearKey above its index,
-// and sorts them: writers that draw the same part of the world then run
-// one after another and find its pixels still in the cache (a crowd's
-// frames cost less; docs/BENCHMARKS-loadtest.md). It returns nil when live
-// has too many sessions to index.
-func wakeOrder(live []*session, o []uint64) []uint64 {
-	if len(live) >= 1<<nearIdx {
-		return nil
-	}
-	for i, ss := range live {
-		o = append(o, ss.near.Load()<<nearIdx|uint64(i))
-	}
-	slices.Sort(o)
-	return o
-}
-
-// nearIdx is how many low bits of a notifyAll order entry hold the index
-// into Server.live; the key sits above them.
-const nearIdx = 20
-
-// nearKey is a session's place in the tick's wake order: the band of
-// world rows its camera is in, then the camera's column, so that writers
-// looking at the same place sort together; a renderer that has not placed
-// its camera yet sorts last. It fits in 64-nearIdx bits.
-func nearKey(r *render.Renderer) uint64 {
-	x, y, ok := r.Camera()
-	if !ok {
-		return nearNone
-	}
-	return min(uint64(y/nearBand), 1<<(64-nearIdx-24)-2)<<24 | uint64(x)&(1<<24-1)
-}
-
-// nearNone is the nearKey of a session whose camera is not placed.
-const nearNone = 1<<(64-nearIdx) - 1
-
-// nearBand is the height in world pixels of a wake-order band.
-const nearBand = 64
 
 // watchdog drops sessions whose write is stalled and players gone idle,
 // and drives every connection's keepalive.

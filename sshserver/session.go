@@ -53,17 +53,16 @@ type session struct {
 
 	phase      atomic.Int32 // a phase
 	id         atomic.Uint64
-	alive      atomic.Bool   // the player's snake is alive in the last frame drawn
-	steered    atomic.Bool   // the player has steered at least once
-	allBest    atomic.Int32  // the player's all-time best from the scores; 0 unknown
-	allRank    atomic.Int32  // and rank
-	recAt      atomic.Int64  // when loadRecord last asked (unix ns)
-	repaint    atomic.Bool   // Ctrl-L: the next frame is a full repaint
-	lastInput  atomic.Int64  // unix nanos of the last input bytes
-	writeStart atomic.Int64  // unix nanos when the current write began; 0 when not writing
-	near       atomic.Uint64 // where the last frame looked (nearKey); the tick wakes writers in this order
-	begin      time.Time     // when play or spectating began; set before the writer starts
-	nick       string        // the player's nickname once joined; written by the joiner before phasePlay
+	alive      atomic.Bool  // the player's snake is alive in the last frame drawn
+	steered    atomic.Bool  // the player has steered at least once
+	allBest    atomic.Int32 // the player's all-time best from the scores; 0 unknown
+	allRank    atomic.Int32 // and rank
+	recAt      atomic.Int64 // when loadRecord last asked (unix ns)
+	repaint    atomic.Bool  // Ctrl-L: the next frame is a full repaint
+	lastInput  atomic.Int64 // unix nanos of the last input bytes
+	writeStart atomic.Int64 // unix nanos when the current write began; 0 when not writing
+	begin      time.Time    // when play or spectating began; set before the writer starts
+	nick       string       // the player's nickname once joined; written by the joiner before phasePlay
 
 	// Owned by the writer goroutine (read by run after the writer is done).
 	touched bool           // something was drawn on the terminal
@@ -118,7 +117,6 @@ func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
 	}
 	s.emit = s.onKey
 	s.in = input{emit: s.emit, done: s.done}
-	s.near.Store(nearNone)
 	return s
 }
 

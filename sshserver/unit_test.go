@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"snaked/game"
-	"snaked/render"
 )
 
 type ev struct {
@@ -388,46 +385,6 @@ func TestServeDoesNotTick(t *testing.T) {
 	}
 	if tick != 0 {
 		t.Errorf("the world reached tick %d with no clock running", tick)
-	}
-}
-
-// TestWakeOrder: the tick wakes writers grouped by where their cameras
-// look (band of rows, then column), and writers without a camera last.
-func TestWakeOrder(t *testing.T) {
-	w, err := game.New(game.Config{W: 512, H: 256, MaxSnakes: 10, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := w.Acquire()
-	defer v.Release()
-	keyAt := func(x, y int) uint64 {
-		r := render.New(render.ANSI16, 80, 24)
-		if k := nearKey(r); k != nearNone {
-			t.Fatalf("nearKey before a frame = %d, want nearNone", k)
-		}
-		r.Frame(v, &render.HUD{Spectator: true, Cam: game.Point{X: x, Y: y}})
-		if cx, cy, ok := r.Camera(); !ok || cx > x || x-cx > 80 || cy > y || y-cy > 48 {
-			t.Fatalf("camera for (%d,%d) at (%d,%d) %v", x, y, cx, cy, ok)
-		}
-		return nearKey(r)
-	}
-	// Cameras: two in one band far apart in x, one just below them, one
-	// beside the first.
-	a, b, c, d := keyAt(300, 100), keyAt(60, 100), keyAt(300, 170), keyAt(305, 100)
-	if !(b < a && a < d && d < c) {
-		t.Fatalf("keys b %d < a %d < d %d < c %d do not hold", b, a, d, c)
-	}
-	live := make([]*session, 5)
-	for i, k := range []uint64{c, nearNone, a, b, d} {
-		live[i] = &session{}
-		live[i].near.Store(k)
-	}
-	var got []int
-	for _, k := range wakeOrder(live, nil) {
-		got = append(got, int(k&(1<<nearIdx-1)))
-	}
-	if want := []int{3, 2, 4, 0, 1}; !slices.Equal(got, want) {
-		t.Fatalf("wake order %v, want %v", got, want)
 	}
 }
 
