@@ -69,11 +69,7 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		tc.SetNoDelay(true)
 	}
 	raw.SetDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
-	var sc *ssh.ServerConn
-	var chans <-chan ssh.NewChannel
-	var reqs <-chan *ssh.Request
-	var err error
-	deep(func() { sc, chans, reqs, err = ssh.NewServerConn(raw, s.ssh) })
+	sc, chans, reqs, err := ssh.NewServerConn(raw, s.ssh)
 	if err != nil {
 		why := hsError
 		var ne net.Error

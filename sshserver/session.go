@@ -180,13 +180,14 @@ func spawn(wg *sync.WaitGroup, f func()) <-chan struct{} {
 }
 
 // deep runs f on a goroutine of its own and waits for it; a panic in f is
-// raised again in the caller. It is for work that needs a deep stack once,
-// the SSH handshake and the scores database's questions (SQLite takes
-// 8-16 KiB): a long-lived goroutine that did it directly (a connection's,
-// a session's reader) kept that stack until a garbage collection shrank
-// it, and in a steady crowd none runs for minutes (~20 KiB a session;
-// docs/BENCHMARKS-loadtest.md). A goroutine that ends gives its stack back
-// at once.
+// raised again in the caller. It is for work that needs a deep stack once:
+// the scores database's questions (SQLite grows a goroutine's stack to
+// 8-16 KiB) and starting the join and scores screens (frames of 23 and
+// 31 KB). A long-lived goroutine that did it directly (a connection's, a
+// session's reader) kept that stack until a garbage collection shrank it,
+// and in a steady crowd none runs for a minute or more: ~13 KiB a session
+// at 2,500 (docs/BENCHMARKS-loadtest.md). A goroutine that ends gives its
+// stack back at once.
 func deep(f func()) {
 	done := make(chan struct{})
 	var p any
