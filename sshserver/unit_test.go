@@ -1,6 +1,7 @@
 package sshserver
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/netip"
@@ -389,19 +390,32 @@ func TestServeDoesNotTick(t *testing.T) {
 }
 
 // TestDeep: deep runs its function to the end before returning, on a
-// goroutine that is gone afterwards, and raises its panic in the caller.
+// goroutine of its own that is gone afterwards (so is its stack), and
+// raises its panic in the caller.
 func TestDeep(t *testing.T) {
-	before := runtime.NumGoroutine()
-	var inside []byte
-	deep(func() { inside = make([]byte, 1) })
-	if inside == nil {
+	gid := func() string { // "goroutine N " of the caller
+		b := make([]byte, 64)
+		b = b[:runtime.Stack(b, false)]
+		return string(b[:bytes.IndexByte(b, '[')])
+	}
+	var inner string
+	deep(func() { inner = gid() })
+	if inner == "" {
 		t.Fatal("deep returned before its function ran")
 	}
-	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
-		time.Sleep(time.Millisecond)
+	if inner == gid() {
+		t.Fatalf("deep ran its function on the caller's goroutine (%q)", inner)
 	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Fatalf("%d goroutines after deep, %d before", n, before)
+	all := make([]byte, 1<<20)
+	for i := 0; ; i++ {
+		if !strings.Contains(string(all[:runtime.Stack(all, true)]), "\n"+inner) &&
+			!strings.HasPrefix(string(all), inner) {
+			break
+		}
+		if i == 200 {
+			t.Fatalf("%q still exists after deep returned", inner)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	defer func() {
 		if p := recover(); p != "boom" {
