@@ -177,6 +177,7 @@ func (h *harness) dial(user string) *ssh.Client {
 type term struct {
 	t    *testing.T
 	sess *ssh.Session
+	c    *ssh.Client // the connection, when play opened the session; wait closes it
 	in   io.WriteCloser
 	errb *syncBuf
 
@@ -198,7 +199,9 @@ func play(t *testing.T, c *ssh.Client, cols, rows int) *term {
 	if err := sess.RequestPty("xterm", rows, cols, ssh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	return shell(t, sess, cols, rows)
+	tm := shell(t, sess, cols, rows)
+	tm.c = c
+	return tm
 }
 
 // shell starts the shell on sess and pumps its output.
@@ -275,7 +278,9 @@ func (tm *term) waitScreen(s string) {
 	}
 }
 
-// wait waits for the session's end and returns its exit status.
+// wait waits for the session's end and returns its exit status; then,
+// like OpenSSH and PuTTY once their session is over, it closes the
+// connection play opened the session on.
 func (tm *term) wait() int {
 	tm.t.Helper()
 	errc := make(chan error, 1)
@@ -283,6 +288,9 @@ func (tm *term) wait() int {
 	select {
 	case err := <-errc:
 		<-tm.done
+		if tm.c != nil {
+			tm.c.Close()
+		}
 		var ee *ssh.ExitError
 		switch {
 		case err == nil:

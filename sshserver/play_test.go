@@ -110,9 +110,11 @@ func TestPlay(t *testing.T) {
 			t.Error("alice's snake stayed in the world after quit")
 		}
 	}
-	logs := h.logs.String()
-	if !strings.Contains(logs, `msg=connect`) || !strings.Contains(logs, `reason=quit`) {
-		t.Errorf("want connect and disconnect log lines, got:\n%s", logs)
+	if !eventually(2*time.Second, func() bool {
+		logs := h.logs.String()
+		return strings.Contains(logs, `msg=connect`) && strings.Contains(logs, `reason=quit`)
+	}) {
+		t.Errorf("want connect and disconnect log lines, got:\n%s", h.logs.String())
 	}
 }
 

@@ -455,7 +455,13 @@ func (s *session) finish(k *ctl) {
 	}
 	t := time.NewTimer(time.Second)
 	defer t.Stop()
-	k.wait(nil, nil, t.C, s.srv.closing) // evReqs: the client answered the close
+	if k.wait(nil, nil, t.C, s.srv.closing) == evReqs {
+		// The client answered the close. Clients then disconnect
+		// themselves: give them the rest of the second (evGone) rather
+		// than drop the connection under them (PuTTY calls that "Remote
+		// side unexpectedly closed network connection" and exits 1).
+		k.wait(nil, nil, t.C, s.srv.closing)
+	}
 }
 
 // write sends p to the terminal in one Write under the stall watchdog.
