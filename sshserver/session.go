@@ -381,7 +381,8 @@ func (s *session) setKind(k kind) {
 }
 
 // finish restores the terminal, says goodbye, sends the exit status and
-// closes the channel, then waits (bounded) for the client's close.
+// closes the channel, then waits (one second in all) for the client to close
+// it and to disconnect.
 func (s *session) finish(k *ctl) {
 	s.endLife()
 	s.leave() // no join can race with the goodbye below
