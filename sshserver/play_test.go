@@ -247,3 +247,37 @@ func TestTagsKey(t *testing.T) {
 		}
 	}
 }
+
+// TestGoodbyeWaitsForDisconnect: after the goodbye the server leaves the
+// connection to the client for a moment, so that the client disconnects
+// itself (a server that drops it first makes PuTTY report "Remote side
+// unexpectedly closed network connection"), and drops it itself about a
+// second after the goodbye when the client stays.
+func TestGoodbyeWaitsForDisconnect(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 0))
+	c := h.dial("gus")
+	tm := play(t, c, 80, 24)
+	tm.waitScreen("playing")
+	tm.send("q")
+	if err := tm.sess.Wait(); err != nil {
+		t.Fatalf("session: %v", err)
+	}
+	ended := time.Now()
+	time.Sleep(200 * time.Millisecond)
+	if _, _, err := c.SendRequest("keepalive@openssh.com", true, nil); err != nil {
+		t.Fatalf("the server dropped the connection right after the goodbye: %v", err)
+	}
+	gone := make(chan struct{})
+	go func() {
+		c.Wait()
+		close(gone)
+	}()
+	select {
+	case <-gone:
+		if d := time.Since(ended); d < 500*time.Millisecond {
+			t.Errorf("connection dropped %v after the goodbye", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server kept a connection whose client stayed after the goodbye")
+	}
+}
