@@ -332,6 +332,19 @@ func snakeNamed(w *game.World, name string) (game.SnakeInfo, bool) {
 	return game.SnakeInfo{}, false
 }
 
+// sessionCount is how many live sessions user has.
+func (h *harness) sessionCount(user string) int {
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	n := 0
+	for _, s := range h.srv.live {
+		if s.user == user {
+			n++
+		}
+	}
+	return n
+}
+
 // sessionOf finds the server's session for user.
 func (h *harness) sessionOf(user string) *session {
 	h.srv.mu.Lock()

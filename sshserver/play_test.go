@@ -259,11 +259,18 @@ func TestGoodbyeWaitsForDisconnect(t *testing.T) {
 	tm := play(t, c, 80, 24)
 	tm.waitScreen("playing")
 	tm.send("q")
-	if err := tm.sess.Wait(); err != nil {
-		t.Fatalf("session: %v", err)
+	errc := make(chan error, 1)
+	go func() { errc <- tm.sess.Wait() }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("session: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end after q")
 	}
 	ended := time.Now()
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
 	if _, _, err := c.SendRequest("keepalive@openssh.com", true, nil); err != nil {
 		t.Fatalf("the server dropped the connection right after the goodbye: %v", err)
 	}
