@@ -58,7 +58,7 @@ func newLoadCrowd(tb testing.TB, players, drawn, warm int) *loadCrowd {
 		c.next = append(c.next, c.rng.IntN(30))
 		if i < drawn {
 			sz := crowdSizes[i%len(crowdSizes)]
-			c.rs = append(c.rs, New(ANSI16, sz[0], sz[1]))
+			c.rs = append(c.rs, lean(New(ANSI16, sz[0], sz[1])))
 			c.hs = append(c.hs, HUD{You: id, Follow: id, ShutdownIn: -1, Players: players, Spectators: players / 20,
 				Join: "ssh -p 2222 snaked.example"})
 		}

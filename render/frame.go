@@ -2,6 +2,7 @@ package render
 
 import (
 	"math"
+	"sync"
 
 	"snaked/game"
 )
@@ -45,10 +46,16 @@ type Renderer struct {
 	full         bool // the next frame repaints everything
 	entered      bool // the alternate screen was entered
 
-	prev, next []cell // what the area shows; what this frame wants
-	buf        []byte // output, reused; its first len(syncOn) bytes are room for syncOn
-	out        []byte // the frame being built (aliases buf)
-	num        []byte // scratch for numbers and lines of text
+	// prev is what the area shows. next is what this frame wants: a grid
+	// borrowed for one Frame (grids), since after every frame it equals
+	// prev, so each frame starts it as a copy of prev (begin). Only the
+	// tests keep one of their own (keepNext) to check frames against.
+	prev, next []cell
+	grid       *[]cell // the borrowed grid next is, between begin and end
+	keep       bool    // keep a next grid of its own (keepNext at New)
+	buf        []byte  // output, reused; its first len(syncOn) bytes are room for syncOn
+	out        []byte  // the frame being built (aliases buf)
+	num        []byte  // scratch for numbers and lines of text
 	lines      [12][]byte
 	todo       []int32 // greedy: changed cells, y<<16 | x
 	gcost      []int32 // greedy: glyph cost of each, for the current pen
@@ -75,7 +82,7 @@ type Renderer struct {
 	// Incremental frames (inc.go).
 	mask     []uint32 // per row: the spans of span cells the encoder diffs
 	allMask  uint32   // every span of a row
-	incOK    bool     // r.next holds the last frame, composed whole or incrementally
+	incOK    bool     // the last frame was composed whole or incrementally (r.prev shows it)
 	noInc    bool     // always compose whole frames (tests)
 	inc      bool     // the last frame was composed incrementally
 	lastTick uint64   // tick of the view the last frame was composed from
@@ -94,7 +101,7 @@ type Renderer struct {
 	boxS      boxState  // death or help box (hud.go)
 	rowsKey   rowsKey   // what the status row shows (hud.go)
 	bannerKey bannerKey // what the banner shows
-	rowsOK    bool      // r.next's text rows show rowsKey and bannerKey
+	rowsOK    bool      // the text rows show rowsKey and bannerKey
 	hintS     string    // the controls hint and where it goes
 	hintAt    rect
 	dc        deathCause
@@ -143,7 +150,7 @@ func New(p Profile, cols, rows int) *Renderer {
 // that keeps state for at most Fit(cols, rows, budget) cells. Unlike New
 // followed by SetBudget, it never allocates for the whole terminal.
 func NewBudget(p Profile, cols, rows, budget int) *Renderer {
-	r := &Renderer{prof: p, zone: DefaultZone, budget: max(budget, 0), focus: -1}
+	r := &Renderer{prof: p, zone: DefaultZone, budget: max(budget, 0), focus: -1, keep: keepNext}
 	r.dc.other = make([]byte, 0, 16)
 	for i := range r.feed {
 		r.feed[i].init()
@@ -161,16 +168,16 @@ const (
 	bufExtra   = 64
 )
 
-// CellBytes is the renderer state held per drawn cell: both cell grids and
+// CellBytes is the renderer state held per drawn cell: its cell grid and
 // the output buffer as sized for a full repaint (bufPerCell bytes a cell).
 // A renderer of a w x h area holds about CellBytes*w*h bytes after a
 // resize or a full repaint; see docs/BENCHMARKS-render.md for the measured
 // heap.
-const CellBytes = 2*2 + bufPerCell // two grids of 2-byte cells, the buffer
+const CellBytes = 2 + bufPerCell // a grid of 2-byte cells, the buffer
 
 // Resize sets the terminal size (clamped to 1..MaxCols, 1..MaxRows) and
 // fits the drawn area to it and the budget; the next frame is a full
-// repaint. The cell grids are allocated afresh whenever the area's cell
+// repaint. The cell grid is allocated afresh whenever the area's cell
 // count changes, so a renderer never holds more than its area needs.
 func (r *Renderer) Resize(cols, rows int) {
 	cols, rows = min(max(cols, 1), MaxCols), min(max(rows, 1), MaxRows)
@@ -180,9 +187,15 @@ func (r *Renderer) Resize(cols, rows int) {
 	r.cols, r.rows = cols, rows
 	n := cols * rows
 	if cap(r.prev) != n {
-		r.prev, r.next = make([]cell, n), make([]cell, n)
+		r.prev = make([]cell, n)
+		if r.keep {
+			r.next = make([]cell, n)
+		}
 	}
-	r.prev, r.next = r.prev[:n], r.next[:n]
+	r.prev = r.prev[:n]
+	if r.keep {
+		r.next = r.next[:n]
+	}
 	if c := bufPerCell*n + bufExtra; cap(r.buf) < c || cap(r.buf) > max(c, trimTo) {
 		r.buf = make([]byte, 0, c)
 	}
@@ -276,12 +289,14 @@ func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	if full {
 		r.incOK = false
 	}
+	r.begin()
 	dx, dy := r.compose(v, h)
 	if full {
 		dx, dy = 0, 0
 	}
 	r.out = append(r.buf[:0], syncOn...)
 	r.encode(full, dx, dy)
+	r.end()
 	r.buf = r.out
 	n := len(r.out) - len(syncOn)
 	if n == 0 || n < syncMin {
@@ -292,6 +307,45 @@ func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	r.buf = r.out
 	r.trim(n)
 	return r.out
+}
+
+// grids holds the grids renderers borrow for one frame (*[]cell): a
+// session keeps one grid of cells (what its terminal shows) instead of
+// two, and the few in use at once stay in the cache.
+var grids sync.Pool
+
+// gridMin is the least capacity of a grid made for the pool, so that the
+// common terminal sizes share one size of grid.
+const gridMin = 16 << 10
+
+// keepNext makes every new renderer keep its next grid across frames
+// rather than borrow one per frame: the tests set it to read the frame a
+// renderer meant after Frame returns. The bytes are the same either way
+// (TestBorrowedGrid).
+var keepNext = false
+
+// begin sets r.next for a frame to a copy of r.prev. After every frame the
+// encoder has made r.prev equal to r.next (the oracle tests check it), so
+// this is the grid a renderer that kept its next would start from.
+func (r *Renderer) begin() {
+	n := len(r.prev)
+	if !r.keep {
+		g, _ := grids.Get().(*[]cell)
+		if g == nil || cap(*g) < n {
+			g = new([]cell)
+			*g = make([]cell, max(n, gridMin))
+		}
+		r.grid, r.next = g, (*g)[:n]
+	}
+	copy(r.next, r.prev)
+}
+
+// end gives the borrowed grid back.
+func (r *Renderer) end() {
+	if r.grid != nil {
+		grids.Put(r.grid)
+		r.grid, r.next = nil, nil
+	}
 }
 
 // compose fills r.next for this frame and returns the camera step since the

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-	"unsafe"
 
 	"snaked/game"
 )
@@ -152,7 +151,7 @@ func BenchmarkRendererMem(b *testing.B) {
 				runtime.ReadMemStats(&m0)
 				rs := make([]*Renderer, n)
 				for i := range rs {
-					rs[i] = New(ANSI16, sz[0], sz[1])
+					rs[i] = lean(New(ANSI16, sz[0], sz[1]))
 				}
 				for f := 0; f < 200; f++ {
 					s.step()
@@ -163,21 +162,11 @@ func BenchmarkRendererMem(b *testing.B) {
 				runtime.GC()
 				runtime.ReadMemStats(&m1)
 				per = float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc)) / n
-				held = float64(rs[0].held())
+				held = float64(budgetHeld(rs[0]))
 				runtime.KeepAlive(rs)
 			}
 			b.ReportMetric(per, "heap-B/renderer")
 			b.ReportMetric(held, "buffers-B/renderer")
 		})
 	}
-}
-
-// held is the size of the buffers r keeps.
-func (r *Renderer) held() int {
-	n := int(unsafe.Sizeof(cell(0)))*(cap(r.prev)+cap(r.next)) + 4*(cap(r.todo)+cap(r.gcost)+cap(r.mask))
-	n += cap(r.buf) + cap(r.num)
-	for _, l := range r.lines {
-		n += cap(l)
-	}
-	return n
 }

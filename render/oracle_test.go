@@ -74,8 +74,30 @@ func pxOK(top, bot uint8) cell {
 }
 
 // check reports the first difference between the model's screen and the
-// frame r meant to show.
+// frame r meant to show, or between that frame and what r believes the
+// terminal shows (shown).
 func check(t *vtmodel.Term, r *Renderer) error {
+	if err := shown(r); err != nil {
+		return err
+	}
+	return checkScreen(t, r)
+}
+
+// shown reports the first difference between the frame r meant to show and
+// what it believes the terminal shows (r.prev): they must be equal after
+// every frame, as each frame starts from a copy of r.prev (begin).
+func shown(r *Renderer) error {
+	for j := range r.next {
+		if r.prev[j] != r.next[j] {
+			return fmt.Errorf("cell %d,%d: the renderer believes the terminal shows %+v, the frame is %+v", j%r.cols, j/r.cols, r.prev[j], r.next[j])
+		}
+	}
+	return nil
+}
+
+// checkScreen reports the first difference between the model's screen and
+// the frame r meant to show.
+func checkScreen(t *vtmodel.Term, r *Renderer) error {
 	if u := t.Unsupported(); len(u) > 0 {
 		return fmt.Errorf("unsupported output: %q", u)
 	}

@@ -10,6 +10,11 @@ import (
 	"snaked/internal/vtmodel"
 )
 
+// The tests read the frame a renderer meant (r.next) after Frame returns,
+// so their renderers keep a next grid of their own; TestBorrowedGrid
+// checks that renderers that borrow one per frame send the same bytes.
+func init() { keepNext = true }
+
 func TestDetectProfile(t *testing.T) {
 	for _, c := range []struct {
 		term string

@@ -1,0 +1,73 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// lean makes r borrow its next grid per frame, as outside the tests.
+func lean(r *Renderer) *Renderer {
+	r.keep, r.next = false, nil
+	return r
+}
+
+// TestBorrowedGrid: renderers that borrow their next grid for each frame
+// (from a pool shared by renderers of every size, drawing at the same
+// time) send the same bytes, frame after frame, as twins that keep their
+// own, through resizes, repaints and the "please enlarge" screen, and hold
+// no next grid between frames.
+func TestBorrowedGrid(t *testing.T) {
+	c := newLoadCrowd(t, 400, 0, 5)
+	type twin struct {
+		kept, lean *Renderer
+		hud        HUD
+	}
+	sizes := [][2]int{{80, 24}, {200, 100}, {45, 13}, {120, 40}, {80, 24}, {160, 48}}
+	var ts []*twin
+	for i, sz := range sizes {
+		id := c.ids[i*37]
+		ts = append(ts, &twin{
+			kept: New(ANSI16, sz[0], sz[1]),
+			lean: lean(New(ANSI16, sz[0], sz[1])),
+			hud:  HUD{You: id, Follow: id, ShutdownIn: -1, Players: 400},
+		})
+	}
+	for tick := range 120 {
+		c.step()
+		v := c.w.Acquire()
+		errs := make([]error, len(ts))
+		var wg sync.WaitGroup
+		for i, tw := range ts {
+			wg.Go(func() {
+				switch {
+				case tick == 40 && i == 1:
+					tw.kept.Resize(30, 10) // "please enlarge"
+					tw.lean.Resize(30, 10)
+				case tick == 50 && i == 1:
+					tw.kept.Resize(90, 30)
+					tw.lean.Resize(90, 30)
+				case tick == 70 && i%2 == 0:
+					tw.kept.Invalidate()
+					tw.lean.Invalidate()
+				}
+				a := tw.kept.Frame(v, &tw.hud)
+				b := tw.lean.Frame(v, &tw.hud)
+				switch {
+				case !bytes.Equal(a, b):
+					errs[i] = fmt.Errorf("tick %d, renderer %d: %d bytes, kept grid %d", tick, i, len(b), len(a))
+				case tw.lean.next != nil || tw.lean.grid != nil:
+					errs[i] = fmt.Errorf("tick %d, renderer %d holds a next grid between frames", tick, i)
+				}
+			})
+		}
+		wg.Wait()
+		v.Release()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
