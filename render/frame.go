@@ -54,6 +54,7 @@ type Renderer struct {
 	grid       *[]cell // the borrowed grid next is, between begin and end
 	keep       bool    // keep a next grid of its own (keepNext at New)
 	buf        []byte  // output, reused; its first len(syncOn) bytes are room for syncOn
+	bufp       *[]byte // buf's box in bufs (takeBuf, Release)
 	out        []byte  // the frame being built (aliases buf)
 	num        []byte  // scratch for numbers and lines of text
 	lines      [12][]byte
@@ -159,8 +160,8 @@ func NewBudget(p Profile, cols, rows, budget int) *Renderer {
 	return r
 }
 
-// Output buffer capacity set aside at each Resize: bufPerCell bytes per
-// drawn cell plus bufExtra. A full repaint of a busy world takes about one
+// Output buffer capacity for a full repaint: bufPerCell bytes per drawn
+// cell plus bufExtra. A full repaint of a busy world takes about one
 // byte a cell; one where every cell changes colour pair takes up to ~9 and
 // grows the buffer; trim gives it back.
 const (
@@ -196,7 +197,7 @@ func (r *Renderer) Resize(cols, rows int) {
 	if r.keep {
 		r.next = r.next[:n]
 	}
-	if c := bufPerCell*n + bufExtra; cap(r.buf) < c || cap(r.buf) > max(c, trimTo) {
+	if c := bufPerCell*n + bufExtra; r.buf != nil && cap(r.buf) > max(c, trimTo) {
 		r.buf = make([]byte, 0, c)
 	}
 	if cap(r.mask) < rows {
@@ -280,9 +281,10 @@ func (r *Renderer) SetProfile(p Profile) {
 func (r *Renderer) SetZone(pct int) { r.zone = min(max(pct, 0), 100) }
 
 // Frame renders v for the HUD h and returns the bytes that take the
-// terminal there. They are valid until the next call; the result is empty
-// when nothing changed. Views with Dirty are trusted to come from one world:
-// a renderer that switches worlds must be Invalidated.
+// terminal there. They are valid until the next call or Release; the
+// result is empty when nothing changed. Views with Dirty are trusted to
+// come from one world: a renderer that switches worlds must be
+// Invalidated.
 func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	full := r.full
 	r.full = false
@@ -293,6 +295,12 @@ func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	dx, dy := r.compose(v, h)
 	if full {
 		dx, dy = 0, 0
+	}
+	if r.buf == nil {
+		r.takeBuf()
+	}
+	if need := bufPerCell*len(r.prev) + bufExtra; full && cap(r.buf) < need {
+		r.buf = make([]byte, 0, need) // grown once rather than by append
 	}
 	r.out = append(r.buf[:0], syncOn...)
 	r.encode(full, dx, dy)
@@ -307,6 +315,39 @@ func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	r.buf = r.out
 	r.trim(n)
 	return r.out
+}
+
+// bufs holds output buffers (*[]byte): a renderer takes one for a frame
+// and gives it back with Release once its bytes are written, so sessions
+// between frames hold none.
+var bufs sync.Pool
+
+// bufPoolMax is the largest buffer Release gives back to bufs; a larger
+// one (a big terminal's whole repaint) is left to the garbage collector.
+const bufPoolMax = 16 << 10
+
+// takeBuf gives r an output buffer from bufs, or a new one of trimTo
+// bytes.
+func (r *Renderer) takeBuf() {
+	p, _ := bufs.Get().(*[]byte)
+	if p == nil {
+		p = new([]byte)
+		*p = make([]byte, 0, trimTo)
+	}
+	r.bufp, r.buf = p, *p
+}
+
+// Release gives back the buffer the last frame's bytes are in: they must
+// not be used after it. The next Frame takes a buffer again. A renderer
+// that is never released keeps its buffer (trimmed after a big frame).
+func (r *Renderer) Release() {
+	p, b := r.bufp, r.buf
+	r.bufp, r.buf, r.out = nil, nil, nil
+	if p == nil || cap(b) > bufPoolMax {
+		return
+	}
+	*p = b[:0]
+	bufs.Put(p)
 }
 
 // grids holds the grids renderers borrow for one frame (*[]cell): a

@@ -14,10 +14,11 @@ func lean(r *Renderer) *Renderer {
 }
 
 // TestBorrowedGrid: renderers that borrow their next grid for each frame
-// (from a pool shared by renderers of every size, drawing at the same
-// time) send the same bytes, frame after frame, as twins that keep their
-// own, through resizes, repaints and the "please enlarge" screen, and hold
-// no next grid between frames.
+// and release their output buffer after it (both from pools shared by
+// renderers of every size, drawing at the same time) send the same bytes,
+// frame after frame, as twins that keep their own, through resizes,
+// repaints and the "please enlarge" screen, and hold neither between
+// frames.
 func TestBorrowedGrid(t *testing.T) {
 	c := newLoadCrowd(t, 400, 0, 5)
 	type twin struct {
@@ -54,11 +55,13 @@ func TestBorrowedGrid(t *testing.T) {
 				}
 				a := tw.kept.Frame(v, &tw.hud)
 				b := tw.lean.Frame(v, &tw.hud)
+				same := bytes.Equal(a, b)
+				tw.lean.Release()
 				switch {
-				case !bytes.Equal(a, b):
+				case !same:
 					errs[i] = fmt.Errorf("tick %d, renderer %d: %d bytes, kept grid %d", tick, i, len(b), len(a))
-				case tw.lean.next != nil || tw.lean.grid != nil:
-					errs[i] = fmt.Errorf("tick %d, renderer %d holds a next grid between frames", tick, i)
+				case tw.lean.next != nil || tw.lean.grid != nil || tw.lean.buf != nil:
+					errs[i] = fmt.Errorf("tick %d, renderer %d holds a next grid or a buffer between frames", tick, i)
 				}
 			})
 		}

@@ -1,6 +1,7 @@
 package sshserver
 
 import (
+	"bytes"
 	"io"
 	"testing"
 
@@ -13,14 +14,18 @@ import (
 // nullChannel is an ssh.Channel that swallows writes (and keeps them, when
 // asked).
 type nullChannel struct {
-	n    int
-	keep bool
-	got  []byte
+	n      int
+	writes int // Write calls
+	most   int // the longest Write
+	keep   bool
+	got    []byte
 }
 
 func (c *nullChannel) Read([]byte) (int, error) { return 0, io.EOF }
 func (c *nullChannel) Write(p []byte) (int, error) {
 	c.n += len(p)
+	c.writes++
+	c.most = max(c.most, len(p))
 	if c.keep {
 		c.got = append(c.got, p...)
 	}
@@ -157,5 +162,27 @@ func TestBenchBaselineAlike(t *testing.T) {
 	}
 	if len(outs[0]) == 0 || string(outs[0]) != string(outs[1]) {
 		t.Errorf("session path wrote %d bytes, render-only %d: they differ", len(outs[0]), len(outs[1]))
+	}
+}
+
+// TestWriteChunks: a frame goes to the channel in one Write up to
+// writeChunk bytes and in pieces of at most writeChunk beyond, in order.
+func TestWriteChunks(t *testing.T) {
+	s, _, ch := frameSetup(t, testWorld(t, 0), "chunks", true)
+	ch.keep = true
+	for _, c := range []struct{ n, writes int }{
+		{1, 1}, {writeChunk - 1, 1}, {writeChunk, 1}, {writeChunk + 1, 2}, {3*writeChunk + 5, 4},
+	} {
+		p := make([]byte, c.n)
+		for i := range p {
+			p[i] = byte(i * 7)
+		}
+		ch.got, ch.writes, ch.most = ch.got[:0], 0, 0
+		if err := s.write(p); err != nil {
+			t.Fatal(err)
+		}
+		if ch.writes != c.writes || ch.most > writeChunk || !bytes.Equal(ch.got, p) {
+			t.Errorf("%d bytes: %d writes (want %d), longest %d, same bytes %v", c.n, ch.writes, c.writes, ch.most, bytes.Equal(ch.got, p))
+		}
 	}
 }

@@ -325,6 +325,7 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 		s.srv.m.write.Observe(time.Since(t1).Seconds())
 		s.srv.m.frames.Inc()
 	}
+	r.Release() // the channel has copied b
 }
 
 // camera points a spectator's HUD at the followed snake or the free camera.

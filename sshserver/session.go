@@ -465,10 +465,26 @@ func (s *session) finish(k *ctl) {
 	}
 }
 
-// write sends p to the terminal in one Write under the stall watchdog.
+// writeChunk is the most a session hands its channel in one Write. x/crypto
+// keeps a channel's packet buffer and its cipher's sealing buffer at the
+// size of the largest packet the channel ever sent, so a session's first
+// frame (a whole repaint, often several KiB) would hold two buffers of its
+// size for the session's life. In a crowd 99.7 % of frames are smaller
+// (docs/BENCHMARKS-loadtest.md) and still go out as one packet.
+const writeChunk = 2 << 10
+
+// write sends p to the terminal under the stall watchdog: in one Write,
+// or in pieces of writeChunk bytes when it is longer.
 func (s *session) write(p []byte) error {
 	s.writeStart.Store(time.Now().UnixNano())
-	n, err := s.ch.Write(p)
+	var n int
+	var err error
+	for len(p) > 0 && err == nil {
+		var k int
+		k, err = s.ch.Write(p[:min(len(p), writeChunk)])
+		n += k
+		p = p[k:]
+	}
 	s.writeStart.Store(0)
 	s.srv.m.bytes.Add(float64(n))
 	return err
