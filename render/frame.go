@@ -38,11 +38,11 @@ const (
 // makes the area smaller (see Fit). All state below is in area
 // coordinates and sized for the area.
 type Renderer struct {
+	cols, rows   int // the drawn area
+	tcols, trows int // the terminal
+	ox, oy       int // the area's top-left cell on the terminal
+	budget       int // cells the area may hold; 0: no budget
 	prof         Profile
-	cols, rows   int  // the drawn area
-	tcols, trows int  // the terminal
-	ox, oy       int  // the area's top-left cell on the terminal
-	budget       int  // cells the area may hold; 0: no budget
 	full         bool // the next frame repaints everything
 	entered      bool // the alternate screen was entered
 
@@ -95,9 +95,9 @@ type Renderer struct {
 
 	// Overlays: the HUD's pieces over the playfield (inc.go): where they
 	// were drawn in the last frame (ovl) and go in this one (nw).
-	ovl, nw   [maxOvl]rect
+	ovl, nw   [maxOvl]orect
 	novl, nnw int
-	rst       [maxOvl]rect // last frame's overlays composed again this frame (restore)
+	rst       [maxOvl]orect // last frame's overlays composed again this frame (restore)
 	nrst      int
 	boxS      boxState  // death or help box (hud.go)
 	rowsKey   rowsKey   // what the status row shows (hud.go)

@@ -153,7 +153,8 @@ func noneHidden(t *testing.T, r, ref *Renderer, v *game.View, h *HUD) (covered i
 			if r.next[i] != ref.next[i] {
 				t.Fatalf("tick %d: cell %d,%d shows %+v over a snake, want %+v", v.Tick, x, y, r.next[i], ref.next[i])
 			}
-			for _, o := range r.ovl[:r.novl] {
+			for _, p := range r.ovl[:r.novl] {
+				o := p.unpack()
 				if x >= o.x0 && x < o.x1 && y >= o.y0 && y < o.y1 && o != r.hintAt {
 					covered++
 				}

@@ -18,6 +18,14 @@ const _ uint32 = 1<<((MaxCols+span-1)/span) - 1
 // rect is a screen rectangle [x0, x1) x [y0, y1).
 type rect struct{ x0, y0, x1, y1 int }
 
+// orect is a rect on the screen (every coordinate within 0..MaxCols or
+// 0..MaxRows) as the overlay lists keep it: a quarter of rect's size,
+// which keeps the Renderer a size class smaller.
+type orect struct{ x0, y0, x1, y1 int16 }
+
+func (o rect) pack() orect   { return orect{int16(o.x0), int16(o.y0), int16(o.x1), int16(o.y1)} }
+func (o orect) unpack() rect { return rect{int(o.x0), int(o.y0), int(o.x1), int(o.y1)} }
+
 // markAll makes the encoder diff every cell.
 func (r *Renderer) markAll() {
 	for y := range r.mask {
@@ -46,7 +54,7 @@ func (r *Renderer) addOvl(o rect) {
 	if o.x0 >= o.x1 || o.y0 >= o.y1 || r.nnw == maxOvl {
 		return
 	}
-	r.nw[r.nnw] = o
+	r.nw[r.nnw] = o.pack()
 	r.nnw++
 	for y := o.y0; y < o.y1; y++ {
 		r.markSpan(y, o.x0, o.x1)
@@ -59,16 +67,17 @@ func (r *Renderer) addOvl(o rect) {
 // feed line or the radar that stays where it was costs no compose.
 func (r *Renderer) restore(v *game.View, own int) {
 next:
-	for _, o := range r.ovl[:r.novl] {
+	for _, p := range r.ovl[:r.novl] {
 		for _, n := range r.nw[:r.nnw] {
-			if n == o {
+			if n == p {
 				continue next
 			}
 		}
+		o := p.unpack()
 		for y := o.y0; y < o.y1; y++ {
 			r.pfSpan(v, own, y-r.pfTop, o.x0, o.x1)
 		}
-		r.rst[r.nrst] = o
+		r.rst[r.nrst] = p
 		r.nrst++
 	}
 }
@@ -83,9 +92,9 @@ func (r *Renderer) unchanged(v *game.View, o rect) bool {
 	if !r.inc {
 		return false
 	}
-	was := false
+	was, po := false, o.pack()
 	for _, p := range r.ovl[:r.novl] {
-		if p == o {
+		if p == po {
 			was = true
 			break
 		}
@@ -93,7 +102,8 @@ func (r *Renderer) unchanged(v *game.View, o rect) bool {
 	if !was {
 		return false
 	}
-	for _, p := range r.rst[:r.nrst] {
+	for _, q := range r.rst[:r.nrst] {
+		p := q.unpack()
 		if o.x0 < p.x1 && p.x0 < o.x1 && o.y0 < p.y1 && p.y0 < o.y1 {
 			return false
 		}

@@ -313,7 +313,8 @@ func (r *Renderer) placeTag(v *game.View, s *game.SnakeInfo, h headAt, i int) bo
 // (those laid out already; for a new tag, all).
 func (r *Renderer) tagBlocked(x, y, n, upto, gap int) bool {
 	a := rect{x - gap, r.pfTop + y, x + n + gap, r.pfTop + y + 1}
-	for _, o := range r.nw[:r.nnw] {
+	for _, p := range r.nw[:r.nnw] {
+		o := p.unpack()
 		if a.x0 < o.x1 && o.x0 < a.x1 && a.y0 < o.y1 && o.y0 < a.y1 {
 			return true
 		}

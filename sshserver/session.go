@@ -469,9 +469,11 @@ func (s *session) finish(k *ctl) {
 // keeps a channel's packet buffer and its cipher's sealing buffer at the
 // size of the largest packet the channel ever sent, so a session's first
 // frame (a whole repaint, often several KiB) would hold two buffers of its
-// size for the session's life. In a crowd 99.7 % of frames are smaller
+// size for the session's life. 2,000 bytes keep both within 2 KiB (the
+// packet adds a 9-byte header, sealing at most 20 bytes of padding and a
+// 16-byte tag). In a crowd 99.7 % of frames are smaller
 // (docs/BENCHMARKS-loadtest.md) and still go out as one packet.
-const writeChunk = 2 << 10
+const writeChunk = 2000
 
 // write sends p to the terminal under the stall watchdog: in one Write,
 // or in pieces of writeChunk bytes when it is longer.
