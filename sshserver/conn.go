@@ -43,24 +43,60 @@ func (c *conn) why(def cause) cause {
 	return c.reason
 }
 
-// serveConn runs one accepted connection: the handshake under a deadline,
-// the admission checks, then its control loop until it closes. This
-// goroutine is the connection's only one besides x/crypto's three and the
-// session's reader and writer.
+// serveConn runs one accepted connection: the handshake under a deadline
+// on this goroutine, then the admission checks and the control loop until
+// the connection closes on a fresh one, which then is the connection's
+// only goroutine besides x/crypto's three and the session's reader and
+// writer. The handshake's deep calls (authentication, signatures) grow a
+// stack to 8 KiB, and the control loop parks too deep in it for the
+// garbage collector ever to shrink it (a quarter of it, with the runtime's
+// margin); a fresh goroutine stays at 4 KiB (docs/BENCHMARKS-loadtest.md,
+// issue 13's fourth look). The accept loop counted the connection in s.wg
+// once; endConn, on whichever goroutine ends it, marks it done.
 func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
-	defer raw.Close()
-	remote := raw.RemoteAddr().String()
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("panic in connection", "remote", remote, "panic", r)
-		}
+	var k *ctl
+	func() {
+		defer s.recoverConn(raw, "panic in connection")
+		pprof.SetGoroutineLabels(s.labels) // x/crypto's goroutines inherit it
+		k = s.handshake(raw, pending)
 	}()
-	pprof.SetGoroutineLabels(s.labels) // x/crypto's goroutines inherit it
-	// The connection counts as unauthenticated until it is admitted, so
-	// refused ones waiting for their channel open stay under that cap.
-	defer s.unauth.done(pending)
-	if !s.waitSlot(pending) {
+	if k == nil {
+		s.endConn(raw, pending)
 		return
+	}
+	go func() {
+		defer s.endConn(raw, pending)
+		defer s.recoverConn(raw, "panic in connection")
+		s.serve(k, pending)
+	}()
+}
+
+// recoverConn logs a panic of a connection's goroutine, which ends it.
+func (s *Server) recoverConn(raw net.Conn, msg string) {
+	if r := recover(); r != nil {
+		s.log.Error(msg, "remote", raw.RemoteAddr().String(), "panic", r)
+	}
+}
+
+// endConn closes the connection, takes it off the unauthenticated list
+// (where it counts until admitted, so refused ones waiting for their
+// channel open stay under that cap) and the server's list, and marks it
+// done in s.wg.
+func (s *Server) endConn(raw net.Conn, pending *unauthEntry) {
+	s.unauth.done(pending)
+	raw.Close()
+	s.mu.Lock()
+	delete(s.raws, raw)
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+// handshake runs the SSH handshake on raw, once the connection has a
+// handshake slot, and returns the connection's control state, or nil when
+// it must close.
+func (s *Server) handshake(raw net.Conn, pending *unauthEntry) *ctl {
+	if !s.waitSlot(pending) {
+		return nil
 	}
 	if tc, ok := raw.(*net.TCPConn); ok {
 		if s.cfg.SendBuffer > 0 {
@@ -68,6 +104,7 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		}
 		tc.SetNoDelay(true)
 	}
+	remote := raw.RemoteAddr().String()
 	raw.SetDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
 	sc, chans, reqs, err := ssh.NewServerConn(raw, s.ssh)
 	if err != nil {
@@ -80,23 +117,26 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		}
 		s.m.handshake.WithLabelValues(why.String()).Inc()
 		s.log.Debug("handshake failed", "remote", remote, "cause", why.String(), "err", err)
-		return
+		return nil
 	}
 	raw.SetDeadline(time.Time{})
 	c := &conn{raw: raw, ssh: sc, key: keyOf(sc.Permissions), idx: -1}
 	c.log = s.log.With("remote", remote, "user", quote(sc.User()), "client", quote(string(sc.ClientVersion())))
-	k := &ctl{srv: s, c: c, chans: chans, greqs: reqs}
+	return &ctl{srv: s, c: c, chans: chans, greqs: reqs}
+}
 
-	// Runs last: no keepalive request outlives the connection.
-	defer c.pings.Wait()
+// serve admits the handshaken connection and runs its control loop until
+// it closes.
+func (s *Server) serve(k *ctl, pending *unauthEntry) {
+	c := k.c
 	defer func() {
+		c.ssh.Close()
 		c.pmu.Lock()
 		c.over = true
 		c.pmu.Unlock()
+		c.pings.Wait() // no keepalive request outlives the connection
 	}()
-	defer sc.Close()
-
-	key := ipKey(raw.RemoteAddr())
+	key := ipKey(c.raw.RemoteAddr())
 	why, ok := s.conns.admit(key)
 	select {
 	case <-s.stopping:
@@ -124,7 +164,6 @@ func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 		s.addConn(c)
 		defer s.removeConn(c)
 	}
-
 	c.log.Info("disconnect", "reason", s.channels(k).String())
 }
 

@@ -82,7 +82,7 @@ func New(cfg Config, w game.Host) (*Server, error) {
 	s := &Server{
 		cfg:      cfg,
 		w:        w,
-		log:      cfg.Logger,
+		log:      slog.New(shallow{cfg.Logger.Handler()}),
 		m:        newMetrics(),
 		unauth:   newUnauthSet(cfg.MaxHandshakes, cfg.MaxHandshakesPerIP, cfg.HandshakeQueue),
 		conns:    connSet{max: cfg.MaxSessions, perIP: cfg.MaxPerIP},
@@ -261,16 +261,8 @@ func (s *Server) accept(ln net.Listener) error {
 		s.mu.Lock()
 		s.raws[c] = struct{}{}
 		s.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer func() {
-				s.mu.Lock()
-				delete(s.raws, c)
-				s.mu.Unlock()
-			}()
-			s.serveConn(c, e)
-		}()
+		s.wg.Add(1) // done by endConn
+		go s.serveConn(c, e)
 	}
 }
 

@@ -3,6 +3,7 @@ package sshserver
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net"
 	"net/netip"
 	"runtime"
@@ -392,12 +393,59 @@ func TestServeDoesNotTick(t *testing.T) {
 // TestDeep: deep runs its function to the end before returning, on a
 // goroutine of its own that is gone afterwards (so is its stack), and
 // raises its panic in the caller.
-func TestDeep(t *testing.T) {
-	gid := func() string { // "goroutine N " of the caller
-		b := make([]byte, 64)
-		b = b[:runtime.Stack(b, false)]
-		return string(b[:bytes.IndexByte(b, '[')])
+// gid is "goroutine N " of the caller.
+func gid() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	return string(b[:bytes.IndexByte(b, '[')])
+}
+
+// goneHandler is a slog.Handler that keeps what it handles and on which
+// goroutine.
+type goneHandler struct {
+	slog.Handler
+	got *[]string
+}
+
+func (h goneHandler) Handle(ctx context.Context, r slog.Record) error {
+	*h.got = append(*h.got, gid())
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h goneHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return goneHandler{h.Handler.WithAttrs(as), h.got}
+}
+
+func (h goneHandler) WithGroup(name string) slog.Handler {
+	return goneHandler{h.Handler.WithGroup(name), h.got}
+}
+
+// TestShallowLog: the server's logger writes each record on another
+// goroutine (deep), whole, with the logger's attributes and groups, and
+// only at the levels the wrapped handler takes.
+func TestShallowLog(t *testing.T) {
+	var buf bytes.Buffer
+	var on []string
+	inner := goneHandler{slog.NewTextHandler(&buf, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}), &on}
+	log := slog.New(shallow{inner}).With("remote", "1.2.3.4:5").WithGroup("g")
+	log.Info("connect", "user", "ann")
+	log.Debug("not shown")
+	if want := "level=INFO msg=connect remote=1.2.3.4:5 g.user=ann\n"; buf.String() != want {
+		t.Errorf("logged %q, want %q", buf.String(), want)
 	}
+	if len(on) != 1 || on[0] == gid() {
+		t.Errorf("handled on %q, the caller is %q", on, gid())
+	}
+}
+
+func TestDeep(t *testing.T) {
 	var inner string
 	deep(func() { inner = gid() })
 	if inner == "" {
