@@ -34,11 +34,14 @@ cluster: build
 	wait
 
 # The README's test command: vet (here and for macOS, so nothing in the tests
-# is Linux-only by accident), then every test under the race detector.
+# is Linux-only by accident), then every test under the race detector, then
+# the allocation counts without it (under it sync.Pool drops items, so the
+# frame path's counts are skipped there).
 test:
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -run 'Allocs' ./render ./sshserver
 
 # Every package's benchmarks, 5 runs each (for benchstat). About 20 min on
 # the 2-core machine, 15 of them in ./render (its scenario runs and the

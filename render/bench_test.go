@@ -302,20 +302,31 @@ func TestScenarioTargets(t *testing.T) {
 // every 15 ticks) in the standard scenario, the radar (its scans and
 // refreshes) for a player alone.
 func TestZeroAllocs(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {200, 60}, {30, 10}} {
-		s, h := scenario()
-		h.Hint = true
-		s.feedKills(15)
-		r := New(ANSI16, sz[0], sz[1])
-		for i := 0; i < 2*trimAfter; i++ { // past the output buffer's trim
-			s.step()
-			r.Frame(&s.v, h)
+	for _, borrow := range []bool{false, true} {
+		if borrow && raceEnabled {
+			continue // make test runs it without the race detector too
 		}
-		if n := testing.AllocsPerRun(200, func() {
-			s.step()
-			r.Frame(&s.v, h)
-		}); n != 0 {
-			t.Errorf("%v: %v allocs per frame", sz, n)
+		for _, sz := range [][2]int{{80, 24}, {200, 60}, {30, 10}} {
+			s, h := scenario()
+			h.Hint = true
+			s.feedKills(15)
+			r := New(ANSI16, sz[0], sz[1])
+			if borrow { // as a session draws: pooled grid, Release after each frame
+				lean(r)
+			}
+			frame := func() {
+				s.step()
+				r.Frame(&s.v, h)
+				if borrow {
+					r.Release()
+				}
+			}
+			for i := 0; i < 2*trimAfter; i++ { // past the output buffer's trim
+				frame()
+			}
+			if n := testing.AllocsPerRun(200, frame); n != 0 {
+				t.Errorf("%v, borrowing %v: %v allocs per frame", sz, borrow, n)
+			}
 		}
 	}
 	v, h := alone()

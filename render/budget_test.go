@@ -156,8 +156,9 @@ func TestBudgetHeld(t *testing.T) {
 // BenchmarkBudgetMem reports the heap a renderer on a 500x200 terminal
 // holds, without a budget and with budgets of 320x100, 250x80, 200x60 and
 // 160x50 cells (areas of 500x200's shape: 283x113, 224x89, 173x69,
-// 141x56): after its first frame (a full repaint: the buffer sized for it
-// is held) and after 200 frames (the buffer trimmed).
+// 141x56), between frames as a session keeps it (the output buffer given
+// back with Release after each frame): after its first frame (a full
+// repaint) and after 200 frames.
 func BenchmarkBudgetMem(b *testing.B) {
 	for _, c := range []struct {
 		name   string
@@ -174,11 +175,12 @@ func BenchmarkBudgetMem(b *testing.B) {
 				runtime.ReadMemStats(&m0)
 				rs := make([]*Renderer, n)
 				for i := range rs {
-					rs[i] = NewBudget(ANSI16, MaxCols, MaxRows, c.budget)
+					rs[i] = lean(NewBudget(ANSI16, MaxCols, MaxRows, c.budget))
 				}
 				s.step()
 				for _, r := range rs {
 					r.Frame(&s.v, hud)
+					r.Release() // as a session does once the frame is written
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&m1)
@@ -186,6 +188,7 @@ func BenchmarkBudgetMem(b *testing.B) {
 					s.step()
 					for _, r := range rs {
 						r.Frame(&s.v, hud)
+						r.Release()
 					}
 				}
 				runtime.GC()

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sshserver
+
+const raceEnabled = false
