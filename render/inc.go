@@ -108,34 +108,27 @@ func (r *Renderer) unchanged(v *game.View, o rect) bool {
 			return false
 		}
 	}
-	nt := game.TilesW(v.W)
 	wy := wrap1(r.camY+2*(o.y0-r.pfTop), v.H)
 	wy1 := wy + 1
 	if wy1 == v.H {
 		wy1 = 0
 	}
-	if fw := game.FreshWords(v.W); v.Tick == r.prevTick+1 && len(v.Fresh) == fw*game.TilesH(v.H) {
-		// The last frame drew the tick before: the tiles changed since
-		// are the view's Fresh bits (8 KB a view, where the stamps are
-		// 512 KB and their reads here missed the cache).
-		f0 := v.Fresh[wy/game.TileH*fw : (wy/game.TileH+1)*fw]
-		f1 := v.Fresh[wy1/game.TileH*fw : (wy1/game.TileH+1)*fw]
-		for x, n := mod(r.camX+o.x0, v.W), o.x1-o.x0; n > 0; {
-			if t := x / game.TileW; (f0[t/64]|f1[t/64])>>(t%64)&1 != 0 {
-				return false
-			}
-			step := min(game.TileW-x%game.TileW, v.W-x)
-			n -= step
-			if x += step; x == v.W {
-				x = 0
-			}
-		}
-		return true
+	// When the last frame drew the tick before, the tiles changed since are
+	// the view's Fresh bits (8 KB a view, where the stamps are 512 KB and
+	// their reads here missed the cache); else the stamps say.
+	fw, nt := game.FreshWords(v.W), game.TilesW(v.W)
+	fresh := v.Tick == r.prevTick+1 && len(v.Fresh) == fw*game.TilesH(v.H)
+	var f0, f1, d0, d1 []uint64
+	if fresh {
+		f0 = v.Fresh[wy/game.TileH*fw : (wy/game.TileH+1)*fw]
+		f1 = v.Fresh[wy1/game.TileH*fw : (wy1/game.TileH+1)*fw]
+	} else {
+		d0 = v.Dirty[wy/game.TileH*nt : (wy/game.TileH+1)*nt]
+		d1 = v.Dirty[wy1/game.TileH*nt : (wy1/game.TileH+1)*nt]
 	}
-	d0 := v.Dirty[wy/game.TileH*nt : (wy/game.TileH+1)*nt]
-	d1 := v.Dirty[wy1/game.TileH*nt : (wy1/game.TileH+1)*nt]
 	for x, n := mod(r.camX+o.x0, v.W), o.x1-o.x0; n > 0; {
-		if t := x / game.TileW; d0[t] > r.prevTick || d1[t] > r.prevTick {
+		t := x / game.TileW
+		if fresh && (f0[t/64]|f1[t/64])>>(t%64)&1 != 0 || !fresh && (d0[t] > r.prevTick || d1[t] > r.prevTick) {
 			return false
 		}
 		step := min(game.TileW-x%game.TileW, v.W-x)
