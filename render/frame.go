@@ -171,9 +171,9 @@ const (
 
 // CellBytes is the renderer state held per drawn cell: its cell grid and
 // the output buffer as sized for a full repaint (bufPerCell bytes a cell).
-// A renderer of a w x h area holds about CellBytes*w*h bytes after a
-// resize or a full repaint; see docs/BENCHMARKS-render.md for the measured
-// heap.
+// A renderer of a w x h area holds at most about CellBytes*w*h bytes, the
+// buffer only until Release; see docs/BENCHMARKS-render.md for the
+// measured heap.
 const CellBytes = 2 + bufPerCell // a grid of 2-byte cells, the buffer
 
 // Resize sets the terminal size (clamped to 1..MaxCols, 1..MaxRows) and
