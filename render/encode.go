@@ -469,16 +469,17 @@ func raw(c []cell) []byte {
 // span is how many cells diffRow compares at once before looking closer.
 const span = 16
 
-// diffRow sends what changed in row y, in the spans its mask marks.
-func (r *Renderer) diffRow(y int) {
+// diffRow sends what changed in row y, in the spans its mask marks, and
+// returns how many cells it drew (an erased run counts as one).
+func (r *Renderer) diffRow(y int) (n int) {
 	m := r.mask[y]
 	if m == 0 {
-		return
+		return 0
 	}
 	w := r.cols
 	prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
 	if m == r.allMask && bytes.Equal(raw(prev), raw(next)) {
-		return
+		return 0
 	}
 	for ; m != 0; m &= m - 1 {
 		x0 := bits.TrailingZeros32(m) * span
@@ -490,6 +491,7 @@ func (r *Renderer) diffRow(y int) {
 			if prev[x] == next[x] {
 				continue
 			}
+			n++
 			if next[x] == blank && r.erase(prev, next, x, y) {
 				continue
 			}
@@ -498,6 +500,7 @@ func (r *Renderer) diffRow(y int) {
 			prev[x] = next[x]
 		}
 	}
+	return n
 }
 
 // erase clears a run of cells that should become blank, starting at x, with
@@ -791,17 +794,25 @@ func (r *Renderer) encode(full bool, dx, dy int) {
 	} else if r.pfRows > 0 && (dx != 0 || dy != 0) {
 		r.moveCamera(dx, dy)
 	}
-	if !full && r.greedy() {
+	if !full && r.sparse && r.greedy() {
 		return
 	}
+	n := 0
 	for y := 0; y < r.rows; y++ {
-		r.diffRow(y)
+		n += r.diffRow(y)
 	}
+	r.sparse = n <= greedyTry
 }
 
 // greedyMax is the most changed cells greedy orders; larger frames go row
 // by row.
 var greedyMax = 16
+
+// greedyTry: greedy is tried only after a frame that drew at most this
+// many cells row by row (or was sent by greedy). In a crowd nearly every
+// frame changes more than greedyMax cells, and a greedy pass that gives
+// up has scanned for nothing (docs/BENCHMARKS-render.md).
+var greedyTry = 16
 
 // greedy sends a small frame's changed cells cheapest-next-first (cursor
 // motion plus pen change plus glyph); it reports false, having sent

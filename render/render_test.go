@@ -369,3 +369,28 @@ func TestGlyphs(t *testing.T) {
 		}
 	}
 }
+
+// TestGreedyPays: in the standard scenario (a few snakes, frames of a few
+// changed cells) the greedy order still pays now that it is tried only
+// after a small frame (greedyTry): at least 3 % fewer bytes than row order
+// over 600 frames (6.0 % measured; 6.5 % when it was tried on every
+// frame).
+func TestGreedyPays(t *testing.T) {
+	sum := func(gmax int) int {
+		defer func(old int) { greedyMax = old }(greedyMax)
+		greedyMax = gmax
+		s, h := scenario()
+		r := New(ANSI16, 80, 24)
+		n := 0
+		for range 600 {
+			s.step()
+			n += len(r.Frame(&s.v, h))
+		}
+		return n
+	}
+	greedy, rows := sum(greedyMax), sum(0)
+	if float64(greedy) > 0.97*float64(rows) {
+		t.Errorf("greedy %d bytes, row order %d: want at least 3 %% fewer", greedy, rows)
+	}
+	t.Logf("greedy %d bytes, row order %d (%.1f %%)", greedy, rows, 100*float64(greedy)/float64(rows))
+}
