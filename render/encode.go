@@ -801,18 +801,15 @@ func (r *Renderer) encode(full bool, dx, dy int) {
 	for y := 0; y < r.rows; y++ {
 		n += r.diffRow(y)
 	}
-	r.sparse = n <= greedyTry
+	r.sparse = n <= greedyMax
 }
 
 // greedyMax is the most changed cells greedy orders; larger frames go row
-// by row.
+// by row. Greedy is tried only after a frame that drew at most this many
+// cells (r.sparse): in a crowd nearly every frame changes more, and a
+// greedy pass that gives up has scanned for nothing
+// (docs/BENCHMARKS-render.md).
 var greedyMax = 16
-
-// greedyTry: greedy is tried only after a frame that drew at most this
-// many cells row by row (or was sent by greedy). In a crowd nearly every
-// frame changes more than greedyMax cells, and a greedy pass that gives
-// up has scanned for nothing (docs/BENCHMARKS-render.md).
-var greedyTry = 16
 
 // greedy sends a small frame's changed cells cheapest-next-first (cursor
 // motion plus pen change plus glyph); it reports false, having sent

@@ -45,7 +45,7 @@ type Renderer struct {
 	prof         Profile
 	full         bool // the next frame repaints everything
 	entered      bool // the alternate screen was entered
-	sparse       bool // the last frame drew at most greedyTry cells: try greedy
+	sparse       bool // the last frame drew at most greedyMax cells: try greedy
 
 	// prev is what the area shows. next is what this frame wants: a grid
 	// borrowed for one Frame (grids), since after every frame it equals

@@ -390,9 +390,6 @@ func TestServeDoesNotTick(t *testing.T) {
 	}
 }
 
-// TestDeep: deep runs its function to the end before returning, on a
-// goroutine of its own that is gone afterwards (so is its stack), and
-// raises its panic in the caller.
 // gid is "goroutine N " of the caller.
 func gid() string {
 	b := make([]byte, 64)
@@ -420,10 +417,17 @@ func (h goneHandler) WithGroup(name string) slog.Handler {
 	return goneHandler{h.Handler.WithGroup(name), h.got}
 }
 
-// TestShallowLog: the server's logger writes each record on another
-// goroutine (deep), whole, with the logger's attributes and groups, and
-// only at the levels the wrapped handler takes.
+// TestShallowLog: the server logs through shallow, which writes each
+// record on another goroutine (deep), whole, with the logger's attributes
+// and groups, and only at the levels the wrapped handler takes.
 func TestShallowLog(t *testing.T) {
+	srv, err := New(testConfig(t), testWorld(t, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := srv.log.Handler().(shallow); !ok {
+		t.Errorf("the server logs through %T, not shallow", srv.log.Handler())
+	}
 	var buf bytes.Buffer
 	var on []string
 	inner := goneHandler{slog.NewTextHandler(&buf, &slog.HandlerOptions{
@@ -445,6 +449,9 @@ func TestShallowLog(t *testing.T) {
 	}
 }
 
+// TestDeep: deep runs its function to the end before returning, on a
+// goroutine of its own that is gone afterwards (so is its stack), and
+// raises its panic in the caller.
 func TestDeep(t *testing.T) {
 	var inner string
 	deep(func() { inner = gid() })
