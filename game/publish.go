@@ -38,9 +38,12 @@ func (w *World) publish() {
 		atomic.AddUint64(&w.skipped, 1)
 		return
 	}
-	if v.sync(w.grid, &w.logs, w.seq, w.tick) {
+	w.cells = cellMap(w.cells, w.w, w.h)
+	replayed := v.sync(w.grid, &w.logs, w.seq, w.tick, w.cells)
+	if replayed {
 		w.markExpired(v, v.Tick, w.tick)
 	}
+	v.index(replayed, w.cells)
 	v.st.seq = w.seq
 	if w.seq == 0 {
 		v.st.seq = 0 // tick 0 has no log; force a full copy next time
@@ -88,10 +91,11 @@ func nextView(pool *[]*View, cur *View, w, h, maxSnakes int) *View {
 }
 
 // sync brings v's pixels and tile marks to grid as of step seq (tick):
-// it replays the logs of the steps since v's and reports true, or, when
+// it replays the logs of the steps since v's, notes the last step's cells
+// in cells (index) and reports true, or, when
 // v is new, further behind than the logs reach or not older than tick,
 // copies grid whole and marks every tile. It does not set v's step or tick.
-func (v *View) sync(grid []Pixel, logs *[logN][]change, seq, tick uint64) bool {
+func (v *View) sync(grid []Pixel, logs *[logN][]change, seq, tick uint64, cells []uint64) bool {
 	clear(v.Fresh)
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
 		copy(v.Pix, grid)
@@ -101,6 +105,6 @@ func (v *View) sync(grid []Pixel, logs *[logN][]change, seq, tick uint64) bool {
 	for s := v.st.seq + 1; s <= seq; s++ {
 		v.apply(logs[s%logN], tick)
 	}
-	v.freshen(logs[seq%logN])
+	v.freshen(logs[seq%logN], cells)
 	return true
 }

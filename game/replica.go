@@ -24,6 +24,7 @@ type Replica struct {
 	grid      []Pixel
 	snakes    []SnakeInfo // by slot, Rank unused; len maxSnakes
 	logs      [logN][]change
+	cells     []uint64 // publish: the last delta's cells (View.index)
 	top       [TopN]int32
 	ntop      int
 	players   int
@@ -664,7 +665,8 @@ func (r *Replica) publish() {
 		r.skipped.Add(1)
 		return
 	}
-	v.sync(r.grid, &r.logs, r.seq, r.tick)
+	r.cells = cellMap(r.cells, r.w, r.h)
+	v.index(v.sync(r.grid, &r.logs, r.seq, r.tick, r.cells), r.cells)
 	v.st.seq = r.seq
 	v.Tick = r.tick
 	v.Snakes = append(v.Snakes[:0], r.snakes[:r.nslots]...)

@@ -1,8 +1,10 @@
 package game
 
+import "math/bits"
+
 // This file keeps View.Dirty, per-tile ticks of the last visible change,
-// and View.Fresh, the tiles the last step changed, maintained in
-// O(changes) per publish.
+// View.Fresh, the tiles the last step changed, and View.FreshX, the cells
+// it changed, maintained in O(changes) per publish.
 
 // TilesW is the number of tile columns of a world w pixels wide.
 func TilesW(w int) int { return (w + TileW - 1) / TileW }
@@ -44,17 +46,61 @@ func (v *View) apply(log []change, t uint64) {
 	}
 }
 
-// freshen sets the Fresh bits of the tiles log touches: log is the last
-// step's, whatever earlier steps a buffer replays (a reader that drew the
-// tick before has seen those).
-func (v *View) freshen(log []change) {
-	w, fw, f := v.W, uint(FreshWords(v.W)), v.Fresh
+// freshen sets the Fresh bits of the tiles log touches and the bits of
+// its cells in cells (index): log is the last step's, whatever earlier
+// steps a buffer replays (a reader that drew the tick before has seen
+// those).
+func (v *View) freshen(log []change, cells []uint64) {
+	w, fw, cw, f := v.W, uint(FreshWords(v.W)), uint(cellWords(v.W)), v.Fresh
 	inv := recip(w)
 	for _, c := range log {
-		y := uint(uint64(c.i) * inv >> recipShift)     // y = i / w, see recip
-		tx, ty := (uint(c.i)-y*uint(w))/TileW, y/TileH // unsigned: shifts, no sign fixes
+		y := uint(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
+		x := uint(c.i) - y*uint(w)
+		tx, ty := x/TileW, y/TileH // unsigned: shifts, no sign fixes
 		f[ty*fw+tx/64] |= 1 << (tx % 64)
+		cells[ty*cw+x/64] |= 1 << (x % 64)
 	}
+}
+
+// cellWords is the number of words of a cell map's tile row for a world w
+// pixels wide: one bit a column.
+func cellWords(w int) int { return (w + 63) / 64 }
+
+// cellMap returns cells, or a new cell map when it is not one for a world
+// of w x h pixels: per tile row, a bit for each column where a pixel of
+// the row changed (freshen, markExpired), all clear between publishes
+// (index clears what it reads).
+func cellMap(cells []uint64, w, h int) []uint64 {
+	if n := cellWords(w) * TilesH(h); len(cells) != n {
+		return make([]uint64, n)
+	}
+	return cells
+}
+
+// index sets FreshX and FreshAt from the cell map freshen and markExpired
+// filled, clearing it, or leaves FreshAt empty when the view was copied
+// whole (replayed false; the map is clear then).
+func (v *View) index(replayed bool, cells []uint64) {
+	if !replayed {
+		v.FreshAt = v.FreshAt[:0]
+		return
+	}
+	th, cw := TilesH(v.H), cellWords(v.W)
+	at, xs := v.FreshAt[:0], v.FreshX[:0]
+	for r := range th {
+		at = append(at, int32(len(xs)))
+		row := cells[r*cw : (r+1)*cw]
+		for k, m := range row {
+			if m == 0 {
+				continue
+			}
+			row[k] = 0
+			for ; m != 0; m &= m - 1 {
+				xs = append(xs, uint16(k*64+bits.TrailingZeros64(m)))
+			}
+		}
+	}
+	v.FreshX, v.FreshAt = xs, append(at, int32(len(xs)))
 }
 
 // markExpired marks, at tick t, the tiles of every live snake whose spawn
@@ -73,6 +119,7 @@ func (w *World) markExpired(v *View, from, t uint64) {
 	}
 	inv, tw, fw := recip(w.w), uint(TilesW(w.w)), uint(FreshWords(w.w))
 	keep := w.prot[:0]
+	cw := uint(cellWords(w.w))
 	for _, slot := range w.prot {
 		s := &w.snakes[slot]
 		if s.protUntil <= oldest {
@@ -84,9 +131,11 @@ func (w *World) markExpired(v *View, from, t uint64) {
 		}
 		for k := 0; k < s.n; k++ {
 			y := uint(uint64(s.at(k)) * inv >> recipShift) // y = i / w, see recip
-			tx, ty := (uint(s.at(k))-y*uint(w.w))/TileW, y/TileH
+			x := uint(s.at(k)) - y*uint(w.w)
+			tx, ty := x/TileW, y/TileH
 			v.Dirty[ty*tw+tx] = t
 			v.Fresh[ty*fw+tx/64] |= 1 << (tx % 64)
+			w.cells[ty*cw+x/64] |= 1 << (x % 64)
 		}
 	}
 	w.prot = keep

@@ -1,7 +1,9 @@
 package game
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -36,7 +38,7 @@ func TestDirtyTiles(t *testing.T) {
 	var hist []snap
 	var held []*View
 	tw, fw := TilesW(cfg.W), FreshWords(cfg.W)
-	marked, checked, freshChecked := 0, 0, 0
+	marked, checked, freshChecked, cellChecked, indexed := 0, 0, 0, 0, 0
 	for tk := 0; tk < 1500; tk++ {
 		script(t, w, uint64(tk), 1, false)
 		v := w.Acquire()
@@ -62,6 +64,12 @@ func TestDirtyTiles(t *testing.T) {
 				}
 				if h.tick == v.Tick-1 {
 					freshChecked++
+					if len(v.FreshAt) > 0 {
+						if !inFreshX(v, x, y) {
+							t.Fatalf("tick %d: pixel %d,%d changed since tick %d but is not in FreshX", v.Tick, x, y, h.tick)
+						}
+						cellChecked++
+					}
 				}
 			}
 		}
@@ -80,6 +88,12 @@ func TestDirtyTiles(t *testing.T) {
 		for i := range v.Snakes {
 			if v.Shielded(i) != (v.Tick < v.Snakes[i].ProtectedUntil) {
 				t.Fatalf("tick %d: slot %d protected until %d, Shielded %v", v.Tick, i, v.Snakes[i].ProtectedUntil, v.Shielded(i))
+			}
+		}
+		if len(v.FreshAt) > 0 {
+			indexed++
+			if err := freshXShape(v); err != nil {
+				t.Fatal(err)
 			}
 		}
 		for ty := range TilesH(cfg.H) {
@@ -101,8 +115,9 @@ func TestDirtyTiles(t *testing.T) {
 			held = held[1:]
 		}
 	}
-	if checked == 0 || marked == 0 || freshChecked == 0 {
-		t.Fatalf("nothing checked (%d changes, %d marks, %d against the tick before)", checked, marked, freshChecked)
+	if checked == 0 || marked == 0 || freshChecked == 0 || cellChecked == 0 || indexed < 100 {
+		t.Fatalf("nothing checked (%d changes, %d marks, %d against the tick before, %d of them against FreshX; %d of 1500 views indexed)",
+			checked, marked, freshChecked, cellChecked, indexed)
 	}
 	// Not everything is dirty every tick: the marks follow the changes.
 	v := w.Acquire()
@@ -133,4 +148,33 @@ func TestRecip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// freshXShape checks the shape of v's cell index: one offset a tile row
+// and one more, ascending; each row's columns ascending, unique, within the
+// world, each in a Fresh tile.
+func freshXShape(v *View) error {
+	th, fw := TilesH(v.H), FreshWords(v.W)
+	if len(v.FreshAt) != th+1 || v.FreshAt[0] != 0 || int(v.FreshAt[th]) != len(v.FreshX) {
+		return fmt.Errorf("tick %d: FreshAt has %d offsets (want %d), first %d, last %d of %d columns",
+			v.Tick, len(v.FreshAt), th+1, v.FreshAt[0], v.FreshAt[len(v.FreshAt)-1], len(v.FreshX))
+	}
+	for ty := range th {
+		row := v.FreshX[v.FreshAt[ty]:v.FreshAt[ty+1]]
+		for i, x := range row {
+			if i > 0 && x <= row[i-1] || int(x) >= v.W {
+				return fmt.Errorf("tick %d: tile row %d columns %v not ascending and within the world", v.Tick, ty, row)
+			}
+			if tx := int(x) / TileW; v.Fresh[ty*fw+tx/64]>>(tx%64)&1 == 0 {
+				return fmt.Errorf("tick %d: column %d of tile row %d is in FreshX but its tile is not Fresh", v.Tick, x, ty)
+			}
+		}
+	}
+	return nil
+}
+
+// inFreshX reports whether pixel (x, y) is in v's cell index.
+func inFreshX(v *View, x, y int) bool {
+	_, ok := slices.BinarySearch(v.FreshX[v.FreshAt[y/TileH]:v.FreshAt[y/TileH+1]], uint16(x))
+	return ok
 }

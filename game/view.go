@@ -144,6 +144,15 @@ type View struct {
 	// c at bit c%64 of its word c/64.
 	Fresh []uint64
 
+	// FreshX and FreshAt are Fresh to the cell: the world columns x,
+	// ascending and each once, where a pixel of tile row r (pixel rows
+	// r*TileH to r*TileH+TileH-1) may look different from tick Tick-1's
+	// are FreshX[FreshAt[r]:FreshAt[r+1]]. FreshAt is empty when the view
+	// was copied whole rather than brought up to date (every pixel may
+	// differ; Fresh has every bit set then).
+	FreshX  []uint16
+	FreshAt []int32
+
 	// Shield holds one bit a slot (slot s at bit s%64 of word s/64), set
 	// when Snakes[s] is spawn-protected at Tick (Tick < ProtectedUntil):
 	// what a reader needs of a body pixel's snake, in a few cache lines.

@@ -143,8 +143,14 @@ func sameView(a, b *View) error {
 // dirtyCovers checks that v.Dirty marks, after tick from, every tile whose
 // pixels differ from prev and every tile of a snake whose protection ended
 // after from, and that v.Fresh marks only tiles dirty at v.Tick and, when
-// from is the tick before, every tile that changed.
+// from is the tick before, every tile that changed, and FreshX (when the
+// view has it) every such pixel.
 func dirtyCovers(v *View, prev []Pixel, from uint64) error {
+	if len(v.FreshAt) > 0 {
+		if err := freshXShape(v); err != nil {
+			return err
+		}
+	}
 	tw, fw := TilesW(v.W), FreshWords(v.W)
 	tile := func(i int32, w int) int { return int(i)/w/TileH*tw + int(i)%w/TileW }
 	fresh := func(i int) bool {
@@ -171,6 +177,9 @@ func dirtyCovers(v *View, prev []Pixel, from uint64) error {
 		}
 		if (p != prev[i] || exp) && from == v.Tick-1 && !fresh(i) {
 			return fmt.Errorf("pixel %d (%d,%d) changed after tick %d, the tick before, and its tile is not Fresh", i, i%v.W, i/v.W, from)
+		}
+		if (p != prev[i] || exp) && from == v.Tick-1 && len(v.FreshAt) > 0 && !inFreshX(v, i%v.W, i/v.W) {
+			return fmt.Errorf("pixel %d (%d,%d) changed after tick %d, the tick before, and is not in FreshX", i, i%v.W, i/v.W, from)
 		}
 		if (p != prev[i] || exp) && v.Dirty[tile(int32(i), v.W)] <= from {
 			return fmt.Errorf("pixel %d (%d,%d) changed after tick %d (%x -> %x, expired %v), its tile is not dirty (%d)",

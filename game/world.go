@@ -236,6 +236,7 @@ type World struct {
 	fruit   int
 	chg     []change // grid changes since the last publish (step seq's log)
 	logs    [logN][]change
+	cells   []uint64   // publish: the last step's cells (View.index)
 	roomQ   []roomNode // bots' flood-fill queue (see room), 4*roomCap long
 	prot    []int32    // slots spawned recently enough that protection may still expire into a view
 	spawnq  []int32

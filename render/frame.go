@@ -650,26 +650,33 @@ func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own 
 			}
 		}
 		for x := x0; x < x1; x++ {
-			a, b := top[x], bot[x]
-			if a == 0 && b == 0 {
+			if a, b := top[x], bot[x]; a == 0 && b == 0 {
 				row[x] = blank
-				continue
-			}
-			if (a|b)&kindBits == kindBits { // a head, or fruit over body
-				if a&kindBits == headBits {
-					r.seeHead(a.Slot(), wx+x, wy)
-				}
-				if b&kindBits == headBits {
-					r.seeHead(b.Slot(), wx+x, mod(wy+1, v.H))
-				}
-			}
-			if mono {
-				row[x] = txt(monoGlyph[max(class(v, a, own), class(v, b, own))], def, def)
 			} else {
-				row[x] = px(colour(v, a, own), colour(v, b, own))
+				row[x] = r.pixCell(v, a, b, own, mono, wx+x, wy)
 			}
 		}
 	}
+}
+
+// pixCell is the cell that shows pixel a, world pixel (wx, wy), over pixel
+// b, the one below it; it notes the heads among them (seeHead).
+func (r *Renderer) pixCell(v *game.View, a, b game.Pixel, own int, mono bool, wx, wy int) cell {
+	if a == 0 && b == 0 {
+		return blank
+	}
+	if (a|b)&kindBits == kindBits { // a head, or fruit over body
+		if a&kindBits == headBits {
+			r.seeHead(a.Slot(), wx, wy)
+		}
+		if b&kindBits == headBits {
+			r.seeHead(b.Slot(), wx, mod(wy+1, v.H))
+		}
+	}
+	if mono {
+		return txt(monoGlyph[max(class(v, a, own), class(v, b, own))], def, def)
+	}
+	return px(colour(v, a, own), colour(v, b, own))
 }
 
 func class(v *game.View, p game.Pixel, own int) int {

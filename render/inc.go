@@ -2,6 +2,7 @@ package render
 
 import (
 	"math/bits"
+	"slices"
 
 	"snaked/game"
 )
@@ -164,6 +165,9 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 	switch {
 	case v.Tick == r.lastTick:
 		return // the same tick: nothing changed
+	case v.Tick == r.lastTick+1 && len(v.FreshAt) == game.TilesH(v.H)+1 && len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
+		r.freshCells(v, own)
+		return
 	case v.Tick == r.lastTick+1 && len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
 		r.freshTiles(v, own)
 		return
@@ -211,49 +215,97 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 // dirty tiles are the view's Fresh bits, found a word (64 tiles) at a
 // time.
 func (r *Renderer) freshTiles(v *game.View, own int) {
+	for sy := 0; sy < r.pfRows; sy++ {
+		r.freshRow(v, own, sy)
+	}
+}
+
+// freshRow is freshTiles for playfield row sy.
+func (r *Renderer) freshRow(v *game.View, own, sy int) {
 	const tw = game.TileW
 	mono, w, fw := r.prof == Mono, r.cols, game.FreshWords(v.W)
+	y0 := mod(r.camY+2*sy, v.H)
+	y1 := y0 + 1
+	if y1 == v.H {
+		y1 = 0
+	}
+	t0, t1 := y0/game.TileH, y1/game.TileH
+	f0 := v.Fresh[t0*fw : (t0+1)*fw]
+	f1 := f0
+	if t1 != t0 {
+		f1 = v.Fresh[t1*fw : (t1+1)*fw]
+	}
+	top, bot := v.Pix[y0*v.W:(y0+1)*v.W], v.Pix[y1*v.W:(y1+1)*v.W]
+	y := r.pfTop + sy
+	row := r.next[y*w : (y+1)*w]
+	// Screen columns [x, x+n) show world columns [wx, wx+n), tiles [a, b].
+	for x, wx := 0, r.camX; x < w; {
+		n := min(w-x, v.W-wx)
+		a, b := wx/tw, (wx+n-1)/tw
+		for k := a / 64; k <= b/64; k++ {
+			m := f0[k] | f1[k]
+			if k == a/64 {
+				m &= ^uint64(0) << (a % 64)
+			}
+			if k == b/64 && b%64 != 63 {
+				m &= 1<<(b%64+1) - 1
+			}
+			for m != 0 {
+				// a run of dirty tiles [t, e) within word k
+				s := bits.TrailingZeros64(m)
+				run := bits.TrailingZeros64(^(m >> s))
+				t := k*64 + s
+				p, q := max(t*tw, wx), min((t+run)*tw, wx+n)
+				xs := x + p - wx
+				r.segment(v, row[xs:xs+q-p], top[p:q], bot[p:q], own, mono, p, y0)
+				r.markSpan(y, xs, xs+q-p)
+				if s+run == 64 {
+					break
+				}
+				m &^= (1<<run - 1) << s
+			}
+		}
+		x += n
+		wx = 0
+	}
+}
+
+// freshCells is dirtyTiles for a view one tick after the last frame's that
+// lists the cells the tick changed (View.FreshX): it composes only those,
+// and marks for the encoder only the spans where one now differs from
+// what the terminal shows (r.next starts as r.prev).
+func (r *Renderer) freshCells(v *game.View, own int) {
+	mono, w := r.prof == Mono, r.cols
 	for sy := 0; sy < r.pfRows; sy++ {
 		y0 := mod(r.camY+2*sy, v.H)
 		y1 := y0 + 1
 		if y1 == v.H {
 			y1 = 0
 		}
-		t0, t1 := y0/game.TileH, y1/game.TileH
-		f0 := v.Fresh[t0*fw : (t0+1)*fw]
-		f1 := f0
-		if t1 != t0 {
-			f1 = v.Fresh[t1*fw : (t1+1)*fw]
+		t := y0 / game.TileH
+		if y1/game.TileH != t {
+			// The last row of a world of odd height over the first: two
+			// tile rows (and a rare row).
+			r.freshRow(v, own, sy)
+			continue
+		}
+		cols := v.FreshX[v.FreshAt[t]:v.FreshAt[t+1]]
+		if len(cols) == 0 {
+			continue
 		}
 		top, bot := v.Pix[y0*v.W:(y0+1)*v.W], v.Pix[y1*v.W:(y1+1)*v.W]
 		y := r.pfTop + sy
 		row := r.next[y*w : (y+1)*w]
-		// Screen columns [x, x+n) show world columns [wx, wx+n), tiles
-		// [a, b].
+		// Screen columns [x, x+n) show world columns [wx, wx+n).
 		for x, wx := 0, r.camX; x < w; {
 			n := min(w-x, v.W-wx)
-			a, b := wx/tw, (wx+n-1)/tw
-			for k := a / 64; k <= b/64; k++ {
-				m := f0[k] | f1[k]
-				if k == a/64 {
-					m &= ^uint64(0) << (a % 64)
-				}
-				if k == b/64 && b%64 != 63 {
-					m &= 1<<(b%64+1) - 1
-				}
-				for m != 0 {
-					// a run of dirty tiles [t, e) within word k
-					s := bits.TrailingZeros64(m)
-					run := bits.TrailingZeros64(^(m >> s))
-					t := k*64 + s
-					p, q := max(t*tw, wx), min((t+run)*tw, wx+n)
-					xs := x + p - wx
-					r.segment(v, row[xs:xs+q-p], top[p:q], bot[p:q], own, mono, p, y0)
-					r.markSpan(y, xs, xs+q-p)
-					if s+run == 64 {
-						break
-					}
-					m &^= (1<<run - 1) << s
+			i, _ := slices.BinarySearch(cols, uint16(wx))
+			for ; i < len(cols) && int(cols[i]) < wx+n; i++ {
+				c := int(cols[i])
+				sx := x + c - wx
+				if nc := r.pixCell(v, top[c], bot[c], own, mono, c, y0); nc != row[sx] {
+					row[sx] = nc
+					r.mask[y] |= 1 << (sx / span)
 				}
 			}
 			x += n

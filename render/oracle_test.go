@@ -214,6 +214,9 @@ func session(t *testing.T, seed uint64, frames int) {
 			h.Cam.X += rng.IntN(9) - 4
 			h.Cam.Y += rng.IntN(9) - 4
 		case k < 38:
+			// the renderer's three ways to an incremental frame: the
+			// view's changed cells, its changed tiles, or no marks at all
+			s.coarse = rng.IntN(3) == 0
 			s.hide(rng.IntN(4) == 0)
 		case k < 42:
 			// ticks this session did not draw (latest wins)

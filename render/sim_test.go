@@ -2,6 +2,7 @@ package render
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"snaked/game"
 )
@@ -15,6 +16,10 @@ type sim struct {
 	snakes []simSnake
 	dirty  []uint64 // View.Dirty, kept even while hidden
 	fresh  []uint64 // View.Fresh, likewise
+	freshX []uint16 // View.FreshX, likewise
+	freshA []int32  // View.FreshAt, likewise
+	hidden bool     // hide: the view shows no Dirty, Fresh or FreshX
+	coarse bool     // the view shows Dirty and Fresh but not FreshX
 	every  int      // feedKills
 	kills  int      // made-up kills so far
 }
@@ -35,7 +40,8 @@ func newSim(seed uint64, w, h, n, l, fruit int) *sim {
 	s.v = game.View{W: w, H: h, Pix: make([]game.Pixel, w*h), Snakes: make([]game.SnakeInfo, n)}
 	s.dirty = make([]uint64, game.TilesW(w)*game.TilesH(h))
 	s.fresh = make([]uint64, game.FreshWords(w)*game.TilesH(h))
-	s.v.Dirty, s.v.Fresh = s.dirty, s.fresh
+	s.freshA = make([]int32, game.TilesH(h)+1)
+	s.expose()
 	c := game.Point{X: w / 2, Y: h / 2}
 	for i := 0; i < n; i++ {
 		p := c
@@ -61,21 +67,39 @@ func newSim(seed uint64, w, h, n, l, fruit int) *sim {
 
 func (s *sim) set(p game.Point, px game.Pixel) { s.put(p.Y*s.v.W+p.X, px) }
 
-// put writes pixel i and marks its tile changed at this tick.
+// put writes pixel i and marks its tile and cell changed at this tick.
 func (s *sim) put(i int, px game.Pixel) {
 	s.v.Pix[i] = px
 	w := s.v.W
-	tx, ty := i%w/game.TileW, i/w/game.TileH
+	x, y := i%w, i/w
+	tx, ty := x/game.TileW, y/game.TileH
 	s.dirty[ty*game.TilesW(w)+tx] = s.v.Tick
 	s.fresh[ty*game.FreshWords(w)+tx/64] |= 1 << (tx % 64)
+	at := s.freshA
+	if k, ok := slices.BinarySearch(s.freshX[at[ty]:at[ty+1]], uint16(x)); !ok {
+		s.freshX = slices.Insert(s.freshX, int(at[ty])+k, uint16(x))
+		for r := ty + 1; r < len(at); r++ {
+			at[r]++
+		}
+	}
+	s.expose()
 }
 
-// hide hides View.Dirty and View.Fresh (the renderer then composes whole
-// frames) or shows them again.
+// hide hides View.Dirty, View.Fresh and View.FreshX (the renderer then
+// composes whole frames) or shows them again.
 func (s *sim) hide(on bool) {
-	s.v.Dirty, s.v.Fresh = s.dirty, s.fresh
-	if on {
+	s.hidden = on
+	s.expose()
+}
+
+// expose points the view at what the sim keeps, as hidden and coarse say.
+func (s *sim) expose() {
+	s.v.Dirty, s.v.Fresh, s.v.FreshX, s.v.FreshAt = s.dirty, s.fresh, s.freshX, s.freshA
+	if s.hidden {
 		s.v.Dirty, s.v.Fresh = nil, nil
+	}
+	if s.hidden || s.coarse {
+		s.v.FreshX, s.v.FreshAt = nil, nil
 	}
 }
 
@@ -84,6 +108,9 @@ func (s *sim) hide(on bool) {
 func (s *sim) tick() {
 	s.v.Tick++
 	clear(s.fresh)
+	clear(s.freshA)
+	s.freshX = s.freshX[:0]
+	s.expose()
 	for i, sn := range s.snakes {
 		if sn.alive && s.v.Snakes[i].ProtectedUntil == s.v.Tick {
 			for _, p := range sn.body {
