@@ -142,9 +142,17 @@ func (r *Renderer) glyph(c cell) (f, b uint8, g string, cost int) {
 
 // putCell draws c at the cursor with the cheapest glyph for the pen.
 func (r *Renderer) putCell(c cell) {
-	f, b, g, _ := r.glyph(c)
-	r.pen(f, b)
-	r.out = append(r.out, g...)
+	g, ok := r.asIs(c)
+	if !ok {
+		var f, b uint8
+		f, b, g, _ = r.glyph(c)
+		r.pen(f, b)
+	}
+	if len(g) == 3 { // a half or full block: no call to copy three bytes
+		r.out = append(r.out, g[0], g[1], g[2])
+	} else {
+		r.out = append(r.out, g...)
+	}
 	if r.cx+r.ox == r.tcols-1 {
 		r.cx = -1 // pending wrap: only CR, CHA and CUP are safe now
 	} else {
@@ -152,6 +160,39 @@ func (r *Renderer) putCell(c cell) {
 		// cell: never written, only moved away from.
 		r.cx++
 	}
+}
+
+// asIs returns the glyph that draws c with the pen as it is, if one does:
+// nothing is cheaper then, and glyph would choose the same (most cells of
+// a frame take this way, without weighing pens).
+func (r *Renderer) asIs(c cell) (string, bool) {
+	f, b := c.fg(), c.bg()
+	switch {
+	case c.ch() != 0:
+		if f == r.pfg && b == r.pbg {
+			return glyphText[c.ch()], true
+		}
+	case f == b:
+		if b == r.pbg {
+			return " ", true
+		}
+		if f != def && f == r.pfg {
+			return full, true // any change of background costs more than its two bytes
+		}
+	case f == def:
+		if b == r.pfg && r.pbg == def {
+			return lower, true
+		}
+	case b == def:
+		if f == r.pfg && r.pbg == def {
+			return upper, true
+		}
+	case f == r.pfg && b == r.pbg:
+		return upper, true
+	case b == r.pfg && f == r.pbg:
+		return lower, true
+	}
+	return "", false
 }
 
 // reprintCost is what drawing the known cell c with the current pen, and
@@ -259,13 +300,13 @@ func (r *Renderer) emitH(kind, from, to int) {
 	case hCUF:
 		o = append(o, 0x1b, '[')
 		if to-from != 1 {
-			o = strconv.AppendInt(o, int64(to-from), 10)
+			o = appendNum(o, to-from)
 		}
 		o = append(o, 'C')
 	case hCUB:
 		o = append(o, 0x1b, '[')
 		if from-to != 1 {
-			o = strconv.AppendInt(o, int64(from-to), 10)
+			o = appendNum(o, from-to)
 		}
 		o = append(o, 'D')
 	case hBS:
@@ -275,7 +316,7 @@ func (r *Renderer) emitH(kind, from, to int) {
 	case hCHA:
 		o = append(o, 0x1b, '[')
 		if to+r.ox > 0 {
-			o = strconv.AppendInt(o, int64(to+r.ox+1), 10)
+			o = appendNum(o, to+r.ox+1)
 		}
 		o = append(o, 'G')
 	case hReprint:
@@ -340,7 +381,7 @@ func (r *Renderer) emitV(kind, from, to int) {
 		}
 		o = append(o, 0x1b, '[')
 		if n != 1 {
-			o = strconv.AppendInt(o, int64(n), 10)
+			o = appendNum(o, n)
 		}
 		o = append(o, f)
 	}
@@ -424,11 +465,11 @@ func (r *Renderer) move(m motion, x, y int) {
 		tx, ty := x+r.ox, y+r.oy
 		o := append(r.out, 0x1b, '[')
 		if ty > 0 || tx > 0 {
-			o = strconv.AppendInt(o, int64(ty+1), 10)
+			o = appendNum(o, ty+1)
 		}
 		if tx > 0 {
 			o = append(o, ';')
-			o = strconv.AppendInt(o, int64(tx+1), 10)
+			o = appendNum(o, tx+1)
 		}
 		r.out = append(o, 'H')
 	case pH:
@@ -449,11 +490,25 @@ func (r *Renderer) move(m motion, x, y int) {
 	r.cx, r.cy = x, y
 }
 
+// appendNum appends n in decimal: strconv.AppendInt, without a call for
+// the numbers frames are made of (below 1000).
+func appendNum(o []byte, n int) []byte {
+	switch {
+	case n < 0 || n >= 1000:
+		return strconv.AppendInt(o, int64(n), 10)
+	case n < 10:
+		return append(o, byte('0'+n))
+	case n < 100:
+		return append(o, byte('0'+n/10), byte('0'+n%10))
+	}
+	return append(o, byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10))
+}
+
 // csi appends ESC [ n f, with n omitted when 1.
 func (r *Renderer) csi(n int, f byte) {
 	o := append(r.out, 0x1b, '[')
 	if n != 1 {
-		o = strconv.AppendInt(o, int64(n), 10)
+		o = appendNum(o, n)
 	}
 	r.out = append(o, f)
 }
@@ -464,6 +519,13 @@ func raw(c []cell) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), len(c)*int(unsafe.Sizeof(c[0])))
+}
+
+// quad returns cells i to i+3 of c as one word, for comparing them at
+// once.
+func quad(c []cell, i int) uint64 {
+	_ = c[i+3]
+	return *(*uint64)(unsafe.Pointer(&c[i]))
 }
 
 // span is how many cells diffRow compares at once before looking closer.
@@ -489,6 +551,11 @@ func (r *Renderer) diffRow(y int) (n int) {
 		}
 		for x := x0; x < x1; x++ {
 			if prev[x] == next[x] {
+				// Skip the equal cells after it four at a time, up to a
+				// word with a change, which the loop looks at cell by cell.
+				for x+5 <= x1 && quad(prev, x+1) == quad(next, x+1) {
+					x += 4
+				}
 				continue
 			}
 			n++
@@ -536,7 +603,7 @@ func (r *Renderer) erase(prev, next []cell, x, y int) bool {
 		r.out = append(r.out, 0x1b, '[', 'K')
 	} else {
 		o := append(r.out, 0x1b, '[')
-		o = strconv.AppendInt(o, int64(e-x), 10)
+		o = appendNum(o, e-x)
 		r.out = append(o, 'X')
 	}
 	for i := x; i < e; i++ {
@@ -770,9 +837,9 @@ func (r *Renderer) encode(full bool, dx, dy int) {
 		if r.pfRows > 0 {
 			r.top, r.bot = r.pfTop, r.pfTop+r.pfRows-1
 			o := append(r.out, 0x1b, '[')
-			o = strconv.AppendInt(o, int64(r.oy+r.top+1), 10)
+			o = appendNum(o, r.oy+r.top+1)
 			o = append(o, ';')
-			o = strconv.AppendInt(o, int64(r.oy+r.bot+1), 10)
+			o = appendNum(o, r.oy+r.bot+1)
 			r.out = append(o, 'r')
 		} else {
 			// The region is the whole terminal; vok's idea of it (the

@@ -2,7 +2,6 @@ package render
 
 import (
 	"math/bits"
-	"slices"
 
 	"snaked/game"
 )
@@ -276,34 +275,50 @@ func (r *Renderer) freshRow(v *game.View, own, sy int) {
 // what the terminal shows (r.next starts as r.prev).
 func (r *Renderer) freshCells(v *game.View, own int) {
 	mono, w := r.prof == Mono, r.cols
+	y0 := mod(r.camY, v.H) - 2
 	for sy := 0; sy < r.pfRows; sy++ {
-		y0 := mod(r.camY+2*sy, v.H)
+		if y0 += 2; y0 >= v.H {
+			y0 -= v.H
+		}
 		y1 := y0 + 1
 		if y1 == v.H {
 			y1 = 0
 		}
 		t := y0 / game.TileH
 		if y1/game.TileH != t {
-			// The last row of a world of odd height over the first: two
-			// tile rows (and a rare row).
+			// Two tile rows: in a world of odd height the camera's rows
+			// can start on odd pixel rows.
 			r.freshRow(v, own, sy)
 			continue
 		}
-		cols := v.FreshX[v.FreshAt[t]:v.FreshAt[t+1]]
-		if len(cols) == 0 {
+		a, b := v.FreshAt[t], v.FreshAt[t+1]
+		if a == b {
 			continue
 		}
+		cols := v.FreshX[a:b]
 		top, bot := v.Pix[y0*v.W:(y0+1)*v.W], v.Pix[y1*v.W:(y1+1)*v.W]
 		y := r.pfTop + sy
 		row := r.next[y*w : (y+1)*w]
 		// Screen columns [x, x+n) show world columns [wx, wx+n).
 		for x, wx := 0, r.camX; x < w; {
 			n := min(w-x, v.W-wx)
-			i, _ := slices.BinarySearch(cols, uint16(wx))
+			// the first column at or right of wx (slices.BinarySearch, inline)
+			i, j := 0, len(cols)
+			for i < j {
+				if h := int(uint(i+j) >> 1); int(cols[h]) < wx {
+					i = h + 1
+				} else {
+					j = h
+				}
+			}
 			for ; i < len(cols) && int(cols[i]) < wx+n; i++ {
 				c := int(cols[i])
 				sx := x + c - wx
-				if nc := r.pixCell(v, top[c], bot[c], own, mono, c, y0); nc != row[sx] {
+				nc := blank
+				if top[c]|bot[c] != 0 {
+					nc = r.pixCell(v, top[c], bot[c], own, mono, c, y0)
+				}
+				if nc != row[sx] {
 					row[sx] = nc
 					r.mask[y] |= 1 << (sx / span)
 				}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -393,4 +394,14 @@ func TestGreedyPays(t *testing.T) {
 		t.Errorf("greedy %d bytes, row order %d: want at least 3 %% fewer", greedy, rows)
 	}
 	t.Logf("greedy %d bytes, row order %d (%.1f %%)", greedy, rows, 100*float64(greedy)/float64(rows))
+}
+
+// TestAppendNum checks appendNum against strconv on both sides of its
+// fast paths' bounds.
+func TestAppendNum(t *testing.T) {
+	for n := -12; n <= 1012; n++ {
+		if got, want := string(appendNum([]byte("x"), n)), "x"+strconv.Itoa(n); got != want {
+			t.Fatalf("appendNum(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
