@@ -405,3 +405,42 @@ func TestAppendNum(t *testing.T) {
 		}
 	}
 }
+
+// TestAsIs checks putCell's shortcut against glyph on every pen and every
+// pixel cell, and text cells: when asIs finds a glyph, glyph picks the
+// same one, needs no pen change, and nothing costs less; and asIs finds
+// one whenever glyph needs no pen change.
+func TestAsIs(t *testing.T) {
+	for _, prof := range []Profile{ANSI16, ANSI256, TrueColor} {
+		r := New(prof, 80, 24)
+		cells := []cell{txt('a', def, def), txt('x', 3, 5), txt(0x01, 7, def)}
+		for f := range uint8(ncol) {
+			for b := range uint8(ncol) {
+				cells = append(cells, px(f, b), txt('#', f, b))
+			}
+		}
+		hits := 0
+		for pf := range uint8(ncol) {
+			for pb := range uint8(ncol) {
+				r.pfg, r.pbg = pf, pb
+				for _, c := range cells {
+					gf, gb, gg, cost := r.glyph(c)
+					sgr, _ := r.sgrPlan(gf, gb)
+					g, ok := r.asIs(c)
+					if ok && (g != gg || sgr != 0 || cost != len(g)) {
+						t.Fatalf("%v pen %d/%d cell %04x: asIs %q, glyph %q with pen %d/%d at cost %d", prof, pf, pb, uint16(c), g, gg, gf, gb, cost)
+					}
+					if !ok && sgr == 0 {
+						t.Fatalf("%v pen %d/%d cell %04x: glyph draws %q with the pen as it is, asIs found nothing", prof, pf, pb, uint16(c), gg)
+					}
+					if ok {
+						hits++
+					}
+				}
+			}
+		}
+		if hits == 0 {
+			t.Fatalf("%v: asIs never found a glyph", prof)
+		}
+	}
+}
