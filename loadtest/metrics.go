@@ -149,6 +149,11 @@ type MetricsStats struct {
 	MeanFrameBytes float64 `json:"mean_frame_bytes,omitempty"`
 	// Ticks sessions skipped because their writer was busy (latest wins).
 	FramesSkipped float64 `json:"frames_skipped,omitempty"`
+	// Mean wall time of one frame's rendering and of its write, in the
+	// window (snaked_render_seconds and snaked_write_seconds): where a
+	// session's time goes, read without a profiler.
+	RenderUs float64 `json:"render_us,omitempty"`
+	WriteUs  float64 `json:"write_us,omitempty"`
 	// Go heap and goroutine stacks in use at the end (client_golang's Go
 	// collector), to tell what the RSS is made of.
 	HeapInuseMiB  float64 `json:"heap_inuse_mib,omitempty"`
@@ -182,6 +187,8 @@ func metricsStats(url, tick string, before, after model.Vector) MetricsStats {
 		k0, _ := gauge(before, "snaked_frames_skipped_total")
 		m.FramesSkipped = k1 - k0
 	}
+	m.RenderUs = 1e6 * meanDelta(before, after, "snaked_render_seconds")
+	m.WriteUs = 1e6 * meanDelta(before, after, "snaked_write_seconds")
 	if b := histBuckets(after, tick); len(b) > 0 {
 		a0 := histBuckets(before, tick)
 		m.TickP50ms = 1000 * histQuantile(0.50, a0, b)
@@ -206,6 +213,23 @@ func metricsStats(url, tick string, before, after model.Vector) MetricsStats {
 		m.Error = fmt.Sprintf("no histogram or summary named %q", tick)
 	}
 	return m.finite()
+}
+
+// meanDelta is the mean of the observations of histogram or summary name
+// between two scrapes (the growth of its _sum over that of its _count); 0
+// when there were none.
+func meanDelta(before, after model.Vector, name string) float64 {
+	c1, ok := gauge(after, name+"_count")
+	if !ok {
+		return 0
+	}
+	c0, _ := gauge(before, name+"_count")
+	s1, _ := gauge(after, name+"_sum")
+	s0, _ := gauge(before, name+"_sum")
+	if c1 <= c0 {
+		return 0
+	}
+	return (s1 - s0) / (c1 - c0)
 }
 
 // finite replaces NaN (no observations) with 0, which JSON can carry.

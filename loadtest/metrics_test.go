@@ -168,7 +168,9 @@ func TestScrapeRegistry(t *testing.T) {
 	bytesSent := prometheus.NewCounter(prometheus.CounterOpts{Name: "snaked_bytes_sent_total"})
 	skipped := prometheus.NewCounter(prometheus.CounterOpts{Name: "snaked_frames_skipped_total"})
 	sessions := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "snaked_sessions"}, []string{"kind"})
-	reg.MustRegister(tick, frames, bytesSent, skipped, sessions, collectors.NewGoCollector())
+	render := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "snaked_render_seconds", Buckets: []float64{1e-5, 1e-4}})
+	write := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "snaked_write_seconds", Buckets: []float64{1e-5, 1e-4}})
+	reg.MustRegister(tick, frames, bytesSent, skipped, sessions, render, write, collectors.NewGoCollector())
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
 
@@ -178,6 +180,7 @@ func TestScrapeRegistry(t *testing.T) {
 	}
 	frames.Add(500)
 	bytesSent.Add(10_000)
+	render.Observe(0.5) // before the window: must not count
 	before, err := scrape(context.Background(), srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +199,10 @@ func TestScrapeRegistry(t *testing.T) {
 	frames.Add(2000)
 	bytesSent.Add(300_000)
 	skipped.Add(3)
+	for _, us := range []float64{10, 20, 30, 40} {
+		render.Observe(us / 1e6)
+		write.Observe(us / 2e6)
+	}
 	sessions.WithLabelValues("player").Set(7)
 	sessions.WithLabelValues("spectator").Set(2)
 	after, err := scrape(context.Background(), srv.URL)
@@ -213,6 +220,9 @@ func TestScrapeRegistry(t *testing.T) {
 	}
 	if m.FramesSent != 2000 || m.BytesSent != 300_000 || m.MeanFrameBytes != 150 || m.FramesSkipped != 3 {
 		t.Errorf("frames/bytes in the window %+v", m)
+	}
+	if math.Abs(m.RenderUs-25) > 1e-6 || math.Abs(m.WriteUs-12.5) > 1e-6 {
+		t.Errorf("render / write us %v / %v, want the window's means 25 / 12.5", m.RenderUs, m.WriteUs)
 	}
 	if m.Goroutines < 1 || m.HeapInuseMiB <= 0 || m.StackInuseMiB <= 0 {
 		t.Errorf("Go collector %+v", m)

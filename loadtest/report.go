@@ -187,6 +187,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 			}
 			return fmt.Sprintf("%.0f / %.0f", m.HeapInuseMiB, m.StackInuseMiB)
 		})
+		row("server render / write us per frame (mean wall time)", func(c *Report) string {
+			m := c.Metrics
+			if m == nil || m.RenderUs == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f / %.1f", m.RenderUs, m.WriteUs)
+		})
 		row("server frames sent / skipped (latest wins)", func(c *Report) string {
 			m := c.Metrics
 			if m == nil || m.FramesSent == 0 {
