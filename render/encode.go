@@ -435,16 +435,22 @@ func (r *Renderer) plan(x, y int) motion {
 		} else {
 			m.try(chaCost(x+r.ox), pH, hCHA, 0)
 		}
-		c, k := r.hplan(-r.ox, x)
-		m.try(1+c, pCRH, k, 0)
+		// CR and a motion from the first column beats the motions above
+		// (CHA among them) only to the first column itself, where CR is
+		// all of it.
+		if x+r.ox == 0 {
+			m.try(1, pCRH, hNone, 0)
+		}
 	} else if r.cy >= 0 && r.vok(r.cy, y) {
 		vc, v := vplan(r.cy, y)
 		if r.cx >= 0 {
 			c, k := r.hplan(r.cx, x)
 			m.try(vc+c, pVH, k, v)
 		}
-		c, k := r.hplan(-r.ox, x)
-		m.try(1+vc+c, pCRVH, k, v)
+		if r.cx < 0 || x+r.ox == 0 { // likewise
+			c, k := r.hplan(-r.ox, x)
+			m.try(1+vc+c, pCRVH, k, v)
+		}
 	}
 	return m
 }
