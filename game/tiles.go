@@ -77,7 +77,7 @@ func cellMap(cells []uint64, w, h int) []uint64 {
 	return cells
 }
 
-// index sets FreshX and FreshAt from the cell map freshen and markExpired
+// index sets FreshX, FreshPix and FreshAt from the cell map freshen and markExpired
 // filled, clearing it, or leaves FreshAt empty when the view was copied
 // whole (replayed false; the map is clear then).
 func (v *View) index(replayed bool, cells []uint64) {
@@ -85,22 +85,32 @@ func (v *View) index(replayed bool, cells []uint64) {
 		v.FreshAt = v.FreshAt[:0]
 		return
 	}
-	th, cw := TilesH(v.H), cellWords(v.W)
-	at, xs := v.FreshAt[:0], v.FreshX[:0]
+	th, cw, w := TilesH(v.H), cellWords(v.W), v.W
+	at, xs, ps := v.FreshAt[:0], v.FreshX[:0], v.FreshPix[:0]
 	for r := range th {
 		at = append(at, int32(len(xs)))
 		row := cells[r*cw : (r+1)*cw]
+		top := v.Pix[r*TileH*w : (r*TileH+1)*w]
+		bot := top[:0] // none below the last row of a world of odd height
+		if r*TileH+1 < v.H {
+			bot = v.Pix[(r*TileH+1)*w : (r*TileH+2)*w]
+		}
 		for k, m := range row {
 			if m == 0 {
 				continue
 			}
 			row[k] = 0
 			for ; m != 0; m &= m - 1 {
-				xs = append(xs, uint16(k*64+bits.TrailingZeros64(m)))
+				x := k*64 + bits.TrailingZeros64(m)
+				var b Pixel
+				if len(bot) > 0 {
+					b = bot[x]
+				}
+				xs, ps = append(xs, uint16(x)), append(ps, top[x], b)
 			}
 		}
 	}
-	v.FreshX, v.FreshAt = xs, append(at, int32(len(xs)))
+	v.FreshX, v.FreshPix, v.FreshAt = xs, ps, append(at, int32(len(xs)))
 }
 
 // markExpired marks, at tick t, the tiles of every live snake whose spawn

@@ -24,7 +24,7 @@ func look(v *View, p Pixel) uint32 {
 // publishes and get fully copied).
 func TestDirtyTiles(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.W, cfg.H, cfg.MaxSnakes, cfg.Bots, cfg.Seed = 100, 60, 40, 12, 5 // W, H not tile multiples
+	cfg.W, cfg.H, cfg.MaxSnakes, cfg.Bots, cfg.Seed = 100, 61, 40, 12, 5 // W, H not tile multiples
 	cfg.Protect, cfg.StartLen = 7, 14
 	w, err := New(cfg)
 	if err != nil {
@@ -152,10 +152,10 @@ func TestRecip(t *testing.T) {
 
 // freshXShape checks the shape of v's cell index: one offset a tile row
 // and one more, ascending; each row's columns ascending, unique, within the
-// world, each in a Fresh tile.
+// world, each in a Fresh tile, with its pixels in FreshPix.
 func freshXShape(v *View) error {
 	th, fw := TilesH(v.H), FreshWords(v.W)
-	if len(v.FreshAt) != th+1 || v.FreshAt[0] != 0 || int(v.FreshAt[th]) != len(v.FreshX) {
+	if len(v.FreshAt) != th+1 || v.FreshAt[0] != 0 || int(v.FreshAt[th]) != len(v.FreshX) || len(v.FreshPix) != 2*len(v.FreshX) {
 		return fmt.Errorf("tick %d: FreshAt has %d offsets (want %d), first %d, last %d of %d columns",
 			v.Tick, len(v.FreshAt), th+1, v.FreshAt[0], v.FreshAt[len(v.FreshAt)-1], len(v.FreshX))
 	}
@@ -167,6 +167,14 @@ func freshXShape(v *View) error {
 			}
 			if tx := int(x) / TileW; v.Fresh[ty*fw+tx/64]>>(tx%64)&1 == 0 {
 				return fmt.Errorf("tick %d: column %d of tile row %d is in FreshX but its tile is not Fresh", v.Tick, x, ty)
+			}
+			k := int(v.FreshAt[ty]) + i
+			var bot Pixel
+			if y := ty*TileH + 1; y < v.H {
+				bot = v.Pix[y*v.W+int(x)]
+			}
+			if top := v.Pix[ty*TileH*v.W+int(x)]; v.FreshPix[2*k] != top || v.FreshPix[2*k+1] != bot {
+				return fmt.Errorf("tick %d: column %d of tile row %d: FreshPix %x/%x, Pix %x/%x", v.Tick, x, ty, v.FreshPix[2*k], v.FreshPix[2*k+1], top, bot)
 			}
 		}
 	}

@@ -153,6 +153,14 @@ type View struct {
 	FreshX  []uint16
 	FreshAt []int32
 
+	// FreshPix holds the pixels of FreshX's cells, two an entry:
+	// FreshPix[2i] is Pix at column FreshX[i] in its tile row's first
+	// pixel row, FreshPix[2i+1] in its second (0 below the last row of a
+	// world of odd height). A reader walking the index reads them here,
+	// a few kilobytes every reader shares, instead of from Pix, where each
+	// is a cache miss of its own.
+	FreshPix []Pixel
+
 	// Shield holds one bit a slot (slot s at bit s%64 of word s/64), set
 	// when Snakes[s] is spawn-protected at Tick (Tick < ProtectedUntil):
 	// what a reader needs of a body pixel's snake, in a few cache lines.

@@ -164,7 +164,8 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 	switch {
 	case v.Tick == r.lastTick:
 		return // the same tick: nothing changed
-	case v.Tick == r.lastTick+1 && len(v.FreshAt) == game.TilesH(v.H)+1 && len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
+	case v.Tick == r.lastTick+1 && len(v.FreshAt) == game.TilesH(v.H)+1 && len(v.FreshPix) == 2*len(v.FreshX) &&
+		len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
 		r.freshCells(v, own)
 		return
 	case v.Tick == r.lastTick+1 && len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
@@ -270,7 +271,8 @@ func (r *Renderer) freshRow(v *game.View, own, sy int) {
 }
 
 // freshCells is dirtyTiles for a view one tick after the last frame's that
-// lists the cells the tick changed (View.FreshX): it composes only those,
+// lists the cells the tick changed (View.FreshX, their pixels in
+// View.FreshPix, so that it does not read Pix): it composes only those,
 // and marks for the encoder only the spans where one now differs from
 // what the terminal shows (r.next starts as r.prev).
 func (r *Renderer) freshCells(v *game.View, own int) {
@@ -295,8 +297,7 @@ func (r *Renderer) freshCells(v *game.View, own int) {
 		if a == b {
 			continue
 		}
-		cols := v.FreshX[a:b]
-		top, bot := v.Pix[y0*v.W:(y0+1)*v.W], v.Pix[y1*v.W:(y1+1)*v.W]
+		cols, pix := v.FreshX[a:b], v.FreshPix[2*a:2*b]
 		y := r.pfTop + sy
 		row := r.next[y*w : (y+1)*w]
 		// Screen columns [x, x+n) show world columns [wx, wx+n).
@@ -315,8 +316,8 @@ func (r *Renderer) freshCells(v *game.View, own int) {
 				c := int(cols[i])
 				sx := x + c - wx
 				nc := blank
-				if top[c]|bot[c] != 0 {
-					nc = r.pixCell(v, top[c], bot[c], own, mono, c, y0)
+				if p, q := pix[2*i], pix[2*i+1]; p|q != 0 {
+					nc = r.pixCell(v, p, q, own, mono, c, y0)
 				}
 				if nc != row[sx] {
 					row[sx] = nc

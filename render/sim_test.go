@@ -14,14 +14,15 @@ type sim struct {
 	rng    *rand.Rand
 	v      game.View
 	snakes []simSnake
-	dirty  []uint64 // View.Dirty, kept even while hidden
-	fresh  []uint64 // View.Fresh, likewise
-	freshX []uint16 // View.FreshX, likewise
-	freshA []int32  // View.FreshAt, likewise
-	hidden bool     // hide: the view shows no Dirty, Fresh or FreshX
-	coarse bool     // the view shows Dirty and Fresh but not FreshX
-	every  int      // feedKills
-	kills  int      // made-up kills so far
+	dirty  []uint64     // View.Dirty, kept even while hidden
+	fresh  []uint64     // View.Fresh, likewise
+	freshX []uint16     // View.FreshX, likewise
+	freshA []int32      // View.FreshAt, likewise
+	freshP []game.Pixel // View.FreshPix, made from freshX as it is shown
+	hidden bool         // hide: the view shows no Dirty, Fresh or FreshX
+	coarse bool         // the view shows Dirty and Fresh but not FreshX
+	every  int          // feedKills
+	kills  int          // made-up kills so far
 }
 
 type simSnake struct {
@@ -95,11 +96,22 @@ func (s *sim) hide(on bool) {
 // expose points the view at what the sim keeps, as hidden and coarse say.
 func (s *sim) expose() {
 	s.v.Dirty, s.v.Fresh, s.v.FreshX, s.v.FreshAt = s.dirty, s.fresh, s.freshX, s.freshA
+	s.freshP = s.freshP[:0]
+	for t := range len(s.freshA) - 1 {
+		for _, x := range s.freshX[s.freshA[t]:s.freshA[t+1]] {
+			var bot game.Pixel
+			if y := t*game.TileH + 1; y < s.v.H {
+				bot = s.v.Pix[y*s.v.W+int(x)]
+			}
+			s.freshP = append(s.freshP, s.v.Pix[t*game.TileH*s.v.W+int(x)], bot)
+		}
+	}
+	s.v.FreshPix = s.freshP
 	if s.hidden {
 		s.v.Dirty, s.v.Fresh = nil, nil
 	}
 	if s.hidden || s.coarse {
-		s.v.FreshX, s.v.FreshAt = nil, nil
+		s.v.FreshX, s.v.FreshAt, s.v.FreshPix = nil, nil, nil
 	}
 }
 
