@@ -152,12 +152,13 @@ func (s *session) playKey(k key, r byte) {
 		} else {
 			s.srv.w.Respawn(id)
 			s.srv.m.respawns.Inc()
-			s.loadRecord()
+			s.loadRecord(true)
 		}
 	case k == keyEnter:
 		if !s.alive.Load() {
 			s.srv.w.Respawn(id)
 			s.srv.m.respawns.Inc()
+			s.loadRecord(true)
 		}
 	}
 }

@@ -89,13 +89,27 @@ func (s *session) claim(name string) {
 	}
 }
 
-// loadRecord reads the player's all-time best and rank for the HUD (at a
-// join, and at a respawn: a game's record is committed within a second of
-// its end). At most one question a second.
-func (s *session) loadRecord() {
+// recordEvery is how long a respawn goes without asking the scores again
+// for the player's rank when their last game did not beat their best:
+// such a rank only moves as others pass them. A game that beat it makes
+// the next respawn ask (the best shows at once anyway: the HUD takes the
+// larger of the record's and this run's).
+const recordEvery = 30 * time.Second
+
+// loadRecord reads the player's all-time best and rank for the HUD: at a
+// join, and at a respawn (respawn true) when the last game beat the best
+// the scores gave (a game's record is committed within a second of its
+// end; until it is, each respawn asks again) or recordEvery has passed.
+// At most one question a second.
+func (s *session) loadRecord(respawn bool) {
 	st := s.srv.cfg.Scores
 	now := time.Now().UnixNano()
-	if st == nil || st.Err() != nil || s.nick == "" || now-s.recAt.Load() < int64(time.Second) {
+	if st == nil || st.Err() != nil || s.nick == "" {
+		return
+	}
+	since := now - s.recAt.Load()
+	if since < int64(time.Second) ||
+		respawn && s.gameBest.Load() <= s.allBest.Load() && since < int64(recordEvery) {
 		return
 	}
 	s.recAt.Store(now)
@@ -134,8 +148,12 @@ func (s *session) record(info *game.SnakeInfo, died bool, d time.Duration) {
 	if st == nil || s.nick == "" {
 		return
 	}
+	n := max(s.life.best, info.Length)
+	if int32(n) > s.gameBest.Load() {
+		s.gameBest.Store(int32(n))
+	}
 	st.Record(scores.Result{
-		ID: s.identity(), Name: s.nick, Length: max(s.life.best, info.Length),
+		ID: s.identity(), Name: s.nick, Length: n,
 		Kills: max(info.Kills-s.life.kills0, 0), Died: died, Duration: d, End: time.Now(),
 	})
 }

@@ -353,3 +353,60 @@ func TestJoinKeyHost(t *testing.T) {
 	lee.send("q")
 	lee.wait()
 }
+
+// TestRecordRefresh: a respawn asks the scores for the player's record
+// only when the last game beat the best they gave (until the game is
+// committed) or recordEvery has passed; a join always asks; never twice
+// within a second.
+func TestRecordRefresh(t *testing.T) {
+	st := testStore(t)
+	s := &session{srv: &Server{cfg: Config{Scores: st}}, nick: "ivo"}
+	asked := func(respawn bool) bool {
+		t.Helper()
+		before := s.recAt.Load()
+		s.loadRecord(respawn)
+		return s.recAt.Load() != before
+	}
+	ago := func(d time.Duration) { s.recAt.Store(time.Now().Add(-d).UnixNano()) }
+
+	if !asked(false) {
+		t.Fatal("a join did not ask")
+	}
+	ago(2 * time.Second)
+	if asked(true) {
+		t.Fatal("a respawn asked with no game finished")
+	}
+	// A game of 9 ends: the next respawn asks until the record has it.
+	s.track(&game.SnakeInfo{Alive: true, SpawnTick: 10, Length: 9})
+	s.track(&game.SnakeInfo{Alive: false, SpawnTick: 10, DeathTick: 30, Length: 9})
+	if !eventually(5*time.Second, func() bool { return st.Stats().Written >= 1 }) {
+		t.Fatalf("stats %+v", st.Stats())
+	}
+	ago(500 * time.Millisecond)
+	if asked(true) {
+		t.Fatal("asked again within a second")
+	}
+	ago(2 * time.Second)
+	if !asked(true) || s.allBest.Load() != 9 || s.allRank.Load() != 1 {
+		t.Fatalf("a respawn after a new best: best %d rank %d", s.allBest.Load(), s.allRank.Load())
+	}
+	// A shorter game: no question until recordEvery has passed.
+	s.track(&game.SnakeInfo{Alive: true, SpawnTick: 40, Length: 4})
+	s.track(&game.SnakeInfo{Alive: false, SpawnTick: 40, DeathTick: 50, Length: 4})
+	ago(2 * time.Second)
+	if asked(true) {
+		t.Fatal("a respawn asked after a game that beat nothing")
+	}
+	ago(recordEvery + time.Second)
+	if !asked(true) {
+		t.Fatal("a respawn did not ask after recordEvery")
+	}
+	// A game the store has not committed yet: asked at each respawn.
+	s.gameBest.Store(50)
+	for range 2 {
+		ago(2 * time.Second)
+		if !asked(true) {
+			t.Fatal("a respawn did not ask while the best game was not in the record")
+		}
+	}
+}

@@ -60,6 +60,7 @@ type session struct {
 	allBest    atomic.Int32 // the player's all-time best from the scores; 0 unknown
 	allRank    atomic.Int32 // and rank
 	recAt      atomic.Int64 // when loadRecord last asked (unix ns)
+	gameBest   atomic.Int32 // the longest game this session recorded (loadRecord)
 	repaint    atomic.Bool  // Ctrl-L: the next frame is a full repaint
 	lastInput  atomic.Int64 // unix nanos of the last input bytes
 	writeStart atomic.Int64 // unix nanos when the current write began; 0 when not writing
@@ -352,7 +353,7 @@ func (s *session) enter(name string) string {
 		s.phase.Store(int32(phasePlay))
 		s.c.log.Info("join", "nick", name)
 		s.claim(name)
-		s.loadRecord()
+		s.loadRecord(false)
 		return ""
 	case errors.Is(err, game.ErrNameTaken):
 		s.srv.m.rejections.WithLabelValues(refuseNameTaken.String()).Inc()
