@@ -156,10 +156,11 @@ func (r *Renderer) pfSpan(v *game.View, own, sy, x0, x1 int) {
 	r.markSpan(y, x0, x1)
 }
 
-// dirtyTiles composes again the playfield cells of the tiles changed since
-// the last frame (Dirty > r.lastTick), run by run of adjacent dirty tiles:
-// from the view's Fresh bits when the last frame drew the tick before
-// (a session that keeps up), else from the Dirty ticks.
+// dirtyTiles composes again the playfield cells changed since the last
+// frame. When the last frame drew the tick before (a session that keeps
+// up) they are the view's listed cells (freshCells), or, in a view without
+// the list, the tiles of its Fresh bits (freshTiles); else the tiles with
+// Dirty > r.lastTick, run by run of adjacent dirty tiles.
 func (r *Renderer) dirtyTiles(v *game.View, own int) {
 	switch {
 	case v.Tick == r.lastTick:
