@@ -180,6 +180,11 @@
 // change logs), so publishing is O(pixels changed + snakes), not O(area); a buffer
 // older than the ring is copied whole (rare). If every buffer is held, Step
 // skips publishing for that tick rather than wait (Skipped counts it).
+// Each view also says what changed, so that a reader redraws only that:
+// per tile, the tick of its last change (Dirty); the tiles the last step
+// changed (Fresh); and those cells themselves with their pixels (FreshX,
+// FreshAt, FreshPix), which a reader that drew the tick before walks
+// without touching Pix.
 // Readers must Release each view exactly once and should not hold one for
 // longer than a frame: a held view pins a buffer.
 //

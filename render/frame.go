@@ -660,11 +660,9 @@ func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own 
 }
 
 // pixCell is the cell that shows pixel a, world pixel (wx, wy), over pixel
-// b, the one below it; it notes the heads among them (seeHead).
+// b, the one below it, not both empty (the callers draw blank for those
+// without the call); it notes the heads among them (seeHead).
 func (r *Renderer) pixCell(v *game.View, a, b game.Pixel, own int, mono bool, wx, wy int) cell {
-	if a == 0 && b == 0 {
-		return blank
-	}
 	if (a|b)&kindBits == kindBits { // a head, or fruit over body
 		if a&kindBits == headBits {
 			r.seeHead(a.Slot(), wx, wy)

@@ -176,11 +176,7 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 	const tw = game.TileW
 	mono, last, w, nt := r.prof == Mono, r.lastTick, r.cols, game.TilesW(v.W)
 	for sy := 0; sy < r.pfRows; sy++ {
-		y0 := mod(r.camY+2*sy, v.H)
-		y1 := y0 + 1
-		if y1 == v.H {
-			y1 = 0
-		}
+		y0, y1 := r.worldRows(v, sy)
 		t0, t1 := y0/game.TileH, y1/game.TileH
 		d0 := v.Dirty[t0*nt : (t0+1)*nt]
 		d1 := v.Dirty[t1*nt : (t1+1)*nt]
@@ -212,6 +208,16 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 	}
 }
 
+// worldRows returns the world's pixel rows that playfield row sy shows:
+// the camera's row 2*sy and the one below it, wrapped.
+func (r *Renderer) worldRows(v *game.View, sy int) (y0, y1 int) {
+	y0 = mod(r.camY+2*sy, v.H)
+	if y1 = y0 + 1; y1 == v.H {
+		y1 = 0
+	}
+	return y0, y1
+}
+
 // freshTiles is dirtyTiles for a view one tick after the last frame's: the
 // dirty tiles are the view's Fresh bits, found a word (64 tiles) at a
 // time.
@@ -225,11 +231,7 @@ func (r *Renderer) freshTiles(v *game.View, own int) {
 func (r *Renderer) freshRow(v *game.View, own, sy int) {
 	const tw = game.TileW
 	mono, w, fw := r.prof == Mono, r.cols, game.FreshWords(v.W)
-	y0 := mod(r.camY+2*sy, v.H)
-	y1 := y0 + 1
-	if y1 == v.H {
-		y1 = 0
-	}
+	y0, y1 := r.worldRows(v, sy)
 	t0, t1 := y0/game.TileH, y1/game.TileH
 	f0 := v.Fresh[t0*fw : (t0+1)*fw]
 	f1 := f0
