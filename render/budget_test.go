@@ -102,7 +102,7 @@ func TestRendererSize(t *testing.T) {
 // budgetHeld is the bytes of state r holds (cell grids, buffers, scratch).
 // A renderer outside the tests (lean) holds one grid between frames.
 func budgetHeld(r *Renderer) int {
-	n := int(unsafe.Sizeof(cell(0)))*(cap(r.prev)+cap(r.next)) + 4*(cap(r.todo)+cap(r.gcost)+cap(r.mask))
+	n := int(unsafe.Sizeof(cell(0)))*(cap(r.prev)+cap(r.next)) + 4*(cap(r.todo)+cap(r.gcost)) + 8*cap(r.mask)
 	n += cap(r.buf) + cap(r.num)
 	for _, l := range r.lines {
 		n += cap(l)
@@ -115,7 +115,7 @@ func budgetHeld(r *Renderer) int {
 func TestBudgetHeld(t *testing.T) {
 	for _, b := range []int{0, 8000, 20000, 32000} {
 		w, h := Fit(MaxCols, MaxRows, b)
-		want := CellBytes*w*h + bufExtra + 4*MaxRows + 64*4 // + mask, todo/gcost
+		want := CellBytes*w*h + bufExtra + 8*MaxRows + 64*4 // + mask, todo/gcost
 		for _, mk := range []struct {
 			name string
 			r    func() *Renderer

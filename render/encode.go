@@ -68,7 +68,24 @@ func (r *Renderer) sgrPlan(f, b uint8) (cost int, reset bool) {
 	return plain, false
 }
 
+// appendCode appends an SGR parameter (two or three bytes) without a
+// call to copy them.
+func appendCode(o []byte, s string) []byte {
+	if len(s) == 2 {
+		return append(o, s[0], s[1])
+	}
+	return append(o, s...)
+}
+
+// pen sets the pen to (f, b) (keep: that half as it is) the cheapest way.
 func (r *Renderer) pen(f, b uint8) {
+	_, reset := r.sgrPlan(f, b)
+	r.setPen(f, b, reset)
+}
+
+// setPen sets the pen to (f, b), starting with a reset when asked: reset
+// must be what sgrPlan(f, b) reports.
+func (r *Renderer) setPen(f, b uint8, reset bool) {
 	nf, nb := f, b
 	if f == keep {
 		nf = r.pfg
@@ -79,30 +96,29 @@ func (r *Renderer) pen(f, b uint8) {
 	if nf == r.pfg && nb == r.pbg {
 		return
 	}
-	_, reset := r.sgrPlan(f, b)
 	o := append(r.out, 0x1b, '[')
 	if reset {
 		if nf != def || nb != def {
 			o = append(o, ';')
 			if nf != def {
-				o = append(o, fgCode[nf]...)
+				o = appendCode(o, fgCode[nf])
 				if nb != def {
 					o = append(o, ';')
 				}
 			}
 			if nb != def {
-				o = append(o, bgCode[nb]...)
+				o = appendCode(o, bgCode[nb])
 			}
 		}
 	} else {
 		if nf != r.pfg {
-			o = append(o, fgCode[nf]...)
+			o = appendCode(o, fgCode[nf])
 			if nb != r.pbg {
 				o = append(o, ';')
 			}
 		}
 		if nb != r.pbg {
-			o = append(o, bgCode[nb]...)
+			o = appendCode(o, bgCode[nb])
 		}
 	}
 	r.out = append(o, 'm')
@@ -110,34 +126,35 @@ func (r *Renderer) pen(f, b uint8) {
 }
 
 // glyph picks the cheapest way to draw c from the current pen: the pen it
-// needs (keep: either) and the glyph, with the cost of both.
-func (r *Renderer) glyph(c cell) (f, b uint8, g string, cost int) {
+// needs (keep: either) and the glyph, with the cost of both and whether the
+// pen's cheapest change starts with a reset (sgrPlan).
+func (r *Renderer) glyph(c cell) (f, b uint8, g string, cost int, reset bool) {
 	switch {
 	case c.ch() != 0:
-		k, _ := r.sgrPlan(c.fg(), c.bg())
+		k, rs := r.sgrPlan(c.fg(), c.bg())
 		g := glyphText[c.ch()]
-		return c.fg(), c.bg(), g, k + len(g)
+		return c.fg(), c.bg(), g, k + len(g), rs
 	case c.fg() == c.bg():
-		cs, _ := r.sgrPlan(keep, c.bg())
+		cs, rs := r.sgrPlan(keep, c.bg())
 		if c.fg() != def {
-			if cf, _ := r.sgrPlan(c.fg(), keep); cf+3 < cs+1 {
-				return c.fg(), keep, full, cf + 3
+			if cf, rf := r.sgrPlan(c.fg(), keep); cf+3 < cs+1 {
+				return c.fg(), keep, full, cf + 3, rf
 			}
 		}
-		return keep, c.bg(), " ", cs + 1
+		return keep, c.bg(), " ", cs + 1, rs
 	case c.fg() == def:
-		k, _ := r.sgrPlan(c.bg(), def)
-		return c.bg(), def, lower, k + 3
+		k, rs := r.sgrPlan(c.bg(), def)
+		return c.bg(), def, lower, k + 3, rs
 	case c.bg() == def:
-		k, _ := r.sgrPlan(c.fg(), def)
-		return c.fg(), def, upper, k + 3
+		k, rs := r.sgrPlan(c.fg(), def)
+		return c.fg(), def, upper, k + 3, rs
 	}
-	cu, _ := r.sgrPlan(c.fg(), c.bg())
-	cl, _ := r.sgrPlan(c.bg(), c.fg())
+	cu, ru := r.sgrPlan(c.fg(), c.bg())
+	cl, rl := r.sgrPlan(c.bg(), c.fg())
 	if cu <= cl {
-		return c.fg(), c.bg(), upper, cu + 3
+		return c.fg(), c.bg(), upper, cu + 3, ru
 	}
-	return c.bg(), c.fg(), lower, cl + 3
+	return c.bg(), c.fg(), lower, cl + 3, rl
 }
 
 // putCell draws c at the cursor with the cheapest glyph for the pen.
@@ -145,12 +162,16 @@ func (r *Renderer) putCell(c cell) {
 	g, ok := r.asIs(c)
 	if !ok {
 		var f, b uint8
-		f, b, g, _ = r.glyph(c)
-		r.pen(f, b)
+		var reset bool
+		f, b, g, _, reset = r.glyph(c)
+		r.setPen(f, b, reset)
 	}
-	if len(g) == 3 { // a half or full block: no call to copy three bytes
+	switch len(g) { // a half or full block, or a space: no call to copy them
+	case 3:
 		r.out = append(r.out, g[0], g[1], g[2])
-	} else {
+	case 1:
+		r.out = append(r.out, g[0])
+	default:
 		r.out = append(r.out, g...)
 	}
 	if r.cx+r.ox == r.tcols-1 {
@@ -534,8 +555,18 @@ func quad(c []cell, i int) uint64 {
 	return *(*uint64)(unsafe.Pointer(&c[i]))
 }
 
-// span is how many cells diffRow compares at once before looking closer.
-const span = 16
+// span is how many cells diffRow compares at once before looking closer:
+// two words.
+const span = 8
+
+// sameSpan reports whether cells [x0, x1) of prev and next, a span or a
+// row's last part of one, are equal.
+func sameSpan(prev, next []cell, x0, x1 int) bool {
+	if x1-x0 == span {
+		return quad(prev, x0) == quad(next, x0) && quad(prev, x0+4) == quad(next, x0+4)
+	}
+	return bytes.Equal(raw(prev[x0:x1]), raw(next[x0:x1]))
+}
 
 // diffRow sends what changed in row y, in the spans its mask marks, and
 // returns how many cells it drew (an erased run counts as one).
@@ -546,13 +577,13 @@ func (r *Renderer) diffRow(y int) (n int) {
 	}
 	w := r.cols
 	prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
-	if m == r.allMask && bytes.Equal(raw(prev), raw(next)) {
+	if m == r.allMask() && bytes.Equal(raw(prev), raw(next)) {
 		return 0
 	}
 	for ; m != 0; m &= m - 1 {
-		x0 := bits.TrailingZeros32(m) * span
+		x0 := bits.TrailingZeros64(m) * span
 		x1 := min(x0+span, w)
-		if bytes.Equal(raw(prev[x0:x1]), raw(next[x0:x1])) {
+		if sameSpan(prev, next, x0, x1) {
 			continue
 		}
 		for x := x0; x < x1; x++ {
@@ -583,6 +614,12 @@ func (r *Renderer) erase(prev, next []cell, x, y int) bool {
 	w := len(next)
 	e, changed, runs := x, 0, 0
 	for e < w && next[e] == blank {
+		// Four cells blank on both sides change nothing and end no run:
+		// skip them at once (most of a row is blank in a sparse world).
+		if e > x && e+4 <= w && quad(next, e)|quad(prev, e) == 0 {
+			e += 4
+			continue
+		}
 		if prev[e] != blank {
 			if e == x || prev[e-1] == blank {
 				runs++
@@ -627,6 +664,12 @@ func est(prev []cell, off int, next []cell) int {
 	c, run, blanks := 0, false, 0
 	for x := 0; x < w; x++ {
 		i := x + off
+		if !run && blanks == 0 && prev != nil && i >= 0 && i+4 <= w && x+4 <= w && quad(prev, i) == quad(next, x) {
+			// Four equal cells after an equal one (or at the start) add
+			// nothing: skip them at once.
+			x += 3
+			continue
+		}
 		if prev != nil && i >= 0 && i < w && prev[i] == next[x] {
 			c += min(blanks, 5)
 			run, blanks = false, 0
@@ -897,14 +940,14 @@ func (r *Renderer) greedy() bool {
 			continue
 		}
 		prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
-		if m == r.allMask && bytes.Equal(raw(prev), raw(next)) {
+		if m == r.allMask() && bytes.Equal(raw(prev), raw(next)) {
 			r.mask[y] = 0 // diffRow need not look again
 			continue
 		}
 		for ; m != 0; m &= m - 1 {
-			x0 := bits.TrailingZeros32(m) * span
+			x0 := bits.TrailingZeros64(m) * span
 			x1 := min(x0+span, w)
-			if bytes.Equal(raw(prev[x0:x1]), raw(next[x0:x1])) {
+			if sameSpan(prev, next, x0, x1) {
 				r.mask[y] &^= m & -m
 				continue
 			}
@@ -922,7 +965,7 @@ func (r *Renderer) greedy() bool {
 	}
 	gc := r.gcost[:0]
 	for _, p := range todo {
-		_, _, _, g := r.glyph(r.next[int(p>>16)*w+int(p&0xffff)])
+		_, _, _, g, _ := r.glyph(r.next[int(p>>16)*w+int(p&0xffff)])
 		gc = append(gc, int32(g))
 	}
 	r.todo, r.gcost = todo, gc
@@ -963,7 +1006,7 @@ func (r *Renderer) greedy() bool {
 		gc = append(gc[:bi], gc[bi+1:]...)
 		if r.pfg != pf || r.pbg != pb {
 			for i, p := range todo {
-				_, _, _, g := r.glyph(r.next[int(p>>16)*w+int(p&0xffff)])
+				_, _, _, g, _ := r.glyph(r.next[int(p>>16)*w+int(p&0xffff)])
 				gc[i] = int32(g)
 			}
 		}

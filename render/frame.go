@@ -82,8 +82,7 @@ type Renderer struct {
 	zone       int // dead zone: percent of the view the head may roam without moving the camera
 
 	// Incremental frames (inc.go).
-	mask     []uint32 // per row: the spans of span cells the encoder diffs
-	allMask  uint32   // every span of a row
+	mask     []uint64 // per row: the spans of span cells the encoder diffs
 	incOK    bool     // the last frame was composed whole or incrementally (r.prev shows it)
 	noInc    bool     // always compose whole frames (tests)
 	inc      bool     // the last frame was composed incrementally
@@ -202,10 +201,9 @@ func (r *Renderer) Resize(cols, rows int) {
 		r.buf = make([]byte, 0, c)
 	}
 	if cap(r.mask) < rows {
-		r.mask = make([]uint32, rows)
+		r.mask = make([]uint64, rows)
 	}
 	r.mask = r.mask[:rows]
-	r.allMask = uint32(uint64(1)<<((cols+span-1)/span) - 1)
 	if c := headsCap(n); cap(r.heads) != c {
 		r.heads = make([]headAt, 0, c)
 	}

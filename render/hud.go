@@ -166,7 +166,7 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 	if !kept || bk != r.bannerKey {
 		clear(r.next[:r.pfTop*r.cols])
 		for y := 0; y < r.pfTop; y++ {
-			r.mask[y] = r.allMask
+			r.mask[y] = r.allMask()
 		}
 		if r.banner {
 			r.drawBanner(h)
@@ -175,7 +175,7 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 	r.bannerKey = bk
 	if !kept || k != r.rowsKey {
 		clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
-		r.mask[r.rows-1] = r.allMask
+		r.mask[r.rows-1] = r.allMask()
 		if k.ok {
 			r.bottom(v, h, you)
 		}

@@ -11,9 +11,9 @@ import (
 // tiles the view marks dirty (game.View.Dirty), and trimming the output
 // buffer after a big frame.
 
-// A row's spans must fit the uint32 mask: this constant overflows, and the
+// A row's spans must fit the uint64 mask: this constant overflows, and the
 // package stops compiling, if MaxCols or span change so that they do not.
-const _ uint32 = 1<<((MaxCols+span-1)/span) - 1
+const _ uint64 = 1<<((MaxCols+span-1)/span) - 1
 
 // rect is a screen rectangle [x0, x1) x [y0, y1).
 type rect struct{ x0, y0, x1, y1 int }
@@ -26,10 +26,13 @@ type orect struct{ x0, y0, x1, y1 int16 }
 func (o rect) pack() orect   { return orect{int16(o.x0), int16(o.y0), int16(o.x1), int16(o.y1)} }
 func (o orect) unpack() rect { return rect{int(o.x0), int(o.y0), int(o.x1), int(o.y1)} }
 
+// allMask is the mask of every span of a row.
+func (r *Renderer) allMask() uint64 { return uint64(1)<<((r.cols+span-1)/span) - 1 }
+
 // markAll makes the encoder diff every cell.
 func (r *Renderer) markAll() {
 	for y := range r.mask {
-		r.mask[y] = r.allMask
+		r.mask[y] = r.allMask()
 	}
 }
 
@@ -39,7 +42,7 @@ func (r *Renderer) markSpan(y, x0, x1 int) {
 		return
 	}
 	lo, hi := x0/span, (x1-1)/span
-	r.mask[y] |= uint32((uint64(1)<<(hi+1) - 1) &^ (uint64(1)<<lo - 1))
+	r.mask[y] |= (uint64(1)<<(hi+1) - 1) &^ (uint64(1)<<lo - 1)
 }
 
 // maxOvl bounds the overlays of one frame: the box, the hint, the radar's

@@ -29,9 +29,8 @@ func TestTrim(t *testing.T) {
 // multiple of span, allMask has one bit per span of a row and markSpan sets
 // exactly the bits of the spans that cells [x0, x1) fall in, for every
 // 0 <= x0 <= x1 <= width, in that row only. The masks wanted are built cell
-// by cell in 64 bits, so a width whose spans do not all fit the 32-bit mask
-// (a wider MaxCols or a narrower span) fails here instead of agreeing with
-// the truncated mask.
+// by cell (a width whose spans do not all fit the 64-bit mask does not
+// compile: inc.go).
 func TestMarkSpan(t *testing.T) {
 	if n := (MaxCols + span - 1) / span; n > 64 {
 		t.Fatalf("%d spans at %d columns: the reference below holds 64", n, MaxCols)
@@ -53,8 +52,8 @@ func TestMarkSpan(t *testing.T) {
 		for x := 0; x < w; x++ {
 			all |= 1 << (x / span)
 		}
-		if uint64(r.allMask) != all {
-			t.Errorf("width %d: allMask %#x, want %#x", w, r.allMask, all)
+		if uint64(r.allMask()) != all {
+			t.Errorf("width %d: allMask %#x, want %#x", w, r.allMask(), all)
 		}
 		bad := 0
 		for x0 := 0; x0 <= w; x0++ {

@@ -409,7 +409,8 @@ func TestAppendNum(t *testing.T) {
 // TestAsIs checks putCell's shortcut against glyph on every pen and every
 // pixel cell, and text cells: when asIs finds a glyph, glyph picks the
 // same one, needs no pen change, and nothing costs less; and asIs finds
-// one whenever glyph needs no pen change.
+// one whenever glyph needs no pen change. glyph's reset is sgrPlan's for
+// the pen it picks (putCell sets the pen with it).
 func TestAsIs(t *testing.T) {
 	for _, prof := range []Profile{ANSI16, ANSI256, TrueColor} {
 		r := New(prof, 80, 24)
@@ -424,8 +425,11 @@ func TestAsIs(t *testing.T) {
 			for pb := range uint8(ncol) {
 				r.pfg, r.pbg = pf, pb
 				for _, c := range cells {
-					gf, gb, gg, cost := r.glyph(c)
-					sgr, _ := r.sgrPlan(gf, gb)
+					gf, gb, gg, cost, reset := r.glyph(c)
+					sgr, rs := r.sgrPlan(gf, gb)
+					if reset != rs {
+						t.Fatalf("%v pen %d/%d cell %04x: glyph says reset %v for pen %d/%d, sgrPlan %v", prof, pf, pb, uint16(c), reset, gf, gb, rs)
+					}
 					g, ok := r.asIs(c)
 					if ok && (g != gg || sgr != 0 || cost != len(g)) {
 						t.Fatalf("%v pen %d/%d cell %04x: asIs %q, glyph %q with pen %d/%d at cost %d", prof, pf, pb, uint16(c), g, gg, gf, gb, cost)
