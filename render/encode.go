@@ -555,6 +555,21 @@ func quad(c []cell, i int) uint64 {
 	return *(*uint64)(unsafe.Pointer(&c[i]))
 }
 
+// bigEndian is whether quad puts the first of its cells in the high bits.
+var bigEndian = func() bool {
+	c := [4]cell{1}
+	return quad(c[:], 0) != 1
+}()
+
+// firstCell is the index in a quad of the first cell where two quads
+// differ, given their XOR d (not 0).
+func firstCell(d uint64) int {
+	if bigEndian {
+		return bits.LeadingZeros64(d) / 16
+	}
+	return bits.TrailingZeros64(d) / 16
+}
+
 // span is how many cells diffRow compares at once before looking closer:
 // two words.
 const span = 8
@@ -583,16 +598,16 @@ func (r *Renderer) diffRow(y int) (n int) {
 	for ; m != 0; m &= m - 1 {
 		x0 := bits.TrailingZeros64(m) * span
 		x1 := min(x0+span, w)
-		if sameSpan(prev, next, x0, x1) {
-			continue
-		}
 		for x := x0; x < x1; x++ {
-			if prev[x] == next[x] {
-				// Skip the equal cells after it four at a time, up to a
-				// word with a change, which the loop looks at cell by cell.
-				for x+5 <= x1 && quad(prev, x+1) == quad(next, x+1) {
-					x += 4
+			// Find the next changed cell a word (four cells) at a time.
+			if x+4 <= x1 {
+				d := quad(prev, x) ^ quad(next, x)
+				if d == 0 {
+					x += 3
+					continue
 				}
+				x += firstCell(d)
+			} else if prev[x] == next[x] {
 				continue
 			}
 			n++

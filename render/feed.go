@@ -103,9 +103,10 @@ func (r *Renderer) feedUpdate(v *game.View, own int) {
 	for start > 0 && v.Kills[start-1].Tick > r.feedAt {
 		start--
 	}
+	top := topSlots(v)
 	for i := start; i < len(v.Kills); i++ {
 		k := &v.Kills[i]
-		if k.Tick+feedShow > t && r.feedWants(v, own, k) && !r.feedHas(k) {
+		if k.Tick+feedShow > t && r.feedWants(v, own, k, top) && !r.feedHas(k) {
 			r.feedAdd(v, own, k)
 		}
 	}
@@ -117,8 +118,19 @@ func isYou(v *game.View, own, slot int, name string) bool {
 	return own >= 0 && slot == own && v.Snakes[own].Name == name
 }
 
-// feedWants reports whether k goes in the feed.
-func (r *Renderer) feedWants(v *game.View, own int, k *game.Kill) bool {
+// topSlots has bit s%64 set for the slot s of each snake on View.Top: a
+// killer whose bit is clear is not on it (feedWants looks for it only when
+// its bit is set).
+func topSlots(v *game.View) uint64 {
+	var m uint64
+	for _, e := range v.Top {
+		m |= 1 << (uint(e.Slot) % 64)
+	}
+	return m
+}
+
+// feedWants reports whether k goes in the feed; top is topSlots(v).
+func (r *Renderer) feedWants(v *game.View, own int, k *game.Kill, top uint64) bool {
 	if isYou(v, own, k.VictimSlot, k.Victim) || isYou(v, own, k.KillerSlot, k.Killer) ||
 		k.HeadOn && own >= 0 && k.Other == v.Snakes[own].Name {
 		return true
@@ -131,8 +143,11 @@ func (r *Renderer) feedWants(v *game.View, own int, k *game.Kill) bool {
 	if n := len(v.Top); n < game.TopN || k.Length >= v.Top[n-1].Length {
 		return true // the victim was long enough for the top 10
 	}
+	if k.KillerSlot < 0 || top>>(uint(k.KillerSlot)%64)&1 == 0 {
+		return false
+	}
 	for _, e := range v.Top {
-		if k.KillerSlot >= 0 && e.Slot == k.KillerSlot && e.Name == k.Killer {
+		if e.Slot == k.KillerSlot && e.Name == k.Killer {
 			return true
 		}
 	}

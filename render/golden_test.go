@@ -416,9 +416,11 @@ func TestFeedWants(t *testing.T) {
 		{"far, alice the killer", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, Killer: "alice", KillerSlot: own, At: game.Point{X: cx + 150, Y: cy + 80}}, true},
 		{"far, victim long enough for the top 10", game.Kill{Victim: "zed", VictimSlot: 9, Length: 60, KillerSlot: -1, At: game.Point{X: cx + 150, Y: cy + 80}}, true},
 		{"far, killer in the top 10", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, Killer: "far0", KillerSlot: v.Top[0].Slot, At: game.Point{X: cx + 150, Y: cy + 80}}, v.Top[0].Name == "far0"},
+		{"far, killer in a top slot under another name", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, Killer: "nobody", KillerSlot: v.Top[0].Slot, At: game.Point{X: cx + 150, Y: cy + 80}}, false},
+		{"far, killer's slot 64 past a top one", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, Killer: v.Top[0].Name, KillerSlot: v.Top[0].Slot + 64, At: game.Point{X: cx + 150, Y: cy + 80}}, false},
 	} {
 		k := c.k
-		if got := r.feedWants(v, own, &k); got != c.want {
+		if got := r.feedWants(v, own, &k, topSlots(v)); got != c.want {
 			t.Errorf("%s: feedWants = %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -448,3 +448,22 @@ func TestAsIs(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstCell: diffRow's word-at-a-time search lands on the first cell
+// of four that differs, wherever the others differ too.
+func TestFirstCell(t *testing.T) {
+	for first := range 4 {
+		for rest := range 16 { // which later cells differ as well
+			a, b := [4]cell{1, 2, 3, 4}, [4]cell{1, 2, 3, 4}
+			b[first] = 0x7e00
+			for j := first + 1; j < 4; j++ {
+				if rest>>j&1 != 0 {
+					b[j] = 0x0101
+				}
+			}
+			if got := firstCell(quad(a[:], 0) ^ quad(b[:], 0)); got != first {
+				t.Fatalf("cells %v and %v: firstCell %d, want %d", a, b, got, first)
+			}
+		}
+	}
+}
