@@ -107,8 +107,10 @@ func (r *Renderer) enlarge() {
 // the banner's counts seldom do.
 type rowsKey struct {
 	ok, banner, spectator bool
+	mode                  int8   // 0 none, 1 alive, 2 dead, 3 spawning, 4 watching
+	sx                    int16  // where the leaderboard starts: the status text's width
+	bots                  uint16 // bit i: top[i] is a bot
 	shutdown              int
-	mode                  int8 // 0 none, 1 alive, 2 dead, 3 spawning, 4 watching
 	name                  string
 	length, rank, kills   int
 	best, allRank         int
@@ -116,7 +118,16 @@ type rowsKey struct {
 	mark                  int
 	top                   [game.TopN]game.Entry
 	ntop                  int
-	bots                  uint64 // bit i: top[i] is a bot
+}
+
+// The leaderboard's bot bits must fit rowsKey.bots.
+const _ uint16 = 1<<game.TopN - 1
+
+// sameBoard reports whether k and o draw the same leaderboard from the
+// same column: then only the status text before it can differ.
+func (k *rowsKey) sameBoard(o *rowsKey) bool {
+	return k.ok == o.ok && k.banner == o.banner && k.spectator == o.spectator && k.sx == o.sx &&
+		k.mark == o.mark && k.bots == o.bots && k.ntop == o.ntop && k.top == o.top
 }
 
 type bannerKey struct {
@@ -173,7 +184,19 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 		}
 	}
 	r.bannerKey = bk
-	if !kept || k != r.rowsKey {
+	if k.ok {
+		// The status text: in r.num for bottom, its width in the key.
+		k.sx = int16(min(len(r.status(v, h, you)), r.cols))
+	}
+	switch {
+	case kept && k == r.rowsKey:
+	case kept && k.sameBoard(&r.rowsKey):
+		// Most ticks in a crowd only the player's rank or length moves,
+		// in a text of the same width: put it again, leave the board.
+		y := r.rows - 1
+		put(r, 0, y, r.num, white, def)
+		r.markSpan(y, 0, int(k.sx))
+	default:
 		clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
 		r.mask[r.rows-1] = r.allMask()
 		if k.ok {
@@ -229,51 +252,11 @@ const (
 // reads "rank name length"; a bot's name is marked with '~' and drawn in
 // grey; the entry of the player's snake (a spectator's: the followed one)
 // is highlighted, bright white on blue (Mono: in brackets).
+//
+// The status text before the leaderboard must be in r.num (status).
 func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
 	y := r.rows - 1
-	compact := r.cols < 60
-	b := r.num[:0]
-	if !r.banner && h.ShutdownIn >= 0 {
-		b = append(b, " DOWN IN "...)
-		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
-	}
-	switch {
-	case you != nil && you.Alive && !h.Spectator:
-		if !compact {
-			b = appendName(append(b, ' '), you.Name, 16)
-			b = append(b, ' ')
-		}
-		b = stat(b, compact, " len ", " L", you.Length)
-		b = stat(b, compact, "  #", " #", you.Rank)
-		b = stat(b, compact, "  kills ", " K", you.Kills)
-		if compact {
-			b = append(b, " D"...)
-		} else {
-			b = append(b, "  dash "...)
-		}
-		if you.DashReadyAt > v.Tick {
-			n := (you.DashReadyAt - v.Tick + game.TicksPerSecond - 1) / game.TicksPerSecond
-			b = strconv.AppendUint(b, n, 10)
-			b = append(b, 's')
-		} else {
-			b = append(b, "ok"...)
-		}
-	case you != nil && !h.Spectator:
-		b = append(b, " dead"...)
-		b = stat(b, compact, "  best ", " B", you.BestLength)
-		if h.AllRank > 0 && !compact {
-			b = stat(b, compact, "  all-time #", "", h.AllRank)
-		}
-	case h.You != 0 && !h.Spectator:
-		b = append(b, " spawning..."...)
-	default:
-		b = append(b, " watching"...)
-		if s, ok := v.Snake(h.Follow); ok {
-			b = append(b, ' ')
-			b = appendName(b, s.Name, 16)
-		}
-	}
-	r.num = b
+	b := r.num
 	x := put(r, 0, y, b, white, def)
 	mark := -1 // the highlighted entry's slot
 	switch {
@@ -321,6 +304,55 @@ func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
 		}
 		x = put(r, x, y, b, fg, bg)
 	}
+}
+
+// status makes the status row's text (the player's figures, or what the
+// spectator watches) in r.num and returns it.
+func (r *Renderer) status(v *game.View, h *HUD, you *game.SnakeInfo) []byte {
+	compact := r.cols < 60
+	b := r.num[:0]
+	if !r.banner && h.ShutdownIn >= 0 {
+		b = append(b, " DOWN IN "...)
+		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
+	}
+	switch {
+	case you != nil && you.Alive && !h.Spectator:
+		if !compact {
+			b = appendName(append(b, ' '), you.Name, 16)
+			b = append(b, ' ')
+		}
+		b = stat(b, compact, " len ", " L", you.Length)
+		b = stat(b, compact, "  #", " #", you.Rank)
+		b = stat(b, compact, "  kills ", " K", you.Kills)
+		if compact {
+			b = append(b, " D"...)
+		} else {
+			b = append(b, "  dash "...)
+		}
+		if you.DashReadyAt > v.Tick {
+			n := (you.DashReadyAt - v.Tick + game.TicksPerSecond - 1) / game.TicksPerSecond
+			b = strconv.AppendUint(b, n, 10)
+			b = append(b, 's')
+		} else {
+			b = append(b, "ok"...)
+		}
+	case you != nil && !h.Spectator:
+		b = append(b, " dead"...)
+		b = stat(b, compact, "  best ", " B", you.BestLength)
+		if h.AllRank > 0 && !compact {
+			b = stat(b, compact, "  all-time #", "", h.AllRank)
+		}
+	case h.You != 0 && !h.Spectator:
+		b = append(b, " spawning..."...)
+	default:
+		b = append(b, " watching"...)
+		if s, ok := v.Snake(h.Follow); ok {
+			b = append(b, ' ')
+			b = appendName(b, s.Name, 16)
+		}
+	}
+	r.num = b
+	return b
 }
 
 func stat(b []byte, compact bool, long, short string, n int) []byte {
