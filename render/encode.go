@@ -435,6 +435,27 @@ func (r *Renderer) plan(x, y int) motion {
 	if r.cx == x && r.cy == y {
 		return motion{plan: pH, h: hNone}
 	}
+	if n := x - r.cx; r.cy == y && r.cx >= 0 && n > 0 && n <= 8 {
+		// A few cells right on the same row, the commonest move in a
+		// frame: CUF (at most 4 bytes) beats CHA (at least 4, and CUF
+		// wins a tie) and CUP (at least 6: the column is past the first),
+		// so only re-printing the cells between can beat it.
+		cuf := csiN(n)
+		row := r.prev[y*r.cols:]
+		c := 0
+		for i := r.cx; i < x && c < cuf; i++ {
+			rc := r.reprintCost(row[i])
+			if rc < 0 {
+				c = cuf
+				break
+			}
+			c += rc
+		}
+		if c < cuf {
+			return motion{c, pH, hReprint, 0}
+		}
+		return motion{cuf, pH, hCUF, 0}
+	}
 	m := motion{cost: cupCost(x+r.ox, y+r.oy), plan: pCUP}
 	if r.cy == y {
 		if r.cx >= 0 {
