@@ -154,6 +154,11 @@ type MetricsStats struct {
 	// session's time goes, read without a profiler.
 	RenderUs float64 `json:"render_us,omitempty"`
 	WriteUs  float64 `json:"write_us,omitempty"`
+	// Mean CPU time (the rendering thread's) of the frames the server
+	// sampled for it in the window (snaked_render_cpu_seconds): unlike the
+	// wall times, not inflated when the machine is busy, so that runs of
+	// two builds compare.
+	RenderCPUUs float64 `json:"render_cpu_us,omitempty"`
 	// Go heap and goroutine stacks in use at the end (client_golang's Go
 	// collector), to tell what the RSS is made of.
 	HeapInuseMiB  float64 `json:"heap_inuse_mib,omitempty"`
@@ -189,6 +194,7 @@ func metricsStats(url, tick string, before, after model.Vector) MetricsStats {
 	}
 	m.RenderUs = 1e6 * meanDelta(before, after, "snaked_render_seconds")
 	m.WriteUs = 1e6 * meanDelta(before, after, "snaked_write_seconds")
+	m.RenderCPUUs = 1e6 * meanDelta(before, after, "snaked_render_cpu_seconds")
 	if b := histBuckets(after, tick); len(b) > 0 {
 		a0 := histBuckets(before, tick)
 		m.TickP50ms = 1000 * histQuantile(0.50, a0, b)

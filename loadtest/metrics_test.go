@@ -170,7 +170,8 @@ func TestScrapeRegistry(t *testing.T) {
 	sessions := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "snaked_sessions"}, []string{"kind"})
 	render := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "snaked_render_seconds", Buckets: []float64{1e-5, 1e-4}})
 	write := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "snaked_write_seconds", Buckets: []float64{1e-5, 1e-4}})
-	reg.MustRegister(tick, frames, bytesSent, skipped, sessions, render, write, collectors.NewGoCollector())
+	renderCPU := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "snaked_render_cpu_seconds", Buckets: []float64{1e-5, 1e-4}})
+	reg.MustRegister(tick, frames, bytesSent, skipped, sessions, render, write, renderCPU, collectors.NewGoCollector())
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
 
@@ -181,6 +182,7 @@ func TestScrapeRegistry(t *testing.T) {
 	frames.Add(500)
 	bytesSent.Add(10_000)
 	render.Observe(0.5) // before the window: must not count
+	renderCPU.Observe(0.25)
 	before, err := scrape(context.Background(), srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +205,8 @@ func TestScrapeRegistry(t *testing.T) {
 		render.Observe(us / 1e6)
 		write.Observe(us / 2e6)
 	}
+	renderCPU.Observe(8e-6) // one frame of the four sampled
+	renderCPU.Observe(12e-6)
 	sessions.WithLabelValues("player").Set(7)
 	sessions.WithLabelValues("spectator").Set(2)
 	after, err := scrape(context.Background(), srv.URL)
@@ -223,6 +227,9 @@ func TestScrapeRegistry(t *testing.T) {
 	}
 	if math.Abs(m.RenderUs-25) > 1e-6 || math.Abs(m.WriteUs-12.5) > 1e-6 {
 		t.Errorf("render / write us %v / %v, want the window's means 25 / 12.5", m.RenderUs, m.WriteUs)
+	}
+	if math.Abs(m.RenderCPUUs-10) > 1e-6 {
+		t.Errorf("render CPU us %v, want the window's mean of the samples, 10", m.RenderCPUUs)
 	}
 	if m.Goroutines < 1 || m.HeapInuseMiB <= 0 || m.StackInuseMiB <= 0 {
 		t.Errorf("Go collector %+v", m)

@@ -194,6 +194,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 			}
 			return fmt.Sprintf("%.1f / %.1f", m.RenderUs, m.WriteUs)
 		})
+		row("server render CPU us per frame (thread time, sampled)", func(c *Report) string {
+			m := c.Metrics
+			if m == nil || m.RenderCPUUs == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", m.RenderCPUUs)
+		})
 		row("server frames sent / skipped (latest wins)", func(c *Report) string {
 			m := c.Metrics
 			if m == nil || m.FramesSent == 0 {

@@ -429,7 +429,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		body = get("/metrics")
 		return strings.Contains(body, `snaked_frames_total`) && !strings.Contains(body, "snaked_frames_total 0\n")
 	})
-	for _, m := range []string{`snaked_sessions{kind="player"} 1`, "snaked_tick_seconds_bucket", "snaked_render_seconds", "snaked_write_seconds",
+	for _, m := range []string{`snaked_sessions{kind="player"} 1`, "snaked_tick_seconds_bucket", "snaked_render_seconds", "snaked_render_cpu_seconds", "snaked_write_seconds",
 		"snaked_bytes_sent_total", `snaked_joins_total{kind="player"} 1`, "go_goroutines"} {
 		if !strings.Contains(body, m) {
 			t.Errorf("/metrics lacks %q", m)
@@ -437,6 +437,15 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	if !strings.Contains(get("/debug/pprof/"), "goroutine") {
 		t.Error("pprof index missing")
+	}
+	if runtime.GOOS == "linux" {
+		// One frame in renderCPUEvery is timed on its thread's clock.
+		if !eventually(3*renderCPUEvery*time.Second/game.TicksPerSecond, func() bool {
+			body = get("/metrics")
+			return strings.Contains(body, "snaked_render_cpu_seconds_count") && !strings.Contains(body, "snaked_render_cpu_seconds_count 0\n")
+		}) {
+			t.Errorf("no frame's render CPU time sampled:\n%s", body)
+		}
 	}
 }
 

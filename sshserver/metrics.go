@@ -24,6 +24,7 @@ type metrics struct {
 	tick       prometheus.Histogram
 	ticksLate  prometheus.Counter
 	render     prometheus.Histogram
+	renderCPU  prometheus.Histogram
 	write      prometheus.Histogram
 	bytes      prometheus.Counter
 	frames     prometheus.Counter
@@ -61,6 +62,9 @@ func newMetrics() *metrics {
 	m.render = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "snaked_render_seconds", Help: "Time to render one frame for one session.", Buckets: fast,
 	})
+	m.renderCPU = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "snaked_render_cpu_seconds", Help: "CPU time (the thread's) to render one frame for one session, one frame in 16 sampled.", Buckets: fast,
+	})
 	m.write = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "snaked_write_seconds", Help: "Time of one frame's channel write.", Buckets: fast,
 	})
@@ -83,7 +87,7 @@ func newMetrics() *metrics {
 	m.dashes = inputs.WithLabelValues("dash")
 	m.respawns = inputs.WithLabelValues("respawn")
 	m.reg.MustRegister(inputs, m.sessions, m.joins, m.rejections, m.disconn, m.handshake, m.tick, m.ticksLate,
-		m.render, m.write, m.bytes, m.frames, m.skipped, m.stalls,
+		m.render, m.renderCPU, m.write, m.bytes, m.frames, m.skipped, m.stalls,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -74,6 +74,7 @@ type session struct {
 	lost    int            // frames in a row without the player's snake in the world
 	out     []byte         // a command's output (causeCommand)
 	code    uint32         // and its exit status
+	frames  uint32         // frames rendered (renderCPU samples one in renderCPUEvery)
 	buf     []byte         // join screen bytes
 
 	jmu  sync.Mutex // guards kind and left, and serialises join with leave

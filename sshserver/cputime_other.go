@@ -1,0 +1,6 @@
+//go:build !linux
+
+package sshserver
+
+// threadCPU returns -1: the thread's CPU time is read on Linux only.
+func threadCPU() int64 { return -1 }
