@@ -242,7 +242,8 @@ func (s *session) writer() {
 // rendering (snaked_render_cpu_seconds): one frame in this many. The wall
 // time (snaked_render_seconds) includes the writer being descheduled on a
 // busy machine; the thread's CPU time does not, so runs of two builds on a
-// shared machine compare. Two clock reads a sample (a system call each).
+// shared machine compare. Two clock reads a sample (a system call each),
+// whose own cost (clockCost) the sample leaves out.
 const renderCPUEvery = 16
 
 // canvas is a writer's renderer and its share of the server's cell budget.
@@ -335,7 +336,7 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 	t1 := time.Now()
 	if sample {
 		if c1 := threadCPU(); c0 >= 0 && c1 >= c0 {
-			s.srv.m.renderCPU.Observe(float64(c1-c0) / 1e9)
+			s.srv.m.renderCPU.Observe(float64(max(c1-c0-clockCost(), 0)) / 1e9)
 		}
 		runtime.UnlockOSThread()
 	}
