@@ -97,7 +97,19 @@ func (r *Renderer) pruneHeads(v *game.View) {
 	// screen was composed: a sort, not insertion into a sorted list. The
 	// duplicates it groups are one head seen twice (a snake has one head
 	// pixel), so any of them may stay.
-	slices.Sort(hs)
+	if len(hs) <= 32 {
+		// An insertion sort: for the few heads of most screens it does
+		// less than slices.Sort's general one.
+		for i := 1; i < len(hs); i++ {
+			h, j := hs[i], i
+			for ; j > 0 && hs[j-1] > h; j-- {
+				hs[j] = hs[j-1]
+			}
+			hs[j] = h
+		}
+	} else {
+		slices.Sort(hs)
+	}
 	k = 0
 	for i, h := range hs {
 		if i == 0 || h.slot() != hs[k-1].slot() {
