@@ -648,8 +648,15 @@ func (r *Renderer) diffRow(y int) (n int) {
 // did.
 func (r *Renderer) erase(prev, next []cell, x, y int) bool {
 	w := len(next)
+	// Past the row's last marked span prev and next are the same, so no
+	// cell changes there: once the run passes it with fewer than four
+	// changed cells, it never gets the four.
+	marked := min(w, (64-bits.LeadingZeros64(r.mask[y]))*span)
 	e, changed, runs := x, 0, 0
 	for e < w && next[e] == blank {
+		if e >= marked && changed < 4 {
+			return false
+		}
 		// Four cells blank on both sides change nothing and end no run:
 		// skip them at once (most of a row is blank in a sparse world).
 		if e > x && e+4 <= w && quad(next, e)|quad(prev, e) == 0 {
