@@ -110,24 +110,49 @@ type rowsKey struct {
 	mode                  int8   // 0 none, 1 alive, 2 dead, 3 spawning, 4 watching
 	sx                    int16  // where the leaderboard starts: the status text's width
 	bots                  uint16 // bit i: top[i] is a bot
-	shutdown              int
+	shutdown              int32
+	dash                  int32 // seconds to wait; -1 ready
+	mark                  int32
+	ntop                  int8
+	shown                 int8 // entries that decided the leaderboard drawn: those drawn and the first that did not fit
 	name                  string
 	length, rank, kills   int
 	best, allRank         int
-	dash                  int64 // seconds to wait; -1 ready
-	mark                  int
 	top                   [game.TopN]game.Entry
-	ntop                  int
 }
 
 // The leaderboard's bot bits must fit rowsKey.bots.
 const _ uint16 = 1<<game.TopN - 1
 
-// sameBoard reports whether k and o draw the same leaderboard from the
-// same column: then only the status text before it can differ.
+// sameText reports whether k and o make the same status text, the row's
+// part before the leaderboard.
+func (k *rowsKey) sameText(o *rowsKey) bool {
+	return k.ok == o.ok && k.banner == o.banner && k.spectator == o.spectator && k.mode == o.mode &&
+		k.sx == o.sx && k.shutdown == o.shutdown && k.dash == o.dash && k.name == o.name &&
+		k.length == o.length && k.rank == o.rank && k.kills == o.kills && k.best == o.best && k.allRank == o.allRank
+}
+
+// sameBoard reports whether k draws the leaderboard that o, the key of
+// the row drawn last, drew, from the same column: the same entries as far
+// as o.shown says they decided it (entries past the first that did not
+// fit change nothing).
 func (k *rowsKey) sameBoard(o *rowsKey) bool {
-	return k.ok == o.ok && k.banner == o.banner && k.spectator == o.spectator && k.sx == o.sx &&
-		k.mark == o.mark && k.bots == o.bots && k.ntop == o.ntop && k.top == o.top
+	if k.ok != o.ok || k.banner != o.banner || k.spectator != o.spectator || k.sx != o.sx || k.mark != o.mark {
+		return false
+	}
+	n := min(o.shown, k.ntop)
+	if n != min(o.shown, o.ntop) {
+		return false
+	}
+	if m := uint16(1)<<n - 1; k.bots&m != o.bots&m {
+		return false
+	}
+	for i := range n {
+		if k.top[i] != o.top[i] {
+			return false
+		}
+	}
+	return true
 }
 
 type bannerKey struct {
@@ -139,13 +164,13 @@ type bannerKey struct {
 // show what it shows already (a renderer composing whole frames, the
 // tests' reference, always composes them).
 func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) {
-	k := rowsKey{ok: ok, banner: r.banner, spectator: h.Spectator, shutdown: h.ShutdownIn, mark: -1}
+	k := rowsKey{ok: ok, banner: r.banner, spectator: h.Spectator, shutdown: int32(h.ShutdownIn), mark: -1}
 	if k.ok {
 		switch {
 		case you != nil && you.Alive && !h.Spectator:
 			k.mode, k.name, k.length, k.rank, k.kills, k.dash = 1, you.Name, you.Length, you.Rank, you.Kills, -1
 			if you.DashReadyAt > v.Tick {
-				k.dash = int64(you.DashReadyAt-v.Tick+game.TicksPerSecond-1) / game.TicksPerSecond
+				k.dash = int32((you.DashReadyAt - v.Tick + game.TicksPerSecond - 1) / game.TicksPerSecond)
 			}
 		case you != nil && !h.Spectator:
 			k.mode, k.best, k.allRank = 2, you.BestLength, h.AllRank
@@ -159,13 +184,13 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 		}
 		switch {
 		case you != nil:
-			k.mark = you.ID.Slot()
+			k.mark = int32(you.ID.Slot())
 		case h.Spectator:
 			if s, ok := v.Snake(h.Follow); ok {
-				k.mark = s.ID.Slot()
+				k.mark = int32(s.ID.Slot())
 			}
 		}
-		k.ntop = copy(k.top[:], v.Top)
+		k.ntop = int8(copy(k.top[:], v.Top))
 		for i, e := range k.top[:k.ntop] {
 			if e.Slot >= 0 && e.Slot < len(v.Snakes) && v.Snakes[e.Slot].Bot {
 				k.bots |= 1 << i
@@ -189,10 +214,12 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 		k.sx = int16(min(len(r.status(v, h, you)), r.cols))
 	}
 	switch {
-	case kept && k == r.rowsKey:
+	case kept && k.sameBoard(&r.rowsKey) && k.sameText(&r.rowsKey):
+		k.shown = r.rowsKey.shown
 	case kept && k.sameBoard(&r.rowsKey):
 		// Most ticks in a crowd only the player's rank or length moves,
 		// in a text of the same width: put it again, leave the board.
+		k.shown = r.rowsKey.shown
 		y := r.rows - 1
 		put(r, 0, y, r.num, white, def)
 		r.markSpan(y, 0, int(k.sx))
@@ -200,7 +227,7 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 		clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
 		r.mask[r.rows-1] = r.allMask()
 		if k.ok {
-			r.bottom(v, h, you)
+			k.shown = int8(r.bottom(v, h, you) + 1)
 		}
 	}
 	r.rowsKey, r.rowsOK = k, true
@@ -253,8 +280,9 @@ const (
 // grey; the entry of the player's snake (a spectator's: the followed one)
 // is highlighted, bright white on blue (Mono: in brackets).
 //
-// The status text before the leaderboard must be in r.num (status).
-func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
+// The status text before the leaderboard must be in r.num (status). It
+// returns how many entries it drew.
+func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) (drawn int) {
 	y := r.rows - 1
 	b := r.num
 	x := put(r, 0, y, b, white, def)
@@ -288,7 +316,7 @@ func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
 		}
 		r.num = b
 		if x+len(entrySep)+len(b) > r.cols {
-			break
+			return i
 		}
 		if i == 0 {
 			x = put(r, x, y, boardSep, white, def)
@@ -304,6 +332,7 @@ func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) {
 		}
 		x = put(r, x, y, b, fg, bg)
 	}
+	return len(v.Top)
 }
 
 // status makes the status row's text (the player's figures, or what the

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -316,4 +317,47 @@ func setHead(v *game.View, i int) {
 	}
 	hd := v.Snakes[i].Head
 	v.Pix[mod(hd.Y, v.H)*v.W+mod(hd.X, v.W)] = game.MakePixel(game.Head, i, v.Snakes[i].Colour)
+}
+
+// TestStatusRowBoard: a renderer that keeps its status row (drawing it
+// again only when what decides it changes) shows a leaderboard entry that
+// did not fit as soon as it fits, drops one that no longer fits, and
+// leaves the row alone when only entries past the first that did not fit
+// change: each frame as a renderer composing whole frames draws it.
+func TestStatusRowBoard(t *testing.T) {
+	v, h := board()
+	for i := 2; i < len(v.Top); i++ {
+		v.Top[i].Name = fmt.Sprintf("long-name-%06d", i) // one of these does not fit
+	}
+	v.Top[1].Name = "b" // room for a short third entry
+	r := New(ANSI16, 80, 24)
+	sh := whole(r)
+	frame := func(what string) {
+		t.Helper()
+		v.Tick++
+		r.Frame(v, h)
+		sh.Frame(v, h)
+		if err := same(r, sh); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	frame("first")
+	k := int(r.rowsKey.shown) - 1 // the first entry that did not fit
+	if k < 1 || k >= len(v.Top)-1 {
+		t.Fatalf("%d of %d entries fit at 80 columns: the test wants some but not all", k, len(v.Top))
+	}
+	v.Top[k+1].Name = "z" // past the first that does not fit: no redraw needed
+	frame("an entry past the first that does not fit renamed")
+	if int(r.rowsKey.shown)-1 != k {
+		t.Fatalf("entries deciding the row went from %d to %d", k+1, r.rowsKey.shown)
+	}
+	v.Top[k].Name = "x"
+	frame("the first entry that did not fit now fits")
+	if int(r.rowsKey.shown)-1 <= k {
+		t.Fatalf("entry %d fits now, the row still shows %d entries", k, int(r.rowsKey.shown)-1)
+	}
+	v.Top[k].Name = "long-name-again!"
+	frame("it no longer fits")
+	v.Top[0].Length += 1000
+	frame("the first entry grows")
 }

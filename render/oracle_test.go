@@ -140,6 +140,9 @@ func session(t *testing.T, seed uint64, frames int) {
 	// the coarse-index toggle's own generator: rng's sequence stays what
 	// it was before the toggle existed
 	coarse := rand.New(rand.NewPCG(seed, 2))
+	// and the leaderboard names' (entries that grow or shrink by whole
+	// names test what decides the status row's board)
+	names := rand.New(rand.NewPCG(seed, 3))
 	s := newSim(seed, 300+rng.IntN(900), 150+rng.IntN(100), 8, 25, 600) // up to three Fresh words a tile row
 	for i := range s.v.Snakes {
 		s.v.Top = append(s.v.Top, game.Entry{Slot: i, Name: s.v.Snakes[i].Name, Length: 25})
@@ -199,7 +202,11 @@ func session(t *testing.T, seed uint64, frames int) {
 				b := &s.v.Snakes[1+rng.IntN(len(s.v.Snakes)-1)].Bot
 				*b = !*b
 			case 4:
-				s.v.Top[rng.IntN(len(s.v.Top))].Length = 20 + rng.IntN(90)
+				e := &s.v.Top[rng.IntN(len(s.v.Top))]
+				e.Length = 20 + rng.IntN(90)
+				if names.IntN(2) == 0 {
+					e.Name = "nnnnnnnnnnnnnnnn"[:1+names.IntN(16)]
+				}
 			case 0:
 				sn.DashReadyAt = s.v.Tick + uint64(rng.IntN(50))
 			case 1:
