@@ -183,8 +183,8 @@
 // Each view also says what changed, so that a reader redraws only that:
 // per tile, the tick of its last change (Dirty); the tiles the last step
 // changed (Fresh); and those cells themselves with their pixels (FreshX,
-// FreshAt, FreshPix), which a reader that drew the tick before walks
-// without touching Pix.
+// FreshAt, FreshPix, and FreshBlk to find a column without a search),
+// which a reader that drew the tick before walks without touching Pix.
 // Readers must Release each view exactly once and should not hold one for
 // longer than a frame: a held view pins a buffer.
 //

@@ -16,6 +16,14 @@ func TilesH(h int) int { return (h + TileH - 1) / TileH }
 // pixels wide takes.
 func FreshWords(w int) int { return (TilesW(w) + 63) / 64 }
 
+// FreshBlock is the width in columns of View.FreshBlk's blocks: a multiple
+// of the cell map's 64-column words.
+const FreshBlock = 256
+
+// FreshBlocks is the number of View.FreshBlk entries a tile row of a world
+// w pixels wide takes.
+func FreshBlocks(w int) int { return (w + FreshBlock - 1) / FreshBlock }
+
 // markAll marks every tile of v changed at tick t.
 func (v *View) markAll(t uint64) {
 	for i := range v.Dirty {
@@ -77,16 +85,17 @@ func cellMap(cells []uint64, w, h int) []uint64 {
 	return cells
 }
 
-// index sets FreshX, FreshPix and FreshAt from the cell map freshen and markExpired
-// filled, clearing it, or leaves FreshAt empty when the view was copied
-// whole (replayed false; the map is clear then).
+// index sets FreshX, FreshPix, FreshAt and FreshBlk from the cell map
+// freshen and markExpired filled, clearing it, or leaves FreshAt and
+// FreshBlk empty when the view was copied whole (replayed false; the map
+// is clear then).
 func (v *View) index(replayed bool, cells []uint64) {
 	if !replayed {
-		v.FreshAt = v.FreshAt[:0]
+		v.FreshAt, v.FreshBlk = v.FreshAt[:0], v.FreshBlk[:0]
 		return
 	}
 	th, cw, w := TilesH(v.H), cellWords(v.W), v.W
-	at, xs, ps := v.FreshAt[:0], v.FreshX[:0], v.FreshPix[:0]
+	at, xs, ps, blk := v.FreshAt[:0], v.FreshX[:0], v.FreshPix[:0], v.FreshBlk[:0]
 	for r := range th {
 		at = append(at, int32(len(xs)))
 		row := cells[r*cw : (r+1)*cw]
@@ -96,6 +105,9 @@ func (v *View) index(replayed bool, cells []uint64) {
 			bot = v.Pix[(r*TileH+1)*w : (r*TileH+2)*w]
 		}
 		for k, m := range row {
+			if k%(FreshBlock/64) == 0 {
+				blk = append(blk, int32(len(xs)))
+			}
 			if m == 0 {
 				continue
 			}
@@ -110,7 +122,7 @@ func (v *View) index(replayed bool, cells []uint64) {
 			}
 		}
 	}
-	v.FreshX, v.FreshPix, v.FreshAt = xs, ps, append(at, int32(len(xs)))
+	v.FreshX, v.FreshPix, v.FreshAt, v.FreshBlk = xs, ps, append(at, int32(len(xs))), blk
 }
 
 // markExpired marks, at tick t, the tiles of every live snake whose spawn

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -152,15 +153,25 @@ func TestRecip(t *testing.T) {
 
 // freshXShape checks the shape of v's cell index: one offset a tile row
 // and one more, ascending; each row's columns ascending, unique, within the
-// world, each in a Fresh tile, with its pixels in FreshPix.
+// world, each in a Fresh tile, with its pixels in FreshPix; FreshBlk's
+// entries the first column of each block.
 func freshXShape(v *View) error {
-	th, fw := TilesH(v.H), FreshWords(v.W)
+	th, fw, nb := TilesH(v.H), FreshWords(v.W), FreshBlocks(v.W)
 	if len(v.FreshAt) != th+1 || v.FreshAt[0] != 0 || int(v.FreshAt[th]) != len(v.FreshX) || len(v.FreshPix) != 2*len(v.FreshX) {
 		return fmt.Errorf("tick %d: FreshAt has %d offsets (want %d), first %d, last %d of %d columns",
 			v.Tick, len(v.FreshAt), th+1, v.FreshAt[0], v.FreshAt[len(v.FreshAt)-1], len(v.FreshX))
 	}
+	if len(v.FreshBlk) != th*nb {
+		return fmt.Errorf("tick %d: FreshBlk has %d entries, want %d", v.Tick, len(v.FreshBlk), th*nb)
+	}
 	for ty := range th {
 		row := v.FreshX[v.FreshAt[ty]:v.FreshAt[ty+1]]
+		for b := range nb {
+			want := int(v.FreshAt[ty]) + sort.Search(len(row), func(i int) bool { return int(row[i]) >= b*FreshBlock })
+			if got := int(v.FreshBlk[ty*nb+b]); got != want {
+				return fmt.Errorf("tick %d: tile row %d block %d starts at %d in FreshX, want %d (columns %v)", v.Tick, ty, b, got, want, row)
+			}
+		}
 		for i, x := range row {
 			if i > 0 && x <= row[i-1] || int(x) >= v.W {
 				return fmt.Errorf("tick %d: tile row %d columns %v not ascending and within the world", v.Tick, ty, row)

@@ -153,6 +153,12 @@ type View struct {
 	FreshX  []uint16
 	FreshAt []int32
 
+	// FreshBlk finds a column in FreshX without a search: entry
+	// r*FreshBlocks(W)+b is the index in FreshX of tile row r's first
+	// column at or right of b*FreshBlock (FreshAt[r+1] when there is
+	// none). Empty when FreshAt is.
+	FreshBlk []int32
+
 	// FreshPix holds the pixels of FreshX's cells, two an entry:
 	// FreshPix[2i] is Pix at column FreshX[i] in its tile row's first
 	// pixel row, FreshPix[2i+1] in its second (0 below the last row of a

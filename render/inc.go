@@ -169,7 +169,7 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 	case v.Tick == r.lastTick:
 		return // the same tick: nothing changed
 	case v.Tick == r.lastTick+1 && len(v.FreshAt) == game.TilesH(v.H)+1 && len(v.FreshPix) == 2*len(v.FreshX) &&
-		len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
+		len(v.FreshBlk) == game.FreshBlocks(v.W)*game.TilesH(v.H) && len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
 		r.freshCells(v, own)
 		return
 	case v.Tick == r.lastTick+1 && len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
@@ -278,11 +278,12 @@ func (r *Renderer) freshRow(v *game.View, own, sy int) {
 
 // freshCells is dirtyTiles for a view one tick after the last frame's that
 // lists the cells the tick changed (View.FreshX, their pixels in
-// View.FreshPix, so that it does not read Pix): it composes only those,
+// View.FreshPix, so that it does not read Pix, where each row's search
+// starts in View.FreshBlk): it composes only those,
 // and marks for the encoder only the spans where one now differs from
 // what the terminal shows (r.next starts as r.prev).
 func (r *Renderer) freshCells(v *game.View, own int) {
-	mono, w := r.prof == Mono, r.cols
+	mono, w, nb := r.prof == Mono, r.cols, game.FreshBlocks(v.W)
 	y0 := mod(r.camY, v.H) - 2
 	for sy := 0; sy < r.pfRows; sy++ {
 		if y0 += 2; y0 >= v.H {
@@ -309,14 +310,11 @@ func (r *Renderer) freshCells(v *game.View, own int) {
 		// Screen columns [x, x+n) show world columns [wx, wx+n).
 		for x, wx := 0, r.camX; x < w; {
 			n := min(w-x, v.W-wx)
-			// the first column at or right of wx (slices.BinarySearch, inline)
-			i, j := 0, len(cols)
-			for i < j {
-				if h := int(uint(i+j) >> 1); int(cols[h]) < wx {
-					i = h + 1
-				} else {
-					j = h
-				}
+			// The first column at or right of wx: from the first of its
+			// block (View.FreshBlk), a few columns on at most.
+			i := int(v.FreshBlk[t*nb+wx/game.FreshBlock]) - int(a)
+			for i < len(cols) && int(cols[i]) < wx {
+				i++
 			}
 			for ; i < len(cols) && int(cols[i]) < wx+n; i++ {
 				c := int(cols[i])

@@ -18,6 +18,7 @@ type sim struct {
 	fresh  []uint64     // View.Fresh, likewise
 	freshX []uint16     // View.FreshX, likewise
 	freshA []int32      // View.FreshAt, likewise
+	freshB []int32      // View.FreshBlk, built from freshX and freshA
 	freshP []game.Pixel // View.FreshPix, made from freshX as it is shown
 	hidden bool         // hide: the view shows no Dirty, Fresh or FreshX
 	coarse bool         // the view shows Dirty and Fresh but not FreshX
@@ -107,11 +108,20 @@ func (s *sim) expose() {
 		}
 	}
 	s.v.FreshPix = s.freshP
+	s.freshB = s.freshB[:0]
+	for t := range len(s.freshA) - 1 {
+		row := s.freshX[s.freshA[t]:s.freshA[t+1]]
+		for b := range game.FreshBlocks(s.v.W) {
+			k, _ := slices.BinarySearch(row, uint16(min(b*game.FreshBlock, 1<<16-1)))
+			s.freshB = append(s.freshB, s.freshA[t]+int32(k))
+		}
+	}
+	s.v.FreshBlk = s.freshB
 	if s.hidden {
 		s.v.Dirty, s.v.Fresh = nil, nil
 	}
 	if s.hidden || s.coarse {
-		s.v.FreshX, s.v.FreshAt, s.v.FreshPix = nil, nil, nil
+		s.v.FreshX, s.v.FreshAt, s.v.FreshPix, s.v.FreshBlk = nil, nil, nil, nil
 	}
 }
 
