@@ -217,26 +217,13 @@ func (r *Renderer) asIs(c cell) (string, bool) {
 }
 
 // reprintCost is what drawing the known cell c with the current pen, and
-// no SGR, costs; -1 when the pen cannot draw it.
+// no SGR, costs; -1 when the pen cannot draw it (asIs finds no glyph).
 func (r *Renderer) reprintCost(c cell) int {
-	switch {
-	case c.ch() == unknownCh:
+	if c.ch() == unknownCh {
 		return -1
-	case c.ch() != 0:
-		if c.fg() == r.pfg && c.bg() == r.pbg {
-			return len(glyphText[c.ch()])
-		}
-	case c.fg() == c.bg():
-		if c.bg() == r.pbg {
-			return 1
-		}
-		if c.fg() != def && c.fg() == r.pfg {
-			return 3
-		}
-	case c.fg() == r.pfg && c.bg() == r.pbg && c.fg() != def:
-		return 3
-	case c.bg() == r.pfg && c.fg() == r.pbg && c.bg() != def:
-		return 3
+	}
+	if g, ok := r.asIs(c); ok {
+		return len(g)
 	}
 	return -1
 }
@@ -459,21 +446,9 @@ func (r *Renderer) plan(x, y int) motion {
 	m := motion{cost: cupCost(x+r.ox, y+r.oy), plan: pCUP}
 	if r.cy == y {
 		if r.cx >= 0 {
+			// (Re-printing, for at most 8 cells right, is weighed above.)
 			c, k := r.hplan(r.cx, x)
 			m.try(c, pH, k, 0)
-			if n := x - r.cx; n > 0 && n <= 8 {
-				row := r.prev[y*r.cols:]
-				c := 0
-				for i := r.cx; i < x && c < m.cost; i++ {
-					rc := r.reprintCost(row[i])
-					if rc < 0 {
-						c = m.cost
-						break
-					}
-					c += rc
-				}
-				m.try(c, pH, hReprint, 0)
-			}
 		} else {
 			m.try(chaCost(x+r.ox), pH, hCHA, 0)
 		}
