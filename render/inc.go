@@ -145,18 +145,24 @@ func (r *Renderer) unchanged(v *game.View, o rect) bool {
 
 // pfSpan composes cells [x0, x1) of playfield row sy and marks them.
 func (r *Renderer) pfSpan(v *game.View, own, sy, x0, x1 int) {
-	top := v.Row(r.camY + 2*sy)
-	bot := v.Row(r.camY + 2*sy + 1)
-	y := r.pfTop + sy
-	row := r.next[y*r.cols : (y+1)*r.cols]
 	mono := r.prof == Mono
+	y0, y1 := r.worldRows(v, sy)
 	for x, wx := x0, (r.camX+x0)%v.W; x < x1; {
 		n := min(x1-x, v.W-wx)
-		r.segment(v, row[x:x+n], top[wx:wx+n], bot[wx:wx+n], own, mono, wx, mod(r.camY+2*sy, v.H))
+		r.worldSpan(v, own, mono, sy, y0, y1, x, wx, wx+n)
 		x += n
 		wx = 0
 	}
-	r.markSpan(y, x0, x1)
+}
+
+// worldSpan composes and marks the cells of playfield row sy from screen
+// column xs on that show world columns [p, q) of world rows y0 and y1
+// (worldRows).
+func (r *Renderer) worldSpan(v *game.View, own int, mono bool, sy, y0, y1, xs, p, q int) {
+	y, o0, o1 := r.pfTop+sy, y0*v.W, y1*v.W
+	row := r.next[y*r.cols+xs : y*r.cols+xs+q-p]
+	r.segment(v, row, v.Pix[o0+p:o0+q], v.Pix[o1+p:o1+q], own, mono, p, y0)
+	r.markSpan(y, xs, xs+q-p)
 }
 
 // dirtyTiles composes again the playfield cells changed since the last
@@ -183,9 +189,6 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 		t0, t1 := y0/game.TileH, y1/game.TileH
 		d0 := v.Dirty[t0*nt : (t0+1)*nt]
 		d1 := v.Dirty[t1*nt : (t1+1)*nt]
-		top, bot := v.Pix[y0*v.W:(y0+1)*v.W], v.Pix[y1*v.W:(y1+1)*v.W]
-		y := r.pfTop + sy
-		row := r.next[y*w : (y+1)*w]
 		// Screen columns [x, x+n) show world columns [wx, wx+n).
 		for x, wx := 0, r.camX; x < w; {
 			n := min(w-x, v.W-wx)
@@ -200,9 +203,7 @@ func (r *Renderer) dirtyTiles(v *game.View, own int) {
 				}
 				// Tiles [t, e) are dirty: world columns [p, q).
 				p, q := max(t*tw, wx), min(e*tw, wx+n)
-				xs := x + p - wx
-				r.segment(v, row[xs:xs+q-p], top[p:q], bot[p:q], own, mono, p, y0)
-				r.markSpan(y, xs, xs+q-p)
+				r.worldSpan(v, own, mono, sy, y0, y1, x+p-wx, p, q)
 				t = e
 			}
 			x += n
@@ -241,9 +242,6 @@ func (r *Renderer) freshRow(v *game.View, own, sy int) {
 	if t1 != t0 {
 		f1 = v.Fresh[t1*fw : (t1+1)*fw]
 	}
-	top, bot := v.Pix[y0*v.W:(y0+1)*v.W], v.Pix[y1*v.W:(y1+1)*v.W]
-	y := r.pfTop + sy
-	row := r.next[y*w : (y+1)*w]
 	// Screen columns [x, x+n) show world columns [wx, wx+n), tiles [a, b].
 	for x, wx := 0, r.camX; x < w; {
 		n := min(w-x, v.W-wx)
@@ -262,9 +260,7 @@ func (r *Renderer) freshRow(v *game.View, own, sy int) {
 				run := bits.TrailingZeros64(^(m >> s))
 				t := k*64 + s
 				p, q := max(t*tw, wx), min((t+run)*tw, wx+n)
-				xs := x + p - wx
-				r.segment(v, row[xs:xs+q-p], top[p:q], bot[p:q], own, mono, p, y0)
-				r.markSpan(y, xs, xs+q-p)
+				r.worldSpan(v, own, mono, sy, y0, y1, x+p-wx, p, q)
 				if s+run == 64 {
 					break
 				}
