@@ -227,7 +227,7 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 		clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
 		r.mask[r.rows-1] = r.allMask()
 		if k.ok {
-			k.shown = int8(r.bottom(v, h, you) + 1)
+			k.shown = int8(r.bottom(v, int(k.mark)) + 1)
 		}
 	}
 	r.rowsKey, r.rowsOK = k, true
@@ -280,21 +280,13 @@ const (
 // grey; the entry of the player's snake (a spectator's: the followed one)
 // is highlighted, bright white on blue (Mono: in brackets).
 //
-// The status text before the leaderboard must be in r.num (status). It
-// returns how many entries it drew.
-func (r *Renderer) bottom(v *game.View, h *HUD, you *game.SnakeInfo) (drawn int) {
+// The status text before the leaderboard must be in r.num (status); mark
+// is the highlighted entry's slot (rowsKey.mark). It returns how many
+// entries it drew.
+func (r *Renderer) bottom(v *game.View, mark int) (drawn int) {
 	y := r.rows - 1
 	b := r.num
 	x := put(r, 0, y, b, white, def)
-	mark := -1 // the highlighted entry's slot
-	switch {
-	case you != nil:
-		mark = you.ID.Slot()
-	case h.Spectator:
-		if s, ok := v.Snake(h.Follow); ok {
-			mark = s.ID.Slot()
-		}
-	}
 	mono := r.prof == Mono
 	for i, e := range v.Top {
 		bot := e.Slot >= 0 && e.Slot < len(v.Snakes) && v.Snakes[e.Slot].Bot

@@ -3,6 +3,7 @@ package sshserver
 import (
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -63,7 +64,7 @@ func newMetrics() *metrics {
 		Name: "snaked_render_seconds", Help: "Time to render one frame for one session.", Buckets: fast,
 	})
 	m.renderCPU = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name: "snaked_render_cpu_seconds", Help: "CPU time (the thread's) to render one frame for one session, one frame in 16 sampled.", Buckets: fast,
+		Name: "snaked_render_cpu_seconds", Help: "CPU time (the thread's) to render one frame for one session, one frame in " + strconv.Itoa(renderCPUEvery) + " sampled.", Buckets: fast,
 	})
 	m.write = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "snaked_write_seconds", Help: "Time of one frame's channel write.", Buckets: fast,
