@@ -97,26 +97,22 @@ func (s *sim) hide(on bool) {
 // expose points the view at what the sim keeps, as hidden and coarse say.
 func (s *sim) expose() {
 	s.v.Dirty, s.v.Fresh, s.v.FreshX, s.v.FreshAt = s.dirty, s.fresh, s.freshX, s.freshA
-	s.freshP = s.freshP[:0]
+	s.freshP, s.freshB = s.freshP[:0], s.freshB[:0]
 	for t := range len(s.freshA) - 1 {
-		for _, x := range s.freshX[s.freshA[t]:s.freshA[t+1]] {
+		row := s.freshX[s.freshA[t]:s.freshA[t+1]]
+		for _, x := range row {
 			var bot game.Pixel
 			if y := t*game.TileH + 1; y < s.v.H {
 				bot = s.v.Pix[y*s.v.W+int(x)]
 			}
 			s.freshP = append(s.freshP, s.v.Pix[t*game.TileH*s.v.W+int(x)], bot)
 		}
-	}
-	s.v.FreshPix = s.freshP
-	s.freshB = s.freshB[:0]
-	for t := range len(s.freshA) - 1 {
-		row := s.freshX[s.freshA[t]:s.freshA[t+1]]
 		for b := range game.FreshBlocks(s.v.W) {
-			k, _ := slices.BinarySearch(row, uint16(min(b*game.FreshBlock, 1<<16-1)))
+			k, _ := slices.BinarySearch(row, uint16(b*game.FreshBlock))
 			s.freshB = append(s.freshB, s.freshA[t]+int32(k))
 		}
 	}
-	s.v.FreshBlk = s.freshB
+	s.v.FreshPix, s.v.FreshBlk = s.freshP, s.freshB
 	if s.hidden {
 		s.v.Dirty, s.v.Fresh = nil, nil
 	}
