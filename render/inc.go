@@ -171,14 +171,15 @@ func (r *Renderer) worldSpan(v *game.View, own int, mono bool, sy, y0, y1, xs, p
 // the list, the tiles of its Fresh bits (freshTiles); else the tiles with
 // Dirty > r.lastTick, run by run of adjacent dirty tiles.
 func (r *Renderer) dirtyTiles(v *game.View, own int) {
+	th := game.TilesH(v.H)
+	fresh := v.Tick == r.lastTick+1 && len(v.Fresh) == game.FreshWords(v.W)*th
 	switch {
 	case v.Tick == r.lastTick:
 		return // the same tick: nothing changed
-	case v.Tick == r.lastTick+1 && len(v.FreshAt) == game.TilesH(v.H)+1 && len(v.FreshPix) == 2*len(v.FreshX) &&
-		len(v.FreshBlk) == game.FreshBlocks(v.W)*game.TilesH(v.H) && len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
+	case fresh && len(v.FreshAt) == th+1 && len(v.FreshPix) == 2*len(v.FreshX) && len(v.FreshBlk) == game.FreshBlocks(v.W)*th:
 		r.freshCells(v, own)
 		return
-	case v.Tick == r.lastTick+1 && len(v.Fresh) == game.FreshWords(v.W)*game.TilesH(v.H):
+	case fresh:
 		r.freshTiles(v, own)
 		return
 	}
