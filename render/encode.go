@@ -566,6 +566,14 @@ func firstCell(d uint64) int {
 	return bits.TrailingZeros64(d) / 16
 }
 
+// laneOf is the bits of cell i (0..3) in a quad.
+func laneOf(i int) uint64 {
+	if bigEndian {
+		return 0xffff << (48 - 16*i)
+	}
+	return 0xffff << (16 * i)
+}
+
 // span is how many cells diffRow compares at once before looking closer:
 // two words.
 const span = 8
@@ -593,29 +601,52 @@ func (r *Renderer) diffRow(y int) (n int) {
 	}
 	for ; m != 0; m &= m - 1 {
 		x0 := bits.TrailingZeros64(m) * span
-		x1 := min(x0+span, w)
-		for x := x0; x < x1; x++ {
-			// Find the next changed cell a word (four cells) at a time.
-			if x+4 <= x1 {
-				d := quad(prev, x) ^ quad(next, x)
-				if d == 0 {
-					x += 3
+		if x0+span > w {
+			// The row's last span, cut short: cell by cell.
+			for x := x0; x < w; x++ {
+				if prev[x] != next[x] {
+					n++
+					r.drawAt(prev, next, x, y)
+				}
+			}
+			continue
+		}
+		// The span's changed cells, a word (four cells) at a time, left
+		// to right; an erase may have made later ones equal already.
+		for q := x0; q < x0+span; q += 4 {
+			for d := quad(prev, q) ^ quad(next, q); d != 0; {
+				i := firstCell(d)
+				d &^= laneOf(i)
+				x := q + i
+				if prev[x] == next[x] {
 					continue
 				}
-				x += firstCell(d)
-			} else if prev[x] == next[x] {
-				continue
+				n++
+				if next[x] == blank && r.erase(prev, next, x, y) {
+					continue
+				}
+				if r.cx != x || r.cy != y {
+					r.move(r.plan(x, y), x, y)
+				}
+				r.putCell(next[x])
+				prev[x] = next[x]
 			}
-			n++
-			if next[x] == blank && r.erase(prev, next, x, y) {
-				continue
-			}
-			r.moveTo(x, y)
-			r.putCell(next[x])
-			prev[x] = next[x]
 		}
 	}
 	return n
+}
+
+// drawAt makes cell x of row y, which differs, what next holds: erased
+// with the blank run it starts, or drawn.
+func (r *Renderer) drawAt(prev, next []cell, x, y int) {
+	if next[x] == blank && r.erase(prev, next, x, y) {
+		return
+	}
+	if r.cx != x || r.cy != y {
+		r.move(r.plan(x, y), x, y)
+	}
+	r.putCell(next[x])
+	prev[x] = next[x]
 }
 
 // erase clears a run of cells that should become blank, starting at x, with

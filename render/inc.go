@@ -281,46 +281,43 @@ func (r *Renderer) freshRow(v *game.View, own, sy int) {
 // what the terminal shows (r.next starts as r.prev).
 func (r *Renderer) freshCells(v *game.View, own int) {
 	mono, w, nb := r.prof == Mono, r.cols, game.FreshBlocks(v.W)
+	// The view's index and the grid in locals: the loops below read them
+	// for every row.
+	fx, fp, at, blk, next := v.FreshX, v.FreshPix, v.FreshAt, v.FreshBlk, r.next
 	y0 := mod(r.camY, v.H) - 2
 	for sy := 0; sy < r.pfRows; sy++ {
 		if y0 += 2; y0 >= v.H {
 			y0 -= v.H
 		}
-		y1 := y0 + 1
-		if y1 == v.H {
-			y1 = 0
-		}
-		t := y0 / game.TileH
-		if y1/game.TileH != t {
+		t := uint(y0) / game.TileH
+		if y1 := y0 + 1; y1 == v.H || uint(y1)/game.TileH != t {
 			// Two tile rows: in a world of odd height the camera's rows
 			// can start on odd pixel rows.
 			r.freshRow(v, own, sy)
 			continue
 		}
-		a, b := v.FreshAt[t], v.FreshAt[t+1]
+		a, b := int(at[t]), int(at[t+1])
 		if a == b {
 			continue
 		}
-		cols, pix := v.FreshX[a:b], v.FreshPix[2*a:2*b]
 		y := r.pfTop + sy
-		row := r.next[y*w : (y+1)*w]
+		row := next[y*w : (y+1)*w]
 		// Screen columns [x, x+n) show world columns [wx, wx+n).
 		for x, wx := 0, r.camX; x < w; {
 			n := min(w-x, v.W-wx)
 			// The first column at or right of wx: from the first of its
 			// block (View.FreshBlk), a few columns on at most.
-			i := int(v.FreshBlk[t*nb+wx/game.FreshBlock]) - int(a)
-			for i < len(cols) && int(cols[i]) < wx {
+			i := int(blk[int(t)*nb+wx/game.FreshBlock])
+			for i < b && int(fx[i]) < wx {
 				i++
 			}
-			for ; i < len(cols) && int(cols[i]) < wx+n; i++ {
-				c := int(cols[i])
-				sx := x + c - wx
+			for ; i < b && int(fx[i]) < wx+n; i++ {
+				c := int(fx[i])
 				nc := blank
-				if p, q := pix[2*i], pix[2*i+1]; p|q != 0 {
+				if p, q := fp[2*i], fp[2*i+1]; p|q != 0 {
 					nc = r.pixCell(v, p, q, own, mono, c, y0)
 				}
-				if nc != row[sx] {
+				if sx := x + c - wx; nc != row[sx] {
 					row[sx] = nc
 					r.mask[y] |= 1 << (sx / span)
 				}
