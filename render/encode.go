@@ -443,6 +443,23 @@ func (r *Renderer) plan(x, y int) motion {
 		}
 		return motion{cuf, pH, hCUF, 0}
 	}
+	if y == r.cy+1 && r.cy >= 0 && r.cx >= 0 && r.vok(r.cy, y) {
+		// The next row, the commonest move after those: LF and a motion
+		// on the row always beat CUP (CHA is cheaper than CUP's column
+		// and row), and CR LF wins only to the first column.
+		c, k := r.hplan(r.cx, x)
+		if x+r.ox == 0 && 1+c > 2 {
+			return motion{2, pCRVH, hNone, vLF}
+		}
+		return motion{1 + c, pVH, uint8(k), vLF}
+	}
+	return r.planAny(x, y)
+}
+
+// planAny is plan without its shortcuts: every motion it knows but
+// re-printing, weighed (TestPlanNextRow checks the next-row shortcut
+// against it).
+func (r *Renderer) planAny(x, y int) motion {
 	m := motion{cost: cupCost(x+r.ox, y+r.oy), plan: pCUP}
 	if r.cy == y {
 		if r.cx >= 0 {

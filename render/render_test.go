@@ -467,3 +467,47 @@ func TestFirstCell(t *testing.T) {
 		}
 	}
 }
+
+// TestLaneOf: diffRow clears a quad's cells one by one with laneOf, each
+// taking exactly that cell's bits, so the next firstCell finds the next
+// differing cell.
+func TestLaneOf(t *testing.T) {
+	for i := range 4 {
+		var a [4]cell
+		a[i] = 0xffff
+		if got, want := laneOf(i), quad(a[:], 0); got != want {
+			t.Fatalf("laneOf(%d) = %#x, want %#x", i, got, want)
+		}
+	}
+}
+
+// TestPlanNextRow: plan's shortcut for a move to the next row picks what
+// weighing every motion picks (planAny), in the same way, wherever the
+// cursor, the target column, the area's margins and the scroll region are.
+func TestPlanNextRow(t *testing.T) {
+	checked := 0
+	for _, sz := range [][4]int{{80, 24, 80, 24}, {100, 30, 120, 40}, {200, 60, 200, 60}, {40, 12, 45, 12}} {
+		r := New(ANSI16, sz[2], sz[3])
+		r.Resize(sz[2], sz[3])
+		r.cols, r.rows, r.tcols, r.trows = sz[0], sz[1], sz[2], sz[3]
+		r.ox, r.oy = (sz[2]-sz[0])/2, (sz[3]-sz[1])/2
+		for _, reg := range [][2]int{{0, sz[1] - 1}, {1, sz[1] - 2}, {2, sz[1] / 2}} {
+			r.top, r.bot = reg[0], reg[1]
+			for cy := 0; cy+1 < sz[1]; cy++ {
+				for _, cx := range []int{0, 1, 2, 5, 9, 10, 11, sz[0] / 2, sz[0] - 2, sz[0] - 1} {
+					for x := range sz[0] {
+						r.cx, r.cy = cx, cy
+						got, want := r.plan(x, cy+1), r.planAny(x, cy+1)
+						if got != want {
+							t.Fatalf("%v region %v: from (%d,%d) to (%d,%d): plan %+v, planAny %+v", sz, reg, cx, cy, x, cy+1, got, want)
+						}
+						checked++
+					}
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("nothing checked")
+	}
+}
