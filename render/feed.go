@@ -33,16 +33,19 @@ const (
 
 // kill is one line of the kill feed.
 type kill struct {
-	on         bool
 	tick       uint64
-	kind       uint8
 	a, b       []byte // names, cut to 16 bytes
-	youA, youB bool   // the name is the player's
-	botA, botB bool
 	txt        []byte // this frame's text
+	last       []byte // the last frame's text ("" when the line was not drawn), unless same
 	x          int    // this frame's first cell
-	last       []byte // the last frame's text ("" when the line was not drawn)
-	fg, lastFg uint8  // its colour, this frame's and the last's
+	room       int    // the cells txt was made to fit in
+	on         bool
+	kind       uint8
+	youA, youB bool // the name is the player's
+	botA, botB bool
+	fg, lastFg uint8 // its colour, this frame's and the last's
+	made       bool  // txt was made for the line as it is (room says for what width)
+	same       bool  // txt is the last frame's text, kept
 }
 
 func (k *kill) init() {
@@ -60,16 +63,25 @@ func (r *Renderer) layoutFeed(v *game.View, own int) bool {
 	any := false
 	for i := range r.feed {
 		k := &r.feed[i]
-		k.last, k.lastFg = append(k.last[:0], k.txt...), k.fg
-		k.txt = k.txt[:0]
-		if !k.on || i >= r.pfRows {
-			continue
-		}
 		room := r.cols - 2 // a cell from the edge
 		if r.rad.on && i < r.rad.n {
 			room -= 1 + r.rad.ln[i] + 2
 		}
-		r.feedText(k, room)
+		// A line drawn last frame whose text was made for the same room
+		// keeps it (most frames: a line stays feedShow ticks).
+		k.same = k.on && i < r.pfRows && k.made && k.room == room && len(k.txt) > 0
+		k.lastFg = k.fg
+		if !k.same {
+			k.last = append(k.last[:0], k.txt...)
+			k.txt, k.made = k.txt[:0], false
+		}
+		if !k.on || i >= r.pfRows {
+			continue
+		}
+		if !k.same {
+			r.feedText(k, room)
+			k.room, k.made = room, true
+		}
 		if len(k.txt) == 0 {
 			continue
 		}
@@ -187,7 +199,7 @@ func (r *Renderer) feedAdd(v *game.View, own int, k *game.Kill) {
 		}
 	}
 	l := &r.feed[j]
-	l.on, l.tick = true, k.Tick
+	l.on, l.tick, l.made = true, k.Tick, false
 	l.a, l.b = l.a[:0], l.b[:0]
 	l.youB, l.botB = false, false
 	switch {
@@ -259,7 +271,7 @@ func (r *Renderer) paintFeed(v *game.View, own int) {
 	for i := range r.feed {
 		k := &r.feed[i]
 		if !k.on || i >= r.pfRows || len(k.txt) == 0 ||
-			k.fg == k.lastFg && string(k.txt) == string(k.last) && r.unchanged(v, rect{k.x, r.pfTop + i, r.cols - 1, r.pfTop + i + 1}) {
+			k.fg == k.lastFg && (k.same || string(k.txt) == string(k.last)) && r.unchanged(v, rect{k.x, r.pfTop + i, r.cols - 1, r.pfTop + i + 1}) {
 			continue
 		}
 		putOver(r, v, own, k.x, r.pfTop+i, k.txt, k.fg)

@@ -425,3 +425,41 @@ func TestFeedWants(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedLineReplaced: a death that takes the oldest line's row while
+// the feed is full shows its own text there, and the old line's is gone
+// (a line keeps its text from frame to frame only while it is the same
+// line in the same room).
+func TestFeedLineReplaced(t *testing.T) {
+	v, h := feedView()
+	r := New(ANSI16, 80, 24)
+	term := vtmodel.New(80, 24)
+	text := func() string {
+		var b strings.Builder
+		for y := 0; y < 24; y++ {
+			for x := 0; x < 80; x++ {
+				b.WriteRune(term.Cell(x, y).Ch)
+			}
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	for i := range 4 {
+		if i > 0 {
+			v.Tick++
+		}
+		term.Write(r.Frame(v, h))
+	}
+	if s := text(); !strings.Contains(s, "carol cut off bob") || strings.Contains(s, "hank") {
+		t.Fatalf("before: the feed should show carol's kill and not hank's:\n%s", s)
+	}
+	v.Tick++
+	v.Kills = append(v.Kills, game.Kill{Tick: v.Tick, Victim: "hank", VictimSlot: 5, Length: 4, Killer: "carol", KillerSlot: 2, At: game.Point{X: 210, Y: 105}})
+	term.Write(r.Frame(v, h))
+	if err := check(term, r); err != nil {
+		t.Fatal(err)
+	}
+	if s := text(); !strings.Contains(s, "carol cut off hank") || strings.Contains(s, "carol cut off bob") {
+		t.Fatalf("after: hank's death should have taken the oldest line's row:\n%s", s)
+	}
+}
