@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"math"
 	"math/bits"
 	"strconv"
 	"unsafe"
@@ -725,10 +726,14 @@ func (r *Renderer) erase(prev, next []cell, x, y int) bool {
 // (cells from outside, or all of them when prev is nil, are unknown), into
 // row next: a motion per run of changed cells, three bytes per changed cell
 // with a glyph and at most an erase's worth per run of blanks.
-func est(prev []cell, off int, next []cell) int {
+func est(prev []cell, off int, next []cell) int { return estUpTo(prev, off, next, math.MaxInt) }
+
+// estUpTo is est, except that it stops counting once the estimate reaches
+// limit (and returns at least limit then).
+func estUpTo(prev []cell, off int, next []cell, limit int) int {
 	w := len(next)
 	c, run, blanks := 0, false, 0
-	for x := 0; x < w; x++ {
+	for x := 0; x < w && c < limit; x++ {
 		i := x + off
 		if !run && blanks == 0 && prev != nil && i >= 0 && i+4 <= w && x+4 <= w && quad(prev, i) == quad(next, x) {
 			// Four equal cells after an equal one (or at the start) add
@@ -769,6 +774,18 @@ func (r *Renderer) rowPlan(prow, nrow []cell, dx int) (int, bool) {
 		return s, true
 	}
 	return c, false
+}
+
+// shiftPays is rowPlan's choice alone: whether shifting row prow by dx
+// before diffing it pays. It estimates the shifted row first and the row
+// as it is only up to that: unshifted, most rows of a camera step change
+// all along.
+func (r *Renderer) shiftPays(prow, nrow []cell, dx int) bool {
+	if dx == 0 || dx >= r.cols || -dx >= r.cols {
+		return false
+	}
+	s := est(prow, dx, nrow) + 6
+	return s < estUpTo(prow, 0, nrow, s+1) // (an unchanged row: 0)
 }
 
 // shiftRow moves row y's content left by dx (right when negative); cells
@@ -918,7 +935,7 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	}
 	if r.cols == r.tcols {
 		for y := t; y <= b; y++ {
-			if _, s := r.rowPlan(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx); s {
+			if r.shiftPays(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx) {
 				r.shiftRow(y, dx)
 			}
 		}
@@ -929,7 +946,7 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	// goes down a column for each pass (LF) rather than across each row.
 	var shifted [(MaxRows + 63) / 64]uint64
 	for y := t; y <= b; y++ {
-		if _, s := r.rowPlan(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx); s {
+		if r.shiftPays(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx) {
 			shifted[y/64] |= 1 << (y % 64)
 			r.shiftRow(y, dx)
 		}

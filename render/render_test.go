@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -509,5 +510,40 @@ func TestPlanNextRow(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("nothing checked")
+	}
+}
+
+// TestShiftPays: the camera step's choice to shift a row, made with the
+// row as it is estimated only up to the shifted estimate, is rowPlan's,
+// on rows of snakes, blanks and unknown cells shifted by any step.
+func TestShiftPays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	r := New(ANSI16, 80, 24)
+	looks := []cell{blank, blank, blank, px(1, def), px(def, 2), px(3, 3), txt('a', 7, def), unknown}
+	checked := 0
+	for range 2000 {
+		prow, nrow := make([]cell, 80), make([]cell, 80)
+		for i := range prow {
+			prow[i] = looks[rng.IntN(len(looks))]
+		}
+		dx := rng.IntN(21) - 10
+		for i := range nrow {
+			switch j := i + dx; {
+			case rng.IntN(8) == 0, j < 0, j >= 80:
+				nrow[i] = looks[rng.IntN(len(looks)-1)]
+			default:
+				nrow[i] = prow[j]
+			}
+		}
+		_, want := r.rowPlan(prow, nrow, dx)
+		if got := r.shiftPays(prow, nrow, dx); got != want {
+			t.Fatalf("dx %d: shiftPays %v, rowPlan %v\nprev %v\nnext %v", dx, got, want, prow, nrow)
+		}
+		if want {
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no row where shifting pays")
 	}
 }
