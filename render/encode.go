@@ -902,6 +902,35 @@ func (r *Renderer) scroll(dy int) {
 	}
 }
 
+// scrollPays reports whether scrolling the playfield's rows by dy (inside
+// the scroll region, dy less than its height) before diffing them is
+// estimated to cost less than diffing them as they are, both with the
+// rows' shifts by dx.
+func (r *Renderer) scrollPays(dx, dy int) bool {
+	w, t, b := r.cols, r.top, r.bot
+	moved := 8 + 2*max(dy, -dy)
+	if r.cols < r.tcols {
+		moved += 3 + 4*max(dy, -dy) // the default pen, EL 2 per line (scroll)
+	}
+	for y := t; y <= b; y++ {
+		nrow := r.next[y*w : (y+1)*w]
+		if sy := y + dy; sy >= t && sy <= b {
+			c, _ := r.rowPlan(r.prev[sy*w:(sy+1)*w], nrow, dx)
+			moved += c
+		} else {
+			moved += est(nil, 0, nrow)
+		}
+	}
+	// Staying costs more once it passes moving (the usual case: the rows
+	// as they are differ all along): no need to add up the rest.
+	stay := 0
+	for y := t; y <= b && stay <= moved; y++ {
+		c, _ := r.rowPlan(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx)
+		stay += c
+	}
+	return moved < stay
+}
+
 // moveCamera applies a camera step of dx columns and dy rows to what the
 // terminal shows, when that is cheaper than repainting.
 func (r *Renderer) moveCamera(dx, dy int) {
@@ -910,25 +939,8 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	if dy >= h || -dy >= h {
 		dy = 0
 	}
-	if dy != 0 {
-		stay, moved := 0, 8+2*max(dy, -dy)
-		if r.cols < r.tcols {
-			moved += 3 + 4*max(dy, -dy) // the default pen, EL 2 per line (scroll)
-		}
-		for y := t; y <= b; y++ {
-			nrow := r.next[y*w : (y+1)*w]
-			c, _ := r.rowPlan(r.prev[y*w:(y+1)*w], nrow, dx)
-			stay += c
-			if sy := y + dy; sy >= t && sy <= b {
-				c, _ = r.rowPlan(r.prev[sy*w:(sy+1)*w], nrow, dx)
-				moved += c
-			} else {
-				moved += est(nil, 0, nrow)
-			}
-		}
-		if moved < stay {
-			r.scroll(dy)
-		}
+	if dy != 0 && r.scrollPays(dx, dy) {
+		r.scroll(dy)
 	}
 	if dx == 0 {
 		return

@@ -547,3 +547,70 @@ func TestShiftPays(t *testing.T) {
 		t.Fatal("no row where shifting pays")
 	}
 }
+
+// TestScrollPays: the camera step's choice to scroll, which stops adding
+// up the cost of staying once it passes that of scrolling, is the choice
+// made on both whole sums, with and without a right margin, for steps up
+// and down on grids of rows that moved, changed or stayed.
+func TestScrollPays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	looks := []cell{blank, blank, blank, px(1, def), px(def, 2), px(3, 3), txt('a', 7, def), unknown}
+	yes, no := 0, 0
+	for _, tcols := range []int{40, 44} {
+		r := New(ANSI16, tcols, 14)
+		r.cols, r.rows, r.tcols, r.trows = 40, 14, tcols, 14
+		r.top, r.bot = 1, 12
+		n := r.cols * r.rows
+		r.prev, r.next = make([]cell, n), make([]cell, n)
+		for range 3000 {
+			dy := rng.IntN(7) - 3
+			dx := rng.IntN(5) - 2
+			if dy == 0 {
+				dy = 1
+			}
+			for i := range r.prev {
+				r.prev[i] = looks[rng.IntN(len(looks))]
+			}
+			for y := range r.rows {
+				for x := range r.cols {
+					sy, sx := y+dy, x+dx
+					c := looks[rng.IntN(len(looks)-1)]
+					switch k := rng.IntN(6); {
+					case k < 3 && sy >= r.top && sy <= r.bot && sx >= 0 && sx < r.cols:
+						c = r.prev[sy*r.cols+sx] // moved with the camera
+					case k == 3:
+						c = r.prev[y*r.cols+x] // stayed
+					}
+					r.next[y*r.cols+x] = c
+				}
+			}
+			w, moved, stay := r.cols, 8+2*max(dy, -dy), 0
+			if r.cols < r.tcols {
+				moved += 3 + 4*max(dy, -dy)
+			}
+			for y := r.top; y <= r.bot; y++ {
+				nrow := r.next[y*w : (y+1)*w]
+				c, _ := r.rowPlan(r.prev[y*w:(y+1)*w], nrow, dx)
+				stay += c
+				if sy := y + dy; sy >= r.top && sy <= r.bot {
+					c, _ = r.rowPlan(r.prev[sy*w:(sy+1)*w], nrow, dx)
+					moved += c
+				} else {
+					moved += est(nil, 0, nrow)
+				}
+			}
+			want := moved < stay
+			if got := r.scrollPays(dx, dy); got != want {
+				t.Fatalf("step (%d,%d), %d columns: scrollPays %v, sums %d moved, %d staying", dx, dy, tcols, got, moved, stay)
+			}
+			if want {
+				yes++
+			} else {
+				no++
+			}
+		}
+	}
+	if yes == 0 || no == 0 {
+		t.Fatalf("scrolling paid in %d grids and did not in %d: both should occur", yes, no)
+	}
+}
