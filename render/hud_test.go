@@ -361,3 +361,36 @@ func TestStatusRowBoard(t *testing.T) {
 	v.Top[0].Length += 1000
 	frame("the first entry grows")
 }
+
+// TestKeptTagsWereOverlays: in a crowd, a tag kept where it was is one of
+// the last frame's overlays, rectangle for rectangle, which is what lets
+// paintTags skip looking for it there (untouched).
+func TestKeptTagsWereOverlays(t *testing.T) {
+	c := newLoadCrowd(t, 1500, 60, 20)
+	kept := 0
+	for range 40 {
+		c.step()
+		v := c.w.Acquire()
+		for j, r := range c.rs {
+			was := append([]orect(nil), r.ovl[:r.novl]...)
+			r.Frame(v, &c.hs[j])
+			if !r.inc {
+				continue
+			}
+			for _, tg := range r.tags {
+				if tg.id == 0 || !tg.kept {
+					continue
+				}
+				o := rect{tg.x, r.pfTop + tg.y, tg.x + tg.n, r.pfTop + tg.y + 1}.pack()
+				if !slices.Contains(was, o) {
+					t.Fatalf("session %d, tick %d: kept tag %q at %v was no overlay of the last frame (%v)", j, v.Tick, tg.txt[:tg.n], o, was)
+				}
+				kept++
+			}
+		}
+		v.Release()
+	}
+	if kept == 0 {
+		t.Fatal("no tag was kept")
+	}
+}

@@ -102,7 +102,12 @@ func (r *Renderer) unchanged(v *game.View, o rect) bool {
 			break
 		}
 	}
-	if !was {
+	return was && r.untouched(v, o)
+}
+
+// untouched is unchanged for o known to be an overlay of the last frame.
+func (r *Renderer) untouched(v *game.View, o rect) bool {
+	if !r.inc {
 		return false
 	}
 	for _, q := range r.rst[:r.nrst] {

@@ -363,7 +363,9 @@ func (r *Renderer) tagFree(v *game.View, x, y, n int) bool {
 func (r *Renderer) paintTags(v *game.View, own int) {
 	for i := range r.tags {
 		t := &r.tags[i]
-		if t.id == 0 || t.kept && r.unchanged(v, rect{t.x, r.pfTop + t.y, t.x + t.n, r.pfTop + t.y + 1}) {
+		// A kept tag is where it was, whole on the playfield: an overlay
+		// of the last frame.
+		if t.id == 0 || t.kept && r.untouched(v, rect{t.x, r.pfTop + t.y, t.x + t.n, r.pfTop + t.y + 1}) {
 			continue
 		}
 		putOver(r, v, own, t.x, r.pfTop+t.y, t.txt[:t.n], t.col)
