@@ -175,7 +175,14 @@ func init() {
 	}
 	fgCode[def] = "39"
 	bgCode[def] = "49"
+	for i := range fgCode {
+		fgLen[i], bgLen[i] = uint8(len(fgCode[i])), uint8(len(bgCode[i]))
+	}
 }
+
+// fgLen and bgLen are the lengths of fgCode and bgCode, indexed by any
+// colour byte (sgrPlan weighs pens without a bounds check).
+var fgLen, bgLen [256]uint8
 
 // Glyphs for pixel cells.
 const (

@@ -42,10 +42,10 @@ func (r *Renderer) sgrPlan(f, b uint8) (cost int, reset bool) {
 	}
 	plain := 3
 	if needF {
-		plain += len(fgCode[nf])
+		plain += int(fgLen[nf])
 	}
 	if needB {
-		plain += len(bgCode[nb])
+		plain += int(bgLen[nb])
 	}
 	if needF && needB {
 		plain++
@@ -54,10 +54,10 @@ func (r *Renderer) sgrPlan(f, b uint8) (cost int, reset bool) {
 	if nf != def || nb != def {
 		rs++ // the leading ';'
 		if nf != def {
-			rs += len(fgCode[nf])
+			rs += int(fgLen[nf])
 		}
 		if nb != def {
-			rs += len(bgCode[nb])
+			rs += int(bgLen[nb])
 		}
 		if nf != def && nb != def {
 			rs++
