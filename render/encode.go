@@ -785,7 +785,7 @@ func (r *Renderer) shiftPays(prow, nrow []cell, dx int) bool {
 		return false
 	}
 	s := est(prow, dx, nrow) + 6
-	return s < estUpTo(prow, 0, nrow, s+1) // (an unchanged row: 0)
+	return s < estUpTo(prow, 0, nrow, s+1) // an unchanged row is 0: no shift
 }
 
 // shiftRow moves row y's content left by dx (right when negative); cells
