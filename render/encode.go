@@ -655,7 +655,9 @@ func (r *Renderer) diffRow(y int) (n int) {
 }
 
 // drawAt makes cell x of row y, which differs, what next holds: erased
-// with the blank run it starts, or drawn.
+// with the blank run it starts, or drawn. (diffRow's word loop does the
+// same inline: the call there, or one loop for whole and cut-short
+// spans, cost 1.3-1.6 % of a crowd frame's instructions.)
 func (r *Renderer) drawAt(prev, next []cell, x, y int) {
 	if next[x] == blank && r.erase(prev, next, x, y) {
 		return
