@@ -38,13 +38,12 @@ type kill struct {
 	txt        []byte // this frame's text
 	last       []byte // the last frame's text ("" when the line was not drawn), unless same
 	x          int    // this frame's first cell
-	room       int    // the cells txt was made to fit in
+	room       int    // the cells txt was made to fit in; -1 for a new line
 	on         bool
 	kind       uint8
 	youA, youB bool // the name is the player's
 	botA, botB bool
 	fg, lastFg uint8 // its colour, this frame's and the last's
-	made       bool  // txt was made for the line as it is (room says for what width)
 	same       bool  // txt is the last frame's text, kept
 }
 
@@ -69,18 +68,18 @@ func (r *Renderer) layoutFeed(v *game.View, own int) bool {
 		}
 		// A line drawn last frame whose text was made for the same room
 		// keeps it (most frames: a line stays feedShow ticks).
-		k.same = k.on && i < r.pfRows && k.made && k.room == room && len(k.txt) > 0
+		k.same = k.on && i < r.pfRows && k.room == room && len(k.txt) > 0
 		k.lastFg = k.fg
 		if !k.same {
 			k.last = append(k.last[:0], k.txt...)
-			k.txt, k.made = k.txt[:0], false
+			k.txt = k.txt[:0]
 		}
 		if !k.on || i >= r.pfRows {
 			continue
 		}
 		if !k.same {
 			r.feedText(k, room)
-			k.room, k.made = room, true
+			k.room = room
 		}
 		if len(k.txt) == 0 {
 			continue
@@ -199,7 +198,7 @@ func (r *Renderer) feedAdd(v *game.View, own int, k *game.Kill) {
 		}
 	}
 	l := &r.feed[j]
-	l.on, l.tick, l.made = true, k.Tick, false
+	l.on, l.tick, l.room = true, k.Tick, -1
 	l.a, l.b = l.a[:0], l.b[:0]
 	l.youB, l.botB = false, false
 	switch {
