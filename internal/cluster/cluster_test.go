@@ -206,7 +206,7 @@ func TestJoinKeyAndLeave(t *testing.T) {
 		t.Errorf("keyless lou has key %q at the simulation", k)
 	}
 	l.step()
-	l.gw.wait = 300 * time.Millisecond // an unanswered try would come again soon
+	l.gw.wait.Store(int64(300 * time.Millisecond)) // an unanswered try would come again soon
 	l.gw.Leave(kim)
 	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(kim); return !ok && l.sim.Key(kim) == "" }) {
 		t.Fatal("kim's leave did not take")
@@ -216,7 +216,7 @@ func TestJoinKeyAndLeave(t *testing.T) {
 	}
 	// the leave was answered the first time: no second try (which the
 	// simulation would count as foreign, the snake being gone)
-	time.Sleep(2 * (l.gw.wait + leaveRetry))
+	time.Sleep(2 * (time.Duration(l.gw.wait.Load()) + leaveRetry))
 	if st := l.gw.Stats(); st.Lost != 0 {
 		t.Errorf("gateway stats %+v", st)
 	}
@@ -231,18 +231,21 @@ func TestJoinKeyAndLeave(t *testing.T) {
 // the simulation refuse the join.
 func TestJoinCancel(t *testing.T) {
 	l := newLink(t, time.Second, 4)
-	l.gw.wait = time.Nanosecond // the answer always comes too late
+	l.gw.wait.Store(int64(time.Nanosecond)) // the answer always comes too late
 	if _, err := l.gw.JoinKey("mo", "SHA256:mo"); !errors.Is(err, ErrNoSim) {
 		t.Fatalf("a join without its answer: %v", err)
 	}
+	// both the join and its cancel must have come (either order) before
+	// the step that would apply them: a join alone has no snake yet either
 	if !eventually(3*time.Second, func() bool {
+		st := l.sim.Stats()
 		l.step()
 		_, ok := snakeNamed(l.w, "mo")
-		return !ok && l.sim.Stats().Joins == 1
+		return !ok && st.Joins == 1 && st.Inputs >= 1
 	}) {
 		t.Fatalf("mo's snake stayed after the gateway gave up on its join (sim stats %+v)", l.sim.Stats())
 	}
-	l.gw.wait = 2 * time.Second
+	l.gw.wait.Store(int64(2 * time.Second))
 	if _, err := l.gw.Join("mo"); err != nil {
 		t.Fatalf("mo's name is still held: %v", err)
 	}
@@ -512,7 +515,7 @@ func TestGatewayCounts(t *testing.T) {
 func TestNoSim(t *testing.T) {
 	l := newLink(t, time.Second, 4)
 	l.sim.Close()
-	l.gw.wait = 200 * time.Millisecond
+	l.gw.wait.Store(int64(200 * time.Millisecond))
 	if _, err := l.gw.Join("fay"); !errors.Is(err, ErrNoSim) {
 		t.Fatalf("join without a simulation: %v", err)
 	}

@@ -27,7 +27,7 @@ type Gateway struct {
 	subj  subjects
 	id    uint64
 	views Views
-	wait  time.Duration // a join's answer, at most
+	wait  atomic.Int64 // a join's or a leave's answer, at most (a time.Duration; tests shorten it while the leaver runs)
 	lease time.Duration
 	sub   *nats.Subscription
 	stop  chan struct{}
@@ -75,13 +75,14 @@ func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) 
 		return nil, err
 	}
 	g := &Gateway{nc: nc, subj: subjectsOf(prefix), id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
-		wait: 2 * time.Second, lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
+		lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
 		left: make(chan struct{}), leave: make(chan input, leaveQueue), inst: map[game.ID]uint64{}, others: map[uint64]gwCounts{}}
 	sub, err := nc.Subscribe(g.subj.hb, g.onHeartbeat)
 	if err != nil {
 		return nil, err
 	}
 	g.sub = sub
+	g.wait.Store(int64(2 * time.Second))
 	g.beat()
 	go g.heartbeats(lease / 3)
 	go g.leaver()
@@ -216,7 +217,7 @@ func (g *Gateway) Join(name string) (game.ID, error) { return g.JoinKey(name, ""
 // so no snake is left without its player (holding the name).
 func (g *Gateway) JoinKey(name, key string) (game.ID, error) {
 	nonce := g.nonce.Add(1)
-	m, err := g.nc.Request(g.subj.join, appendJoinReq(nil, joinReq{gw: g.id, name: name, key: key, nonce: nonce}), g.wait)
+	m, err := g.nc.Request(g.subj.join, appendJoinReq(nil, joinReq{gw: g.id, name: name, key: key, nonce: nonce}), time.Duration(g.wait.Load()))
 	if err != nil {
 		if !errors.Is(err, nats.ErrNoResponders) { // no simulation heard it: nothing to cancel
 			g.queue(input{kind: inCancel, gw: g.id, id: game.ID(nonce)})
@@ -327,7 +328,7 @@ func (g *Gateway) leaver() {
 func (g *Gateway) leaveOne(in input) {
 	msg := appendInput(nil, in)
 	for end := time.Now().Add(leaveFor); ; {
-		if _, err := g.nc.Request(g.subj.input, msg, g.wait); err == nil {
+		if _, err := g.nc.Request(g.subj.input, msg, time.Duration(g.wait.Load())); err == nil {
 			return
 		}
 		if time.Now().After(end) {
