@@ -96,9 +96,7 @@ func (s *Store) Player(ctx context.Context, id ID) (Record, bool, error) {
 	}
 	rec := Record{ID: id}
 	var bestAt, played, first, last int64
-	err := s.r.QueryRowContext(ctx, `SELECT name, best, best_at, kills, deaths, games, played, first, last,
-			(SELECT coalesce(sum(n), 0) FROM best_counts c WHERE c.best > p.best) + 1
-		FROM players p WHERE kind = ?1 AND ident = ?2`, int(id.Kind), id.Value).
+	err := s.st.player.QueryRowContext(ctx, int(id.Kind), id.Value).
 		Scan(&rec.Name, &rec.Best, &bestAt, &rec.Kills, &rec.Deaths, &rec.Games, &played, &first, &last, &rec.Rank)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, false, nil
@@ -162,7 +160,7 @@ func (s *Store) Owner(ctx context.Context, name string, now time.Time) (string, 
 	}
 	var fp string
 	var used int64
-	err := s.r.QueryRowContext(ctx, `SELECT fp, used FROM claims WHERE name = ?1`, strings.ToLower(name)).Scan(&fp, &used)
+	err := s.st.owner.QueryRowContext(ctx, strings.ToLower(name)).Scan(&fp, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

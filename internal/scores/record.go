@@ -2,6 +2,7 @@ package scores
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -182,7 +183,48 @@ const (
 			best_at = CASE WHEN excluded.best > days.best THEN excluded.best_at ELSE days.best_at END,
 			best    = max(days.best, excluded.best)`
 	touchClaim = `UPDATE claims SET used = max(used, ?3) WHERE name = ?1 AND fp = ?2`
+
+	playerQuery = `SELECT name, best, best_at, kills, deaths, games, played, first, last,
+			(SELECT coalesce(sum(n), 0) FROM best_counts c WHERE c.best > p.best) + 1
+		FROM players p WHERE kind = ?1 AND ident = ?2`
+	ownerQuery = `SELECT fp, used FROM claims WHERE name = ?1`
 )
+
+// stmts are the statements a Store runs for every game and every join,
+// prepared once at Open: the writer's on its connection, the queries on
+// the read pool (database/sql prepares them again on each connection
+// that runs them, once).
+type stmts struct {
+	upPlayer, upDay, touch *sql.Stmt // the writer's batch
+	player, owner          *sql.Stmt // Player, Owner
+}
+
+// prepareStmts prepares s's statements on w (the writer) and r (reads).
+func prepareStmts(ctx context.Context, w, r *sql.DB) (stmts, error) {
+	var st stmts
+	var err error
+	for _, p := range []struct {
+		db *sql.DB
+		to **sql.Stmt
+		q  string
+	}{{w, &st.upPlayer, upsertPlayer}, {w, &st.upDay, upsertDay}, {w, &st.touch, touchClaim},
+		{r, &st.player, playerQuery}, {r, &st.owner, ownerQuery}} {
+		if *p.to, err = p.db.PrepareContext(ctx, p.q); err != nil {
+			st.close()
+			return stmts{}, fmt.Errorf("scores: prepare: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// close closes the statements prepared (nil ones are skipped).
+func (st *stmts) close() {
+	for _, s := range []*sql.Stmt{st.upPlayer, st.upDay, st.touch, st.player, st.owner} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
 
 // write commits batch (already cleaned) in one transaction.
 func (s *Store) write(ctx context.Context, batch []Result) error {
@@ -191,18 +233,10 @@ func (s *Store) write(ctx context.Context, batch []Result) error {
 		return fmt.Errorf("scores: begin batch: %w", err)
 	}
 	defer tx.Rollback()
-	pl, err := tx.PrepareContext(ctx, upsertPlayer)
-	if err != nil {
-		return fmt.Errorf("scores: prepare batch: %w", err)
-	}
-	dy, err := tx.PrepareContext(ctx, upsertDay)
-	if err != nil {
-		return fmt.Errorf("scores: prepare batch: %w", err)
-	}
-	cl, err := tx.PrepareContext(ctx, touchClaim)
-	if err != nil {
-		return fmt.Errorf("scores: prepare batch: %w", err)
-	}
+	// The writer's one connection prepared these at Open: the batch
+	// borrows them (preparing them for every batch cost more than a
+	// small batch's statements).
+	pl, dy, cl := tx.StmtContext(ctx, s.st.upPlayer), tx.StmtContext(ctx, s.st.upDay), tx.StmtContext(ctx, s.st.touch)
 	for _, r := range batch {
 		end := r.End.Unix()
 		deaths := 0

@@ -61,8 +61,9 @@ type Store struct {
 	log  *slog.Logger
 	err  error // why the store is disabled; nil when it works
 
-	w *sql.DB // one connection: the writer's batches, claims, backups
-	r *sql.DB // queries; read-only connections
+	w  *sql.DB // one connection: the writer's batches, claims, backups
+	r  *sql.DB // queries; read-only connections
+	st stmts   // prepared on w and r at Open; closed with them
 
 	queue  chan Result
 	stop   chan struct{}      // closed by Close: the writer flushes and exits
@@ -199,12 +200,19 @@ func open(path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("scores: open %s for reading: %w", path, err)
 	}
+	st, err := prepareStmts(ctx, w, r)
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("scores: open %s: %w", path, err)
+	}
 	s := &Store{
 		path:  path,
 		opts:  opts,
 		log:   opts.Log,
 		w:     w,
 		r:     r,
+		st:    st,
 		queue: make(chan Result, opts.QueueSize),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
@@ -394,6 +402,7 @@ func (s *Store) Close(ctx context.Context) error {
 				s.log.Warn("scores: checkpoint at close", "path", s.path, "err", err)
 			}
 		}
+		s.st.close()
 		rerr := s.r.Close()
 		werr := s.w.Close()
 		if s.closeErr == nil {

@@ -343,6 +343,14 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	if err := s.Close(ctx); err != nil {
 		t.Errorf("second Close = %v", err)
 	}
+	// The prepared statements went with the store: queries after Close
+	// fail cleanly.
+	if _, _, err := s.Player(ctx, NameID("p1")); err == nil {
+		t.Error("Player after Close: no error")
+	}
+	if _, _, err := s.Owner(ctx, "p1", t0); err == nil {
+		t.Error("Owner after Close: no error")
+	}
 	if st := s.Stats(); st.Written != 100 {
 		t.Errorf("Close committed %d of 100", st.Written)
 	}
