@@ -69,34 +69,45 @@ func (r *Renderer) seeHead(slot, x, y int) {
 
 // pruneHeads keeps the heads whose pixel is still a head of their snake
 // and on the playfield, once each, in slot order. It reads pixels only
-// (no SnakeInfo: at thousands of sessions each record is a cache miss).
+// (no SnakeInfo: at thousands of sessions each record is a cache miss),
+// and only for the heads kept from before whose snake was not seen again.
 //
-// Heads seen in this frame's composition are valid as they are; those kept
-// from before are looked at again (a moving head's old pixel, composed
-// again this frame, is in cache).
+// Heads seen in this frame's composition are valid as they are. A head
+// kept from before whose snake was seen again is gone from there (a snake
+// has one head pixel): dropped without a look. Only the rest (a frame
+// drawn again for the same tick, a snake whose head is out of the
+// composed cells) are looked at again, since the world's pixels are 4
+// bytes each over the whole world and each look there is a cache miss
+// in a daemon drawing thousands of sessions.
 func (r *Renderer) pruneHeads(v *game.View) {
 	r.seeing = false
+	old, hs := r.heads[:r.headsOld], r.heads[r.headsOld:]
+	hs = sortHeads(hs)
 	k := 0
-	for i, h := range r.heads {
-		if i >= r.headsOld {
-			r.heads[k] = h
-			k++
-			continue
-		}
-		if h.x() >= v.W || h.y() >= v.H {
+	for _, h := range old {
+		if hasSlot(hs, h.slot()) || h.x() >= v.W || h.y() >= v.H {
 			continue
 		}
 		p := v.Pix[h.y()*v.W+h.x()]
 		if p&kindBits == headBits && p.Slot() == h.slot() && r.onPlayfield(v, game.Point{X: h.x(), Y: h.y()}) {
-			r.heads[k] = h
+			old[k] = h
 			k++
 		}
 	}
-	hs := r.heads[:k]
+	// old[:k] is in slot order (it was kept so), before hs in the same
+	// array: one slice, sorted again only when both have heads.
+	n := copy(r.heads[k:], hs)
+	r.heads = r.heads[:k+n]
+	if k > 0 && n > 0 {
+		r.heads = sortHeads(r.heads)
+	}
+}
+
+// sortHeads sorts hs by slot and drops duplicates (one head seen twice:
+// a snake has one head pixel, so any of them may stay).
+func sortHeads(hs []headAt) []headAt {
 	// Nearly every head is new each frame (heads move), in the order the
-	// screen was composed: a sort, not insertion into a sorted list. The
-	// duplicates it groups are one head seen twice (a snake has one head
-	// pixel), so any of them may stay.
+	// screen was composed: a sort, not insertion into a sorted list.
 	if len(hs) <= 32 {
 		// An insertion sort: for the few heads of most screens it does
 		// less than slices.Sort's general one.
@@ -110,29 +121,41 @@ func (r *Renderer) pruneHeads(v *game.View) {
 	} else {
 		slices.Sort(hs)
 	}
-	k = 0
+	k := 0
 	for i, h := range hs {
 		if i == 0 || h.slot() != hs[k-1].slot() {
 			hs[k] = h
 			k++
 		}
 	}
-	r.heads = hs[:k]
+	return hs[:k]
 }
 
-// head returns the kept head of snake slot.
-func (r *Renderer) head(slot int) (headAt, bool) {
-	lo, hi := 0, len(r.heads)
+// hasSlot reports whether hs, sorted by slot, holds a head of snake slot.
+func hasSlot(hs []headAt, slot int) bool {
+	i := slotAt(hs, slot)
+	return i < len(hs) && hs[i].slot() == slot
+}
+
+// slotAt is the index of the first head in hs (sorted by slot) whose
+// slot is at least slot.
+func slotAt(hs []headAt, slot int) int {
+	lo, hi := 0, len(hs)
 	for lo < hi {
-		m := (lo + hi) / 2
-		if r.heads[m].slot() < slot {
+		m := int(uint(lo+hi) >> 1)
+		if hs[m].slot() < slot {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(r.heads) && r.heads[lo].slot() == slot {
-		return r.heads[lo], true
+	return lo
+}
+
+// head returns the kept head of snake slot.
+func (r *Renderer) head(slot int) (headAt, bool) {
+	if i := slotAt(r.heads, slot); i < len(r.heads) && r.heads[i].slot() == slot {
+		return r.heads[i], true
 	}
 	return 0, false
 }
