@@ -61,13 +61,13 @@ func newMetrics() *metrics {
 		Name: "snaked_ticks_dropped_total", Help: "Ticks dropped because the loop fell too far behind.",
 	})
 	m.render = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name: "snaked_render_seconds", Help: "Time to render one frame for one session.", Buckets: fast,
+		Name: "snaked_render_seconds", Help: "Time to render one frame for one session, one frame in " + strconv.Itoa(renderCPUEvery) + " sampled.", Buckets: fast,
 	})
 	m.renderCPU = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "snaked_render_cpu_seconds", Help: "CPU time (the thread's) to render one frame for one session, one frame in " + strconv.Itoa(renderCPUEvery) + " sampled.", Buckets: fast,
 	})
 	m.write = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name: "snaked_write_seconds", Help: "Time of one frame's channel write.", Buckets: fast,
+		Name: "snaked_write_seconds", Help: "Time of one frame's channel write, one frame in " + strconv.Itoa(renderCPUEvery) + " sampled.", Buckets: fast,
 	})
 	m.bytes = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "snaked_bytes_sent_total", Help: "Bytes written to session channels.",
