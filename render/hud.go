@@ -37,44 +37,69 @@ func put[S string | []byte](r *Renderer, x, y int, s S, fg, bg uint8) int {
 
 // putOver writes s at cell x of screen row y on the playfield like put,
 // except over cells where the playfield shows a snake (any body or head),
-// which are composed again from v and keep showing it: the HUD's text
-// over the playfield (tags, radar, kill feed, hint) never hides a snake.
-// Fruit may be hidden. Every cell of [x, x+len(s)) on the screen is
-// written.
+// which keep showing it: the HUD's text over the playfield (tags, radar,
+// kill feed, hint) never hides a snake. Fruit may be hidden. Every cell
+// of [x, x+len(s)) on the screen is written.
+//
+// The cells under an overlay, by the time it is painted, show the world
+// as it is now wherever it shows a pixel: every cell whose pixels changed
+// since the last frame was composed again (dirtyTiles, or the whole
+// playfield), and so were last frame's overlays that moved (restore);
+// a cell still holding last frame's overlay text had no snake then and
+// its pixels did not change since. So a pixel cell in a snake's colours
+// is a snake, and putOver keeps it without reading the world's pixels
+// (4 bytes each over the whole world: at thousands of sessions each row
+// read there is a cache miss). Mono, whose cells are glyphs a tag could
+// also hold, recomposes the snake cells from v.
 func putOver[S string | []byte](r *Renderer, v *game.View, own, x, y int, s S, fg uint8) {
-	sy := y - r.pfTop
 	x0, x1 := max(x, 0), min(x+len(s), r.cols)
 	if x0 >= x1 {
 		return
 	}
+	row := r.next[y*r.cols : (y+1)*r.cols]
+	if r.prof != Mono {
+		for cx := x0; cx < x1; cx++ {
+			if c := row[cx]; c.ch() != 0 || !snakeShown[c&pairMask] {
+				row[cx] = txt(s[cx-x], fg, def)
+			}
+		}
+		return
+	}
+	sy := y - r.pfTop
 	wy := mod(r.camY+2*sy, v.H)
 	wy1 := wy + 1
 	if wy1 == v.H {
 		wy1 = 0
 	}
 	top, bot := v.Pix[wy*v.W:(wy+1)*v.W], v.Pix[wy1*v.W:(wy1+1)*v.W]
-	mono := r.prof == Mono
-	if mono {
-		fg = def
-	}
-	row := r.next[y*r.cols : (y+1)*r.cols]
 	const snake = game.Pixel(game.Body) << 20 // Body and Head have this bit
 	wx := mod(r.camX+x0, v.W)
 	for cx := x0; cx < x1; cx++ {
 		if (top[wx]|bot[wx])&snake != 0 {
-			r.segment(v, row[cx:cx+1], top[wx:wx+1], bot[wx:wx+1], own, mono, wx, wy) // the rect is marked
+			r.segment(v, row[cx:cx+1], top[wx:wx+1], bot[wx:wx+1], own, true, wx, wy) // the rect is marked
 		} else {
 			c := s[cx-x]
-			if mono && c < 0x20 {
+			if c < 0x20 {
 				c = extAlt[c]
 			}
-			row[cx] = txt(c, fg, def)
+			row[cx] = txt(c, def, def)
 		}
 		if wx++; wx == v.W {
 			wx = 0
 		}
 	}
 }
+
+// snakeShown says, for a pixel cell's colour pair, whether either pixel
+// is a snake's: a colour other than the default (empty) and the fruit's,
+// which no snake wears.
+var snakeShown = func() (t [pairMask + 1]bool) {
+	snake := func(c uint8) bool { return c != def && c != fruitCol }
+	for p := range ncol * ncol {
+		t[p] = snake(uint8(p/ncol)) || snake(uint8(p%ncol))
+	}
+	return t
+}()
 
 func (r *Renderer) fill(y int, bg uint8) {
 	if r.prof == Mono {
