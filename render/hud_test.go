@@ -394,3 +394,20 @@ func TestKeptTagsWereOverlays(t *testing.T) {
 		t.Fatal("no tag was kept")
 	}
 }
+
+// TestTagLen: placeTag sizes a tag from tagLen before it writes the text
+// (appendTag), so the two must agree for every kind of name and profile.
+func TestTagLen(t *testing.T) {
+	names := []string{"", "a", "bob", "exactly12chr", "a name longer than a tag holds", "caf\xc3\xa9"}
+	for _, prof := range []Profile{ANSI16, Mono} {
+		r := New(prof, 80, 24)
+		for _, name := range names {
+			for _, bot := range []bool{false, true} {
+				s := game.SnakeInfo{Name: name, Bot: bot}
+				if got, want := r.tagLen(&s), len(r.appendTag(nil, &s)); got != want {
+					t.Errorf("profile %v, name %q, bot %v: tagLen %d, appendTag writes %d", prof, name, bot, got, want)
+				}
+			}
+		}
+	}
+}

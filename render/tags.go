@@ -322,7 +322,7 @@ var tagSpots = [...]struct{ a, b, dy int }{{-1, 0, -1}, {-1, 0, 1}, {0, 2, 0}, {
 // spot near its head; it reports whether there was one.
 func (r *Renderer) placeTag(v *game.View, s *game.SnakeInfo, h headAt, i int) bool {
 	t := &r.tags[i]
-	n := len(r.appendTag(t.txt[:0], s))
+	n := r.tagLen(s) // the name's bytes are read only for a tag that fits
 	if n == 0 {
 		return false
 	}
@@ -336,6 +336,7 @@ func (r *Renderer) placeTag(v *game.View, s *game.SnakeInfo, h headAt, i int) bo
 			r.tagBlocked(x, y, n, len(r.tags), 1) || !r.tagFree(v, x, y, n) {
 			continue
 		}
+		r.appendTag(t.txt[:0], s)
 		t.id, t.wx, t.wy, t.x, t.y, t.n, t.kept = s.ID, mod(r.camX+x, v.W), mod(r.camY+2*y, v.H), x, y, n, false
 		t.hx, t.hy, t.at, t.col = h.x(), h.y(), v.Tick, snakePal[s.Colour&15]
 		return true
@@ -393,6 +394,19 @@ func (r *Renderer) paintTags(v *game.View, own int) {
 		}
 		putOver(r, v, own, t.x, r.pfTop+t.y, t.txt[:t.n], t.col)
 	}
+}
+
+// tagLen is the length of s's tag (appendTag), from the name's length
+// alone (TestTagLen).
+func (r *Renderer) tagLen(s *game.SnakeInfo) int {
+	n := min(len(s.Name), tagName)
+	if s.Bot {
+		n++
+	}
+	if r.prof == Mono {
+		n += 2
+	}
+	return n
 }
 
 // appendTag appends s's tag: its name cut to tagName, '~' first for a
