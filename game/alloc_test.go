@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -64,17 +65,30 @@ func TestStepAllocs(t *testing.T) {
 	for k := 0; k < 3000; k++ {
 		tick()
 	}
-	var a, b runtime.MemStats
-	const n = 300
+	// The count is the process's (runtime.MemStats has no other), and a
+	// race-enabled test binary on a busy machine was seen to count a few
+	// allocations of its own once in a while (7 in one window, in about
+	// one run of eight of the whole package under -race, never alone).
+	// So the measured ticks are three windows: Step allocating in steady
+	// state shows in every one of them; a one-off elsewhere in one.
+	const windows, n = 3, 100
 	minBots, maxBots = 1<<30, 0
-	runtime.ReadMemStats(&a)
-	for k := 0; k < n; k++ {
-		tick()
+	var counts [windows]uint64
+	for i := range counts {
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		for k := 0; k < n; k++ {
+			tick()
+		}
+		runtime.ReadMemStats(&b)
+		counts[i] = b.Mallocs - a.Mallocs
 	}
-	runtime.ReadMemStats(&b)
 	held.Release()
-	if d := b.Mallocs - a.Mallocs; d != 0 {
-		t.Fatalf("%d allocations in %d warmed-up ticks, want 0", d, n)
+	if slices.Min(counts[:]) != 0 {
+		t.Fatalf("allocations in each of %d windows of %d warmed-up ticks: %v, want 0", windows, n, counts)
+	}
+	if slices.Max(counts[:]) != 0 {
+		t.Logf("allocations in windows of %d ticks: %v (not Step's: another window had none)", n, counts)
 	}
 	if maxBots-minBots < 20 {
 		t.Fatalf("bots stayed within %d..%d: they should come and go with the people", minBots, maxBots)
