@@ -115,7 +115,7 @@ func budgetHeld(r *Renderer) int {
 func TestBudgetHeld(t *testing.T) {
 	for _, b := range []int{0, 8000, 20000, 32000} {
 		w, h := Fit(MaxCols, MaxRows, b)
-		want := CellBytes*w*h + bufExtra + 8*MaxRows + 64*4 // + mask, todo/gcost
+		want := CellBytes*w*h + bufExtra + 16*MaxRows + 64*4 // + mask and composed, todo/gcost
 		for _, mk := range []struct {
 			name string
 			r    func() *Renderer

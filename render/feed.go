@@ -270,7 +270,7 @@ func (r *Renderer) paintFeed(v *game.View, own int) {
 	for i := range r.feed {
 		k := &r.feed[i]
 		if !k.on || i >= r.pfRows || len(k.txt) == 0 ||
-			k.fg == k.lastFg && (k.same || string(k.txt) == string(k.last)) && r.unchanged(v, rect{k.x, r.pfTop + i, r.cols - 1, r.pfTop + i + 1}) {
+			k.fg == k.lastFg && (k.same || string(k.txt) == string(k.last)) && r.unchanged(rect{k.x, r.pfTop + i, r.cols - 1, r.pfTop + i + 1}) {
 			continue
 		}
 		putOver(r, v, own, k.x, r.pfTop+i, k.txt, k.fg)

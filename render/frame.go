@@ -82,7 +82,7 @@ type Renderer struct {
 	zone       int // dead zone: percent of the view the head may roam without moving the camera
 
 	// Incremental frames (inc.go).
-	mask     []uint64 // per row: the spans of span cells the encoder diffs
+	mask     []uint64 // per row: the spans of span cells the encoder diffs; composed's words past its length
 	incOK    bool     // the last frame was composed whole or incrementally (r.prev shows it)
 	noInc    bool     // always compose whole frames (tests)
 	inc      bool     // the last frame was composed incrementally
@@ -200,8 +200,8 @@ func (r *Renderer) Resize(cols, rows int) {
 	if c := bufPerCell*n + bufExtra; r.buf != nil && cap(r.buf) > max(c, trimTo) {
 		r.buf = make([]byte, 0, c)
 	}
-	if cap(r.mask) < rows {
-		r.mask = make([]uint64, rows)
+	if cap(r.mask) < 2*rows {
+		r.mask = make([]uint64, rows, 2*rows) // and the composed spans past it (composed)
 	}
 	r.mask = r.mask[:rows]
 	if c := headsCap(n); cap(r.heads) != c {
@@ -459,7 +459,11 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	}
 	r.textRows(v, h, you, ok)
 
-	// Overlays: lay out, restore what they leave, paint.
+	// Overlays: lay out, restore what they leave, paint. What the
+	// playfield's composition marked is kept aside first (untouched).
+	if inc {
+		copy(r.composed(), r.mask)
+	}
 	r.nnw, r.nrst = 0, 0
 	radar, feed, tags, hint, box := false, false, false, false, false
 	if ok {

@@ -88,10 +88,9 @@ next:
 // unchanged reports whether the cells of o, one overlay row of this
 // frame, still hold what was painted there in the last frame: the frame is
 // incremental, o was an overlay of the last frame, no cell of it was
-// composed again from the playfield (its tiles are clean since that frame,
-// and no restored overlay meets it). An overlay whose text is the same
-// need not paint it again then.
-func (r *Renderer) unchanged(v *game.View, o rect) bool {
+// composed again from the playfield (untouched). An overlay whose text is
+// the same need not paint it again then.
+func (r *Renderer) unchanged(o rect) bool {
 	if !r.inc {
 		return false
 	}
@@ -102,11 +101,15 @@ func (r *Renderer) unchanged(v *game.View, o rect) bool {
 			break
 		}
 	}
-	return was && r.untouched(v, o)
+	return was && r.untouched(o)
 }
 
-// untouched is unchanged for o known to be an overlay of the last frame.
-func (r *Renderer) untouched(v *game.View, o rect) bool {
+// untouched is unchanged for o known to be an overlay of the last frame:
+// no cell of it was composed again this frame, neither by the playfield's
+// composition (its spans in composed: a cell composed under an overlay
+// always differs from the text shown there, or, a blank composed under a
+// blank, needs no paint) nor by restore.
+func (r *Renderer) untouched(o rect) bool {
 	if !r.inc {
 		return false
 	}
@@ -116,36 +119,22 @@ func (r *Renderer) untouched(v *game.View, o rect) bool {
 			return false
 		}
 	}
-	wy := wrap1(r.camY+2*(o.y0-r.pfTop), v.H)
-	wy1 := wy + 1
-	if wy1 == v.H {
-		wy1 = 0
-	}
-	// When the last frame drew the tick before, the tiles changed since are
-	// the view's Fresh bits (8 KB a view, where the stamps are 512 KB and
-	// their reads here missed the cache); else the stamps say.
-	fw, nt := game.FreshWords(v.W), game.TilesW(v.W)
-	fresh := v.Tick == r.prevTick+1 && len(v.Fresh) == fw*game.TilesH(v.H)
-	var f0, f1, d0, d1 []uint64
-	if fresh {
-		f0 = v.Fresh[wy/game.TileH*fw : (wy/game.TileH+1)*fw]
-		f1 = v.Fresh[wy1/game.TileH*fw : (wy1/game.TileH+1)*fw]
-	} else {
-		d0 = v.Dirty[wy/game.TileH*nt : (wy/game.TileH+1)*nt]
-		d1 = v.Dirty[wy1/game.TileH*nt : (wy1/game.TileH+1)*nt]
-	}
-	for x, n := mod(r.camX+o.x0, v.W), o.x1-o.x0; n > 0; {
-		t := x / game.TileW
-		if fresh && (f0[t/64]|f1[t/64])>>(t%64)&1 != 0 || !fresh && (d0[t] > r.prevTick || d1[t] > r.prevTick) {
+	lo, hi := o.x0/span, (o.x1-1)/span
+	m := (uint64(1)<<(hi+1) - 1) &^ (uint64(1)<<lo - 1)
+	c := r.composed()
+	for y := o.y0; y < o.y1; y++ {
+		if c[y]&m != 0 {
 			return false
-		}
-		step := min(game.TileW-x%game.TileW, v.W-x)
-		n -= step
-		if x += step; x == v.W {
-			x = 0
 		}
 	}
 	return true
+}
+
+// composed is, per row, the spans the playfield's composition marked in
+// this frame (mask before any overlay's marks): kept past mask's length.
+func (r *Renderer) composed() []uint64 {
+	n := len(r.mask)
+	return r.mask[n : 2*n]
 }
 
 // pfSpan composes cells [x0, x1) of playfield row sy and marks them.

@@ -221,7 +221,7 @@ func appendTenths(b []byte, t int) []byte {
 func (r *Renderer) paintRadar(v *game.View, own int) {
 	rd := &r.rad
 	for k := range rd.n {
-		if !rd.fresh && r.unchanged(v, rect{1, r.pfTop + k, 1 + rd.ln[k], r.pfTop + k + 1}) {
+		if !rd.fresh && r.unchanged(rect{1, r.pfTop + k, 1 + rd.ln[k], r.pfTop + k + 1}) {
 			continue
 		}
 		putOver(r, v, own, 1, r.pfTop+k, rd.line[k][:rd.ln[k]], brightCyan)

@@ -389,7 +389,7 @@ func (r *Renderer) paintTags(v *game.View, own int) {
 		t := &r.tags[i]
 		// A kept tag is where it was, whole on the playfield: an overlay
 		// of the last frame.
-		if t.id == 0 || t.kept && r.untouched(v, rect{t.x, r.pfTop + t.y, t.x + t.n, r.pfTop + t.y + 1}) {
+		if t.id == 0 || t.kept && r.untouched(rect{t.x, r.pfTop + t.y, t.x + t.n, r.pfTop + t.y + 1}) {
 			continue
 		}
 		putOver(r, v, own, t.x, r.pfTop+t.y, t.txt[:t.n], t.col)
