@@ -365,8 +365,29 @@ func (r *Renderer) tagBlocked(x, y, n, upto, gap int) bool {
 }
 
 // tagFree reports whether cells [x, x+n) of playfield row y show nothing
-// (no pixel of anything).
+// (no pixel of anything). Before the overlays are painted, a cell shows
+// the world as it is now (composed this frame, or unchanged since it
+// was) unless one of last frame's overlays covered it: its text, or a
+// space of it that looks blank, may hide something. So only cells under
+// those read the world's pixels; the rest are blank when empty.
 func (r *Renderer) tagFree(v *game.View, x, y, n int) bool {
+	sy := r.pfTop + y
+	a := rect{x, sy, x + n, sy + 1}
+	old := false
+	for _, p := range r.ovl[:r.novl] {
+		if o := p.unpack(); a.x0 < o.x1 && o.x0 < a.x1 && a.y0 < o.y1 && o.y0 < a.y1 {
+			old = true
+			break
+		}
+	}
+	if !old {
+		for _, c := range r.next[sy*r.cols+x : sy*r.cols+x+n] {
+			if c != blank {
+				return false
+			}
+		}
+		return true
+	}
 	top, bot := v.Row(r.camY+2*y), v.Row(r.camY+2*y+1)
 	wx := mod(r.camX+x, v.W)
 	for range n {
