@@ -87,7 +87,6 @@ type Renderer struct {
 	noInc    bool     // always compose whole frames (tests)
 	inc      bool     // the last frame was composed incrementally
 	lastTick uint64   // tick of the view the last frame was composed from
-	prevTick uint64   // during compose: the tick of the frame before (unchanged: inc.go)
 	lastOwn  int      // slot of the player's snake in the last frame, -1 none
 	lastW    int      // world size of the last frame
 	lastH    int
@@ -440,7 +439,6 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 			r.playfield(v, own)
 		}
 		r.pruneHeads(v)
-		r.prevTick = r.lastTick
 		r.incOK, r.lastTick, r.lastOwn, r.lastW, r.lastH = true, v.Tick, own, v.W, v.H
 	} else {
 		clear(r.next)

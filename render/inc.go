@@ -26,6 +26,9 @@ type orect struct{ x0, y0, x1, y1 int16 }
 func (o rect) pack() orect   { return orect{int16(o.x0), int16(o.y0), int16(o.x1), int16(o.y1)} }
 func (o orect) unpack() rect { return rect{int(o.x0), int(o.y0), int(o.x1), int(o.y1)} }
 
+// meets reports whether o and p share a cell.
+func (o rect) meets(p rect) bool { return o.x0 < p.x1 && p.x0 < o.x1 && o.y0 < p.y1 && p.y0 < o.y1 }
+
 // allMask is the mask of every span of a row.
 func (r *Renderer) allMask() uint64 { return uint64(1)<<((r.cols+span-1)/span) - 1 }
 
@@ -114,8 +117,7 @@ func (r *Renderer) untouched(o rect) bool {
 		return false
 	}
 	for _, q := range r.rst[:r.nrst] {
-		p := q.unpack()
-		if o.x0 < p.x1 && p.x0 < o.x1 && o.y0 < p.y1 && p.y0 < o.y1 {
+		if o.meets(q.unpack()) {
 			return false
 		}
 	}

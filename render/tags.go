@@ -350,8 +350,7 @@ func (r *Renderer) placeTag(v *game.View, s *game.SnakeInfo, h headAt, i int) bo
 func (r *Renderer) tagBlocked(x, y, n, upto, gap int) bool {
 	a := rect{x - gap, r.pfTop + y, x + n + gap, r.pfTop + y + 1}
 	for _, p := range r.nw[:r.nnw] {
-		o := p.unpack()
-		if a.x0 < o.x1 && o.x0 < a.x1 && a.y0 < o.y1 && o.y0 < a.y1 {
+		if a.meets(p.unpack()) {
 			return true
 		}
 	}
@@ -375,7 +374,7 @@ func (r *Renderer) tagFree(v *game.View, x, y, n int) bool {
 	a := rect{x, sy, x + n, sy + 1}
 	old := false
 	for _, p := range r.ovl[:r.novl] {
-		if o := p.unpack(); a.x0 < o.x1 && o.x0 < a.x1 && a.y0 < o.y1 && o.y0 < a.y1 {
+		if a.meets(p.unpack()) {
 			old = true
 			break
 		}
