@@ -199,7 +199,8 @@ type stmts struct {
 	player, owner          *sql.Stmt // Player, Owner
 }
 
-// prepareStmts prepares s's statements on w (the writer) and r (reads).
+// prepareStmts prepares a Store's statements on w (the writer) and r
+// (reads); its error is for open to wrap.
 func prepareStmts(ctx context.Context, w, r *sql.DB) (stmts, error) {
 	var st stmts
 	var err error
@@ -211,7 +212,7 @@ func prepareStmts(ctx context.Context, w, r *sql.DB) (stmts, error) {
 		{r, &st.player, playerQuery}, {r, &st.owner, ownerQuery}} {
 		if *p.to, err = p.db.PrepareContext(ctx, p.q); err != nil {
 			st.close()
-			return stmts{}, fmt.Errorf("scores: prepare: %w", err)
+			return stmts{}, fmt.Errorf("prepare: %w", err)
 		}
 	}
 	return st, nil
@@ -234,8 +235,7 @@ func (s *Store) write(ctx context.Context, batch []Result) error {
 	}
 	defer tx.Rollback()
 	// The writer's one connection prepared these at Open: the batch
-	// borrows them (preparing them for every batch cost more than a
-	// small batch's statements).
+	// borrows them rather than preparing three statements each time.
 	pl, dy, cl := tx.StmtContext(ctx, s.st.upPlayer), tx.StmtContext(ctx, s.st.upDay), tx.StmtContext(ctx, s.st.touch)
 	for _, r := range batch {
 		end := r.End.Unix()
