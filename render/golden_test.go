@@ -426,10 +426,11 @@ func TestFeedWants(t *testing.T) {
 	}
 }
 
-// TestFeedLineReplaced: a death that takes the oldest line's row while
-// the feed is full shows its own text there, and the old line's is gone
-// (a line keeps its text from frame to frame only while it is the same
-// line in the same room).
+// TestFeedLineReplaced: while the feed is full, a stranger's death waits
+// for a line that has stayed feedDwell ticks (it is not shown before);
+// then it takes the oldest line's row, shows its own text there, and the
+// old line's is gone (a line keeps its text from frame to frame only
+// while it is the same line in the same room).
 func TestFeedLineReplaced(t *testing.T) {
 	v, h := feedView()
 	r := New(ANSI16, 80, 24)
@@ -453,6 +454,13 @@ func TestFeedLineReplaced(t *testing.T) {
 	if s := text(); !strings.Contains(s, "carol cut off bob") || strings.Contains(s, "hank") {
 		t.Fatalf("before: the feed should show carol's kill and not hank's:\n%s", s)
 	}
+	// The oldest line (bob's, tick 96) has stayed feedDwell-1 ticks.
+	v.Tick = 96 + feedDwell - 1
+	v.Kills = append(v.Kills, game.Kill{Tick: v.Tick, Victim: "ivan", VictimSlot: 5, Length: 4, Killer: "carol", KillerSlot: 2, At: game.Point{X: 210, Y: 105}})
+	term.Write(r.Frame(v, h))
+	if s := text(); strings.Contains(s, "ivan") || !strings.Contains(s, "carol cut off bob") {
+		t.Fatalf("within feedDwell: ivan's death should wait, bob's line stay:\n%s", s)
+	}
 	v.Tick++
 	v.Kills = append(v.Kills, game.Kill{Tick: v.Tick, Victim: "hank", VictimSlot: 5, Length: 4, Killer: "carol", KillerSlot: 2, At: game.Point{X: 210, Y: 105}})
 	term.Write(r.Frame(v, h))
@@ -461,5 +469,27 @@ func TestFeedLineReplaced(t *testing.T) {
 	}
 	if s := text(); !strings.Contains(s, "carol cut off hank") || strings.Contains(s, "carol cut off bob") {
 		t.Fatalf("after: hank's death should have taken the oldest line's row:\n%s", s)
+	}
+}
+
+// TestFeedMineAtOnce: the player's own kill takes the oldest line's row at
+// once, however fresh the lines are.
+func TestFeedMineAtOnce(t *testing.T) {
+	v, h := feedView()
+	r := New(ANSI16, 80, 24)
+	r.Frame(v, h)
+	v.Tick++
+	v.Kills = append(v.Kills, game.Kill{Tick: v.Tick, Victim: "gina", VictimSlot: 6, Length: 3, Killer: "alice", KillerSlot: 0, At: game.Point{X: 0, Y: 0}})
+	term := vtmodel.New(80, 24)
+	r.Invalidate()
+	term.Write(r.Frame(v, h))
+	var b strings.Builder
+	for y := 0; y < 24; y++ {
+		for x := 0; x < 80; x++ {
+			b.WriteRune(term.Cell(x, y).Ch)
+		}
+	}
+	if s := b.String(); !strings.Contains(s, "you cut off gina") || strings.Contains(s, "carol cut off bob") {
+		t.Fatalf("alice's kill should have taken bob's line's row at once:\n%s", s)
 	}
 }
