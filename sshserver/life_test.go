@@ -75,6 +75,7 @@ func TestStalledReaderDropped(t *testing.T) {
 	if !eventually(5*time.Second, func() bool { return h.sessionOf("frozen") != nil }) {
 		t.Fatal("frozen session never started")
 	}
+	frozen := h.sessionOf("frozen")
 	healthy.mu.Lock()
 	mark := len(healthy.stamps)
 	healthy.mu.Unlock()
@@ -101,6 +102,9 @@ func TestStalledReaderDropped(t *testing.T) {
 		t.Fatal("a client that never reads was not dropped")
 	}
 	t.Logf("dropped %v after freezing (stall bound %v)", took, cfg.StallTimeout)
+	if !frozen.solo.Load() {
+		t.Error("the stalled session was not taken out of the frame workers' lists (solo)")
+	}
 	// The healthy player kept getting frames at the tick rate meanwhile.
 	time.Sleep(300 * time.Millisecond)
 	healthy.mu.Lock()

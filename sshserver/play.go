@@ -202,39 +202,82 @@ func (s *session) watchKey(k key, r byte) {
 	s.steered.Store(true)
 }
 
-// writer draws the newest state each time it is poked, one Write per frame.
+// writer draws the newest state each time it is poked, one Write per frame:
+// the screens outside play, and frames the frame workers left to it (they
+// found the session busy, or its screen not gone yet). Workers draw the
+// ticks' frames of play otherwise (frames.go).
 func (s *session) writer() {
 	s.mu.Lock()
 	prof := render.DetectProfile(s.term, s.env)
 	s.mu.Unlock()
-	c := canvas{prof: prof}
-	defer c.release(s.srv)
-	hud := render.HUD{Join: s.srv.cfg.JoinHint}
-	var lastTick uint64
-	shown := int32(-2) // shutdown seconds on the join screen
+	s.fmu.Lock()
+	s.cv, s.hud, s.shown, s.ready = canvas{prof: prof}, render.HUD{Join: s.srv.cfg.JoinHint}, -2, true
+	s.fmu.Unlock()
+	defer func() {
+		s.fmu.Lock()
+		s.gone = true
+		s.cv.release(s.srv)
+		s.fmu.Unlock()
+	}()
 	for {
 		select {
 		case <-s.done:
 			return
 		case <-s.wake:
 		}
-		switch phase(s.phase.Load()) {
-		case phaseJoin, phaseScores:
-			if j := s.scr.Load(); j != nil {
-				s.drawScreen(j, &shown)
-			}
-		case phasePlay, phaseWatch:
-			if j := s.scr.Load(); j != nil {
-				s.screenGone(j)
-			}
-			if c.r == nil {
-				s.mu.Lock()
-				c.fit(s.srv, s.cols, s.rows)
-				s.resized = false
-				s.mu.Unlock()
-			}
-			s.frame(&c, &hud, &lastTick)
+		s.drawLocked()
+	}
+}
+
+// drawLocked draws the newest state, waiting for whoever draws now.
+func (s *session) drawLocked() {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	if !s.gone {
+		s.draw()
+	}
+}
+
+// tickFrame is a frame worker's turn at the session: it draws the tick's
+// frame of play unless another goroutine is drawing (a stalled write, or
+// the writer) or a screen is still going away; then it pokes the writer,
+// which draws the newest state when it can. It never waits for the
+// session.
+func (s *session) tickFrame() {
+	if !s.fmu.TryLock() {
+		s.poke()
+		return
+	}
+	defer s.fmu.Unlock()
+	defer s.guard("frame worker")
+	if s.gone {
+		return
+	}
+	if j := s.scr.Load(); !s.ready || j != nil && !j.sent {
+		s.poke()
+		return
+	}
+	s.draw()
+}
+
+// draw draws the newest state for the session's phase; fmu is held.
+func (s *session) draw() {
+	switch phase(s.phase.Load()) {
+	case phaseJoin, phaseScores:
+		if j := s.scr.Load(); j != nil {
+			s.drawScreen(j, &s.shown)
 		}
+	case phasePlay, phaseWatch:
+		if j := s.scr.Load(); j != nil {
+			s.screenGone(j)
+		}
+		if s.cv.r == nil {
+			s.mu.Lock()
+			s.cv.fit(s.srv, s.cols, s.rows)
+			s.resized = false
+			s.mu.Unlock()
+		}
+		s.frame(&s.cv, &s.hud, &s.lastTick)
 	}
 }
 

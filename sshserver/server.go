@@ -5,17 +5,21 @@
 // whoever does (the daemon's main, with a game.Clock) calls Ticked after
 // each round, and screens outside play are drawn by their own packages.
 //
-// Ticked pokes every session through a one-slot, latest-wins notification
-// and never writes to or waits for a session; a session draws only when
-// poked, so at most one frame per tick whatever its client sends. Each
+// Ticked never writes to or waits for a session: it hands the sessions
+// in play to a few frame workers (frames.go), which draw each in turn
+// (render the newest view, one Write), and pokes the others' writers
+// through a one-slot, latest-wins notification; so at most one frame per
+// tick whatever a client sends. A session is drawn by one goroutine at a
+// time; a worker that finds it busy, or stalls on it, leaves it to the
+// session's own writer, so a slow client still hurts only itself. Each
 // connection has one control goroutine that answers global requests,
 // channel opens and the session's requests (pty, window-change, env, shell)
 // and runs the session's life cycle; each session adds one reader (keys) and
-// one writer that renders the newest view and writes it in one Write. With
-// x/crypto's three per connection that is six goroutines per session. A
-// watchdog drops sessions whose write stalls and players who went idle, and
-// sends every connection's keepalive from a short-lived goroutine that waits
-// for the reply.
+// one writer (the screens outside play, and frames the workers leave to
+// it). With x/crypto's three per connection that is six goroutines per
+// session. A watchdog drops sessions whose write stalls and players who
+// went idle, and sends every connection's keepalive from a short-lived
+// goroutine that waits for the reply.
 package sshserver
 
 import (
@@ -25,6 +29,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -60,11 +65,14 @@ type Server struct {
 
 	labels context.Context // pprof labels of every connection's goroutines
 
-	mu     sync.Mutex            // guards addr, live, pinged and raws
-	addr   net.Addr              // the listener's address while serving
-	live   []*session            // sessions that may receive frames; session.idx is the index
-	pinged []*conn               // admitted connections under keepalive; conn.idx is the index
-	raws   map[net.Conn]struct{} // every accepted connection, for the final force close
+	frames *framePool // draws the ticks' frames of play
+
+	mu       sync.Mutex            // guards addr, live, tickList, pinged and raws
+	addr     net.Addr              // the listener's address while serving
+	live     []*session            // sessions that may receive frames; session.idx is the index
+	tickList []*session            // notifyAll's list, kept for the next tick
+	pinged   []*conn               // admitted connections under keepalive; conn.idx is the index
+	raws     map[net.Conn]struct{} // every accepted connection, for the final force close
 }
 
 // New checks cfg and returns a server for world w (a *game.World, or any
@@ -93,6 +101,7 @@ func New(cfg Config, w game.Host) (*Server, error) {
 		labels:   pprof.WithLabels(context.Background(), pprof.Labels("snaked", "conn")),
 	}
 	s.shutdownIn.Store(-1)
+	s.frames = newFramePool(runtime.GOMAXPROCS(0), (*session).tickFrame)
 	s.notice, _ = w.(noticer)
 	s.counts, _ = w.(clusterCounts)
 	if cfg.Scores != nil {
@@ -156,6 +165,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		})
 	}
 	bg.Go(func() { s.watchdog(stopBG) })
+	s.frames.run()
 
 	acceptErr := make(chan error, 1)
 	go func() { acceptErr <- s.accept(ln) }()
@@ -169,6 +179,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 	}
 	s.shutdown()
+	s.frames.close() // every connection is closed: no worker waits on one
 
 	close(stopBG)
 	if hs != nil {
@@ -273,8 +284,8 @@ func isTemporary(err error) bool {
 }
 
 // Ticked tells the server that the world published round r's view: it
-// records the round and wakes every session's writer (latest wins). It
-// never blocks on a session. The world's clock calls it after each round.
+// records the round and has every session drawn (notifyAll). It never
+// blocks on a session. The world's clock calls it after each round.
 func (s *Server) Ticked(r game.Round) {
 	if r.Steps > 0 {
 		per := r.Took.Seconds() / float64(r.Steps)
@@ -288,13 +299,32 @@ func (s *Server) Ticked(r game.Round) {
 	s.notifyAll()
 }
 
-// notifyAll pokes every live session's writer (latest wins, never blocks).
+// notifyAll hands the sessions in play to the frame workers and pokes
+// the others' writers, and those of slow clients (session.solo): latest
+// wins, it never blocks.
 func (s *Server) notifyAll() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.tickList[:0]
 	for _, ss := range s.live {
-		ss.poke()
+		switch phase(ss.phase.Load()) {
+		case phasePlay, phaseWatch:
+			if !ss.solo.Load() {
+				list = append(list, ss)
+				break
+			}
+			fallthrough
+		default:
+			ss.poke()
+		}
 	}
-	s.mu.Unlock()
+	if !s.frames.dispatch(list) {
+		for _, ss := range list {
+			ss.poke()
+		}
+	}
+	clear(list)
+	s.tickList = list[:0]
 }
 
 // watchdog drops sessions whose write is stalled and players gone idle,

@@ -44,8 +44,9 @@ type session struct {
 	// authenticated with, read from the successful authentication's
 	// Permissions; empty for a keyless client. Set once, before the
 	// session's goroutines start.
-	key string
-	idx int // index in srv.live; guarded by srv.mu
+	key    string
+	idx    int    // index in srv.live; guarded by srv.mu
+	queued uint64 // the frame pool's last list holding it; guarded by the pool's mu
 
 	wake    chan struct{} // cap 1, latest wins: a new tick or a state change
 	started chan struct{} // closed by handle on shell or exec
@@ -64,18 +65,28 @@ type session struct {
 	repaint    atomic.Bool  // Ctrl-L: the next frame is a full repaint
 	lastInput  atomic.Int64 // unix nanos of the last input bytes
 	writeStart atomic.Int64 // unix nanos when the current write began; 0 when not writing
+	solo       atomic.Bool  // a write took stallAfter or more: the writer draws every frame
 	begin      time.Time    // when play or spectating began; set before the writer starts
 	nick       string       // the player's nickname once joined; written by the joiner before phasePlay
 
-	// Owned by the writer goroutine (read by run after the writer is done).
-	touched bool           // something was drawn on the terminal
-	last    game.SnakeInfo // the player's snake in the last frame
-	life    life           // the life being played, for scores (scores.go)
-	lost    int            // frames in a row without the player's snake in the world
-	out     []byte         // a command's output (causeCommand)
-	code    uint32         // and its exit status
-	frames  uint32         // frames rendered (renderCPU samples one in renderCPUEvery)
-	buf     []byte         // join screen bytes
+	// Drawing: the session's writer and the server's frame workers
+	// (frames.go) draw its frames, one at a time. fmu guards the fields
+	// below it, which run reads again only after the writer is done.
+	fmu      sync.Mutex
+	ready    bool // the writer has set up the canvas: workers may draw
+	gone     bool // the writer has ended: nothing draws any more
+	cv       canvas
+	hud      render.HUD
+	lastTick uint64         // the last frame's tick
+	shown    int32          // shutdown seconds on the join screen
+	touched  bool           // something was drawn on the terminal
+	last     game.SnakeInfo // the player's snake in the last frame
+	life     life           // the life being played, for scores (scores.go)
+	lost     int            // frames in a row without the player's snake in the world
+	out      []byte         // a command's output (causeCommand)
+	code     uint32         // and its exit status
+	frames   uint32         // frames rendered (renderCPU samples one in renderCPUEvery)
+	buf      []byte         // join screen bytes
 
 	jmu  sync.Mutex // guards kind and left, and serialises join with leave
 	kind kind       // what the session counts as now
@@ -501,7 +512,8 @@ const writeChunk = 2000
 // write sends p to the terminal under the stall watchdog: in one Write,
 // or in pieces of writeChunk bytes when it is longer.
 func (s *session) write(p []byte) error {
-	s.writeStart.Store(time.Now().UnixNano())
+	start := time.Now().UnixNano()
+	s.writeStart.Store(start)
 	var n int
 	var err error
 	for len(p) > 0 && err == nil {
@@ -511,6 +523,11 @@ func (s *session) write(p []byte) error {
 		p = p[k:]
 	}
 	s.writeStart.Store(0)
+	if time.Now().UnixNano()-start >= int64(stallAfter) && !s.solo.Load() {
+		// A client this slow to take a frame draws on its own writer
+		// from now on, out of the frame workers' way (frames.go).
+		s.solo.Store(true)
+	}
 	s.srv.m.bytes.Add(float64(n))
 	return err
 }

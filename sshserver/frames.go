@@ -1,0 +1,257 @@
+package sshserver
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// This file draws the tick's frames: a few frame workers, owned by Serve,
+// share each tick's list of playing and watching sessions and draw each
+// (render, then one Write) in turn, so a tick wakes a few goroutines
+// instead of every session's writer (issue 13: the wake-ups were ~12 % of
+// the daemon's CPU at 2,500 sessions).
+//
+// A slow client still hurts only itself:
+//   - A session is drawn by one goroutine at a time (session.fmu): a
+//     worker that finds it busy (its own writer drawing, or a write of it
+//     stalled) skips it and pokes its writer, which draws the newest
+//     view once it can (latest wins, as before).
+//   - A worker stalled on one session (a write the client does not read,
+//     a join a gateway waits for) is found by the pool's monitor within
+//     stallAfter plus a period, taken out of the pool and replaced; it
+//     ends once its session lets it go. The others go on meanwhile.
+//   - A session whose write once took stallAfter or more (session.solo)
+//     is drawn by its own writer from then on, woken by the tick as
+//     before the pool: a slow client costs the pool one stall at most.
+//   - A tick that comes while the last one's list is not done (a busy
+//     machine) starts a new list with the sessions not reached yet first.
+
+// Frame pool bounds.
+const (
+	stallAfter   = 10 * time.Millisecond // a worker on one session this long is replaced
+	monitorEvery = 5 * time.Millisecond  // how often the monitor looks while a list is being drawn
+	yieldEvery   = 32                    // sessions a worker draws between yields
+)
+
+// batch is one tick's list of sessions to draw.
+type batch struct {
+	list []*session
+	next atomic.Int64 // index of the next session to claim
+}
+
+// worker is one frame worker.
+type worker struct {
+	since    atomic.Int64 // nanoseconds (pool.clock) when it took its session; 0 when idle
+	detached atomic.Bool  // replaced by the monitor: ends after its session
+}
+
+// framePool is the server's frame workers and their shared list.
+type framePool struct {
+	n     int            // workers kept ready
+	draw  func(*session) // draws one session's frame (session.tickFrame)
+	start time.Time      // pool.clock's origin
+	cur   atomic.Pointer[batch]
+	kick  chan struct{}  // wakes idle workers; cap n
+	watch chan struct{}  // wakes the monitor; cap 1
+	stop  chan struct{}  // closed by close
+	wg    sync.WaitGroup // workers, detached ones included, and the monitor
+	live  atomic.Bool    // running: dispatch hands lists to the workers
+
+	mu      sync.Mutex // guards workers, gen and stopped; serialises dispatch
+	workers []*worker  // the workers in the pool (not detached)
+	gen     uint64     // lists dispatched
+	stopped bool
+}
+
+func newFramePool(n int, draw func(*session)) *framePool {
+	p := &framePool{
+		n:     max(n, 1),
+		draw:  draw,
+		start: time.Now(),
+		kick:  make(chan struct{}, max(n, 1)),
+		watch: make(chan struct{}, 1),
+		stop:  make(chan struct{}),
+	}
+	p.cur.Store(&batch{})
+	return p
+}
+
+// clock is the pool's monotonic time in nanoseconds (never 0).
+func (p *framePool) clock() int64 { return int64(time.Since(p.start)) + 1 }
+
+// run starts the workers and the monitor; close stops them.
+func (p *framePool) run() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for range p.n {
+		p.spawn()
+	}
+	p.wg.Go(p.monitor)
+	p.live.Store(true)
+}
+
+// spawn starts a worker; p.mu is held.
+func (p *framePool) spawn() {
+	w := &worker{}
+	p.workers = append(p.workers, w)
+	p.wg.Go(func() { p.work(w) })
+}
+
+// close stops the workers and the monitor and waits for them, stalled
+// ones included: their sessions' connections must be closing.
+func (p *framePool) close() {
+	p.mu.Lock()
+	if !p.stopped {
+		p.stopped = true
+		p.live.Store(false)
+		close(p.stop)
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// dispatch hands the tick's sessions to the workers; it reports false
+// when the pool is not running (the caller pokes them instead). Sessions
+// of the last list that no worker reached yet come first.
+func (p *framePool) dispatch(sessions []*session) bool {
+	if !p.live.Load() {
+		return false
+	}
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return false
+	}
+	p.gen++
+	old := p.cur.Load()
+	k := min(int(old.next.Load()), len(old.list))
+	list := make([]*session, 0, len(sessions))
+	for _, s := range old.list[k:] {
+		if s.queued != p.gen {
+			s.queued = p.gen
+			list = append(list, s)
+		}
+	}
+	for _, s := range sessions {
+		if s.queued != p.gen {
+			s.queued = p.gen
+			list = append(list, s)
+		}
+	}
+	p.cur.Store(&batch{list: list})
+	p.mu.Unlock()
+	for range p.n {
+		select {
+		case p.kick <- struct{}{}:
+		default:
+		}
+	}
+	select {
+	case p.watch <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// work is a worker's loop: on each kick it draws sessions of the current
+// list until none is left.
+func (p *framePool) work(w *worker) {
+	n := 0
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-p.kick:
+		}
+		for {
+			b := p.cur.Load()
+			i := int(b.next.Add(1) - 1)
+			if i >= len(b.list) {
+				break
+			}
+			w.since.Store(p.clock())
+			p.draw(b.list[i])
+			w.since.Store(0)
+			if w.detached.Load() {
+				return
+			}
+			if n++; n%yieldEvery == 0 {
+				// Let the readers and x/crypto's goroutines run: cheaper
+				// than the runtime's preemption of a goroutine that runs
+				// 10 ms without a pause (a signal each).
+				runtime.Gosched()
+			}
+		}
+	}
+}
+
+// busy reports whether the current list has sessions no worker took yet,
+// or a worker of the pool is drawing one.
+func (p *framePool) busy() bool {
+	if b := p.cur.Load(); int(b.next.Load()) < len(b.list) {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, w := range p.workers {
+		if w.since.Load() != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// monitor replaces workers stalled on one session, looking every
+// monitorEvery while a list is being drawn.
+func (p *framePool) monitor() {
+	t := time.NewTimer(monitorEvery)
+	t.Stop()
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-p.watch:
+		}
+		for {
+			t.Reset(monitorEvery)
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+			}
+			p.replaceStalled()
+			if !p.busy() {
+				break
+			}
+		}
+	}
+}
+
+// replaceStalled takes the workers on one session for stallAfter or more
+// out of the pool and starts one in each one's place.
+func (p *framePool) replaceStalled() {
+	now := p.clock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	for i := 0; i < len(p.workers); {
+		w := p.workers[i]
+		if s := w.since.Load(); s != 0 && now-s >= int64(stallAfter) {
+			w.detached.Store(true)
+			p.workers = append(p.workers[:i], p.workers[i+1:]...)
+			p.spawn()
+			// The new worker may have missed this list's kick.
+			select {
+			case p.kick <- struct{}{}:
+			default:
+			}
+			continue
+		}
+		i++
+	}
+}
