@@ -617,10 +617,6 @@ func (r *Renderer) diffRow(y int) (n int) {
 	if m == r.allMask() && bytes.Equal(raw(prev), raw(next)) {
 		return 0
 	}
-	// few: fewer than four cells differ from here to the row's end, so
-	// no erase can pay (erase needs four changed cells in its run): found
-	// once, it holds for the rest of the row.
-	few := false
 	for ; m != 0; m &= m - 1 {
 		x0 := bits.TrailingZeros64(m) * span
 		if x0+span > w {
@@ -644,10 +640,8 @@ func (r *Renderer) diffRow(y int) (n int) {
 					continue
 				}
 				n++
-				if next[x] == blank && !few {
-					if few = !differ4(prev, next, m, x); !few && r.erase(prev, next, x, y) {
-						continue
-					}
+				if next[x] == blank && r.erase(prev, next, x, y) {
+					continue
 				}
 				if r.cx != x || r.cy != y {
 					r.move(r.plan(x, y), x, y)
@@ -658,26 +652,6 @@ func (r *Renderer) diffRow(y int) (n int) {
 		}
 	}
 	return n
-}
-
-// differ4 reports whether prev and next differ in at least four cells at
-// or right of x, in the spans m marks (x's span and those after it; the
-// others are the same). Most rows of a crowd's frame change a cell or
-// two: erase's scan of the blank run, to the last marked span, is then
-// spared.
-func differ4(prev, next []cell, m uint64, x int) bool {
-	c := 0
-	for ; m != 0; m &= m - 1 {
-		x0 := bits.TrailingZeros64(m) * span
-		for i, e := max(x0, x), min(x0+span, len(next)); i < e; i++ {
-			if prev[i] != next[i] {
-				if c++; c == 4 {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // drawAt makes cell x of row y, which differs, what next holds: erased
