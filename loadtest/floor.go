@@ -28,10 +28,11 @@ type FloorOptions struct {
 
 // Floor is the transport floor: a bare golang.org/x/crypto/ssh server that
 // accepts any user without authentication, answers pty-req and shell, and
-// pushes a frame of a fixed size at a fixed rate to every session, the way
-// the daemon's writers do (one writer goroutine per session woken by a
-// single ticker, latest wins, one Write per frame), and does nothing else.
-// Its CPU at a given N and frame size is what any SSH game server must pay.
+// pushes a frame of a fixed size at a fixed rate to every session (one
+// writer goroutine per session woken by a single ticker, latest wins, one
+// Write per frame: the way the daemon's writers did before its frame
+// workers), and does nothing else. Its CPU at a given N and frame size is
+// what any SSH game server must pay.
 type Floor struct {
 	ln     net.Listener
 	cfg    *ssh.ServerConfig

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Usage: loadtest/together.sh BIN_A BIN_B [ROUNDS] [N] [RAMP] [DURATION]
+#
+# Compares two daemon builds side by side in time: each round starts both
+# daemons at once, each with a swarm of N sessions of its own (default
+# 1250, 30 s ramp, 40 s window) and a world sized for N+100 (the density
+# of a 2,500-session run of loadtest/profile.sh), and prints both
+# daemons' CPU per frame delivered and their ratio B/A. A neighbour's
+# burst on a shared machine then hits both runs alike, where ab.sh's
+# alternating runs see it in one and not the other; the price is half
+# the sessions each, and two daemons and two swarms sharing the cores
+# (read ratios, not absolute figures). Rounds swap which build starts
+# first. Reports are kept in $AB_OUT (default a temporary directory).
+set -euo pipefail
+if [ $# -lt 2 ]; then
+  sed -n '2p' "$0" >&2
+  exit 2
+fi
+a=$(realpath "$1")
+b=$(realpath "$2")
+rounds=${3:-3}
+n=${4:-1250}
+ramp=${5:-30s}
+dur=${6:-40s}
+cd "$(dirname "$0")/.."
+. loadtest/lib.sh
+${GO:-go} build -o bin/loadtest ./cmd/loadtest
+out=${AB_OUT:-$(mktemp -d)}
+mkdir -p "$out"
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do stop_process "$p" "together.sh: daemon"; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start BIN NAME: starts a daemon, sets port/mport/pid.
+start() {
+  port=$(bin/loadtest -free-port)
+  mport=$(bin/loadtest -free-port)
+  mkdir -m 700 -p "$tmp/$2"
+  "$1" -addr "127.0.0.1:$port" -state-dir "$tmp/$2" -metrics-addr "127.0.0.1:$mport" \
+    -max-sessions $((n + 100)) -shutdown-grace 1s >"$tmp/$2.log" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      return
+    fi
+    sleep 0.1
+  done
+  echo "together.sh: $1 did not listen" >&2
+  exit 1
+}
+
+per_frame() { grep -E '^server CPU us per frame delivered' "$1" | awk '{print $NF}'; }
+
+for r in $(seq 1 "$rounds"); do
+  order=(A B)
+  if [ $((r % 2)) = 0 ]; then order=(B A); fi
+  swarms=()
+  for k in "${order[@]}"; do
+    bin=$a
+    if [ "$k" = B ]; then bin=$b; fi
+    start "$bin" "$k.$r"
+    bin/loadtest -addr "127.0.0.1:$port" -n "$n" -ramp "$ramp" -duration "$dur" \
+      -server-pid "$pid" -metrics "http://127.0.0.1:$mport/metrics" >"$out/$k.$r.txt" 2>&1 &
+    swarms+=($!)
+  done
+  for s in "${swarms[@]}"; do wait "$s" || true; done
+  for p in "${pids[@]}"; do stop_process "$p" "together.sh: daemon"; done
+  pids=()
+  ca=$(per_frame "$out/A.$r.txt")
+  cb=$(per_frame "$out/B.$r.txt")
+  echo "round $r $(date -u +%T) us a frame delivered A $ca B $cb ratio B/A $(awk -v x="$ca" -v y="$cb" 'BEGIN{printf "%.3f", y/x}')"
+done
+echo "together.sh: reports in $out"
