@@ -49,15 +49,15 @@ type worker struct {
 
 // framePool is the server's frame workers and their shared list.
 type framePool struct {
-	n     int            // workers kept ready
-	draw  func(*session) // draws one session's frame (session.tickFrame)
-	start time.Time      // pool.clock's origin
-	cur   atomic.Pointer[batch]
-	kick  chan struct{}  // wakes idle workers; cap n
-	watch chan struct{}  // wakes the monitor; cap 1
-	stop  chan struct{}  // closed by close
-	wg    sync.WaitGroup // workers, detached ones included, and the monitor
-	live  atomic.Bool    // running: dispatch hands lists to the workers
+	n     int                   // workers kept ready
+	draw  func(*session)        // draws one session's frame (session.tickFrame)
+	start time.Time             // pool.clock's origin
+	cur   atomic.Pointer[batch] // the newest list
+	kick  chan struct{}         // wakes idle workers; cap n
+	watch chan struct{}         // wakes the monitor; cap 1
+	stop  chan struct{}         // closed by close
+	wg    sync.WaitGroup        // workers, detached ones included, and the monitor
+	live  atomic.Bool           // running: dispatch hands lists to the workers
 
 	mu      sync.Mutex // guards workers, gen and stopped; serialises dispatch
 	workers []*worker  // the workers in the pool (not detached)
@@ -65,6 +65,8 @@ type framePool struct {
 	stopped bool
 }
 
+// newFramePool returns a pool of n workers that draw sessions with draw;
+// run starts it.
 func newFramePool(n int, draw func(*session)) *framePool {
 	p := &framePool{
 		n:     max(n, 1),
