@@ -83,10 +83,12 @@ type session struct {
 	last     game.SnakeInfo // the player's snake in the last frame
 	life     life           // the life being played, for scores (scores.go)
 	lost     int            // frames in a row without the player's snake in the world
-	out      []byte         // a command's output (causeCommand)
-	code     uint32         // and its exit status
 	frames   uint32         // frames rendered (renderCPU samples one in renderCPUEvery)
 	buf      []byte         // join screen bytes
+
+	// Owned by run, which writes them before any writer starts.
+	out  []byte // a command's output (causeCommand)
+	code uint32 // and its exit status
 
 	jmu  sync.Mutex // guards kind and left, and serialises join with leave
 	kind kind       // what the session counts as now
