@@ -21,3 +21,24 @@ stop_process() {
 
 # ticks PID: its CPU time so far (utime + stime), in clock ticks of CLK_TCK.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# wait_listen PORT PID LOG WHO: waits (at most 10 s) until 127.0.0.1:PORT
+# accepts connections; if process PID exits first or the time runs out, it
+# says so on stderr as WHO (with LOG, the process's output, when it exited)
+# and returns 1.
+wait_listen() {
+  local i
+  for i in $(seq 1 100); do
+    if ! kill -0 "$2" 2>/dev/null; then
+      echo "$4: the server exited at start:" >&2
+      cat "$3" >&2
+      return 1
+    fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "$4: the server did not listen on 127.0.0.1:$1 within 10 s" >&2
+  return 1
+}

@@ -62,23 +62,9 @@ else
   args+=(-metrics "http://127.0.0.1:$mport/metrics")
 fi
 
-# Wait (at most 10 s) until the port accepts connections.
-for i in $(seq 1 100); do
-  if ! kill -0 "$pid" 2>/dev/null; then
-    echo "run.sh: the server exited at start:" >&2
-    cat "$tmp/daemon.log" >&2
-    pid=""
-    exit 1
-  fi
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    break
-  fi
-  if [ "$i" = 100 ]; then
-    echo "run.sh: the server did not listen on 127.0.0.1:$port within 10 s" >&2
-    exit 1
-  fi
-  sleep 0.1
-done
+if ! wait_listen "$port" "$pid" "$tmp/daemon.log" run.sh; then
+  exit 1
+fi
 
 args+=(-server-pid "$pid")
 if [ "${COMPARE:-1}" != 0 ] && [ "${DAEMON:-snaked}" != floor ]; then

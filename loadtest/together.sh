@@ -45,14 +45,7 @@ start() {
     -max-sessions $((n + 100)) -shutdown-grace 1s >"$tmp/$2.log" 2>&1 &
   pid=$!
   pids+=("$pid")
-  for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      return
-    fi
-    sleep 0.1
-  done
-  echo "together.sh: $1 did not listen" >&2
-  exit 1
+  wait_listen "$port" "$pid" "$tmp/$2.log" together.sh || exit 1
 }
 
 per_frame() { grep -E '^server CPU us per frame delivered' "$1" | awk '{print $NF}'; }

@@ -27,6 +27,12 @@ func TestFramePoolStalledWorker(t *testing.T) {
 		mu.Unlock()
 	})
 	p.run()
+	// On a failure, let the stalled workers go and stop the pool.
+	fail := func(msg string) {
+		close(release)
+		p.close()
+		t.Fatal(msg)
+	}
 	others := make([]*session, 200)
 	for i := range others {
 		others[i] = &session{}
@@ -34,7 +40,7 @@ func TestFramePoolStalledWorker(t *testing.T) {
 	// The stalled sessions first: each of the two workers takes one.
 	list := append([]*session{stuck, stuck2}, others...)
 	if !p.dispatch(list) {
-		t.Fatal("dispatch refused on a running pool")
+		fail("dispatch refused on a running pool")
 	}
 	all := func() bool {
 		mu.Lock()
@@ -47,8 +53,7 @@ func TestFramePoolStalledWorker(t *testing.T) {
 		return true
 	}
 	if !eventually(5*time.Second, all) {
-		close(release)
-		t.Fatal("sessions after a stalled one were not drawn")
+		fail("sessions after a stalled one were not drawn")
 	}
 	p.mu.Lock()
 	n := len(p.workers)
@@ -59,7 +64,7 @@ func TestFramePoolStalledWorker(t *testing.T) {
 	// A second tick draws everyone again, the stalled session's worker
 	// still waiting.
 	if !p.dispatch(list[2:]) {
-		t.Fatal("dispatch refused")
+		fail("dispatch refused")
 	}
 	if !eventually(5*time.Second, func() bool {
 		mu.Lock()
@@ -71,8 +76,7 @@ func TestFramePoolStalledWorker(t *testing.T) {
 		}
 		return true
 	}) {
-		close(release)
-		t.Fatal("the next list was not drawn while a worker was stalled")
+		fail("the next list was not drawn while a worker was stalled")
 	}
 	close(release)
 	done := make(chan struct{})
