@@ -42,17 +42,20 @@ func TestFramePoolStalledWorker(t *testing.T) {
 	if !p.dispatch(list) {
 		fail("dispatch refused on a running pool")
 	}
-	all := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, s := range others {
-			if drawn[s] != 1 {
-				return false
+	// each reports whether every other session was drawn k times.
+	each := func(k int) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, s := range others {
+				if drawn[s] != k {
+					return false
+				}
 			}
+			return true
 		}
-		return true
 	}
-	if !eventually(5*time.Second, all) {
+	if !eventually(5*time.Second, each(1)) {
 		fail("sessions after a stalled one were not drawn")
 	}
 	p.mu.Lock()
@@ -66,16 +69,7 @@ func TestFramePoolStalledWorker(t *testing.T) {
 	if !p.dispatch(list[2:]) {
 		fail("dispatch refused")
 	}
-	if !eventually(5*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, s := range others {
-			if drawn[s] != 2 {
-				return false
-			}
-		}
-		return true
-	}) {
+	if !eventually(5*time.Second, each(2)) {
 		fail("the next list was not drawn while a worker was stalled")
 	}
 	close(release)
