@@ -20,19 +20,13 @@ if [ $# -lt 2 ]; then
   sed -n '2p' "$0" >&2
   exit 2
 fi
-a=$(realpath "$1")
-b=$(realpath "$2")
+. "$(dirname "$0")/lib.sh"
+builds ab.sh "$1" "$2" # before the cd: the paths may be relative
+cd "$(dirname "$0")/.."
 pairs=${3:-2}
 n=${4:-2500}
 ramp=${5:-30s}
 dur=${6:-40s}
-for bin in "$a" "$b"; do
-  if [ ! -x "$bin" ]; then
-    echo "ab.sh: $bin is not an executable" >&2
-    exit 2
-  fi
-done
-cd "$(dirname "$0")/.."
 out=${AB_OUT:-$(mktemp -d)}
 mkdir -p "$out"
 for i in $(seq 1 "$pairs"); do

@@ -42,3 +42,18 @@ wait_listen() {
   echo "$4: the server did not listen on 127.0.0.1:$1 within 10 s" >&2
   return 1
 }
+
+# builds WHO BIN_A BIN_B: sets a and b to the two daemon builds' absolute
+# paths for a comparison (ab.sh, together.sh), or says on stderr as WHO
+# which one is not an executable and exits 2.
+builds() {
+  a=$(realpath "$2")
+  b=$(realpath "$3")
+  local bin
+  for bin in "$a" "$b"; do
+    if [ ! -x "$bin" ]; then
+      echo "$1: $bin is not an executable" >&2
+      exit 2
+    fi
+  done
+}

@@ -16,14 +16,13 @@ if [ $# -lt 2 ]; then
   sed -n '2p' "$0" >&2
   exit 2
 fi
-a=$(realpath "$1")
-b=$(realpath "$2")
+. "$(dirname "$0")/lib.sh"
+builds together.sh "$1" "$2" # before the cd: the paths may be relative
+cd "$(dirname "$0")/.."
 rounds=${3:-3}
 n=${4:-1250}
 ramp=${5:-30s}
 dur=${6:-40s}
-cd "$(dirname "$0")/.."
-. loadtest/lib.sh
 ${GO:-go} build -o bin/loadtest ./cmd/loadtest
 out=${AB_OUT:-$(mktemp -d)}
 mkdir -p "$out"
