@@ -152,7 +152,7 @@ func isYou(v *game.View, own, slot int, name string) bool {
 }
 
 // topSlots has bit s%64 set for the slot s of each snake on View.Top: a
-// killer whose bit is clear is not on it (feedWants looks for it only when
+// killer whose bit is clear is not on it (feedOthers looks for it only when
 // its bit is set).
 func topSlots(v *game.View) uint64 {
 	var m uint64
@@ -162,20 +162,14 @@ func topSlots(v *game.View) uint64 {
 	return m
 }
 
-// feedWants reports whether k goes in the feed (room permitting); top
-// is topSlots(v).
-func (r *Renderer) feedWants(v *game.View, own int, k *game.Kill, top uint64) bool {
-	return feedMine(v, own, k) || r.feedOthers(v, k, top)
-}
-
 // feedMine reports whether k is the player's death or kill.
 func feedMine(v *game.View, own int, k *game.Kill) bool {
 	return isYou(v, own, k.VictimSlot, k.Victim) || isYou(v, own, k.KillerSlot, k.Killer) ||
 		k.HeadOn && own >= 0 && k.Other == v.Snakes[own].Name
 }
 
-// feedOthers reports whether k, not the player's, goes in the feed: near
-// the camera or about the top 10.
+// feedOthers reports whether k, not the player's, goes in the feed (room
+// permitting): near the camera or about the top 10; top is topSlots(v).
 func (r *Renderer) feedOthers(v *game.View, k *game.Kill, top uint64) bool {
 	dx := wrapDelta(k.At.X-(r.camX+r.cols/2), v.W)
 	dy := wrapDelta(k.At.Y-(r.camY+r.pfRows), v.H)

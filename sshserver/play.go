@@ -229,13 +229,12 @@ func (s *session) writer() {
 	}
 }
 
-// drawLocked draws the newest state, waiting for whoever draws now.
+// drawLocked draws the newest state, waiting for whoever draws now. The
+// unlock is deferred: after a panic in draw the writer's exit takes fmu.
 func (s *session) drawLocked() {
 	s.fmu.Lock()
 	defer s.fmu.Unlock()
-	if !s.gone {
-		s.draw()
-	}
+	s.draw()
 }
 
 // tickFrame is a frame worker's turn at the session: it draws the tick's

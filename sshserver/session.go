@@ -525,7 +525,7 @@ func (s *session) write(p []byte) error {
 		p = p[k:]
 	}
 	s.writeStart.Store(0)
-	if time.Now().UnixNano()-start >= int64(stallAfter) && !s.solo.Load() {
+	if time.Now().UnixNano()-start >= int64(stallAfter) {
 		// A client this slow to take a frame draws on its own writer
 		// from now on, out of the frame workers' way (frames.go).
 		s.solo.Store(true)
