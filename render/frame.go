@@ -102,6 +102,8 @@ type Renderer struct {
 	rowsKey   rowsKey   // what the status row shows (hud.go)
 	bannerKey bannerKey // what the banner shows
 	rowsOK    bool      // the text rows show rowsKey and bannerKey
+	stat      []byte    // the status row's text (status), for rowsKey when rowsOK
+	board     boardHold // the leaderboard and rank the status row holds (hud.go)
 	hintS     string    // the controls hint and where it goes
 	hintAt    rect
 	dc        deathCause

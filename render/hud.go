@@ -151,9 +151,13 @@ const _ uint16 = 1<<game.TopN - 1
 
 // sameText reports whether k and o make the same status text, the row's
 // part before the leaderboard.
-func (k *rowsKey) sameText(o *rowsKey) bool {
+func (k *rowsKey) sameText(o *rowsKey) bool { return k.sx == o.sx && k.sameFigures(o) }
+
+// sameFigures reports whether k and o hold the same figures for the status
+// text (status makes the text from them alone).
+func (k *rowsKey) sameFigures(o *rowsKey) bool {
 	return k.ok == o.ok && k.banner == o.banner && k.spectator == o.spectator && k.mode == o.mode &&
-		k.sx == o.sx && k.shutdown == o.shutdown && k.dash == o.dash && k.name == o.name &&
+		k.shutdown == o.shutdown && k.dash == o.dash && k.name == o.name &&
 		k.length == o.length && k.rank == o.rank && k.kills == o.kills && k.best == o.best && k.allRank == o.allRank
 }
 
@@ -183,6 +187,39 @@ func (k *rowsKey) sameBoard(o *rowsKey) bool {
 type bannerKey struct {
 	players, spectators, shutdown int
 	join, notice                  string
+}
+
+// boardEvery is how often, at most, the status row takes a new
+// leaderboard or a new rank of the player's: in a crowd both move nearly
+// every tick (2,500 snakes growing), a flicker of digits nobody reads at
+// 10 Hz that cost a redraw in most frames. A change waits at most
+// boardEvery-1 ticks; the first after a quiet spell shows at once. The
+// player's length, kills, dash and state always show at once.
+const boardEvery = 5
+
+// boardHold says since when the status row shows its leaderboard and
+// rank (those of rowsKey, composed or not): held until boardEvery ticks
+// later.
+type boardHold struct {
+	tick uint64
+	ok   bool // rowsKey holds a leaderboard taken at tick
+}
+
+// hold makes k show rowsKey's leaderboard, and its rank in the same state,
+// while they are due to stay; else k's are the ones to hold from now when
+// they differ.
+func (r *Renderer) hold(k *rowsKey, tick uint64) {
+	h, o := &r.board, &r.rowsKey
+	if h.ok && tick >= h.tick && tick-h.tick < boardEvery {
+		k.ntop, k.bots, k.top = o.ntop, o.bots, o.top
+		if k.mode == o.mode {
+			k.rank = o.rank
+		}
+		return
+	}
+	if !h.ok || tick < h.tick || o.ntop != k.ntop || o.bots != k.bots || o.top != k.top || o.rank != k.rank {
+		*h = boardHold{tick: tick, ok: true}
+	}
 }
 
 // textRows composes the banner and the status row, each unless it would
@@ -221,6 +258,9 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 				k.bots |= 1 << i
 			}
 		}
+		r.hold(&k, v.Tick)
+	} else {
+		r.board.ok = false
 	}
 	bk := bannerKey{players: h.Players, spectators: h.Spectators, shutdown: h.ShutdownIn, join: h.Join, notice: h.Notice}
 	kept := r.rowsOK && !r.noInc
@@ -235,24 +275,28 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 	}
 	r.bannerKey = bk
 	if k.ok {
-		// The status text: in r.num for bottom, its width in the key.
-		k.sx = int16(min(len(r.status(v, h, you)), r.cols))
+		// The status text, in r.stat: made again only when it changed.
+		if r.rowsOK && k.sameFigures(&r.rowsKey) {
+			k.sx = r.rowsKey.sx
+		} else {
+			k.sx = int16(min(len(r.status(&k)), r.cols))
+		}
 	}
 	switch {
 	case kept && k.sameBoard(&r.rowsKey) && k.sameText(&r.rowsKey):
 		k.shown = r.rowsKey.shown
 	case kept && k.sameBoard(&r.rowsKey):
-		// Most ticks in a crowd only the player's rank or length moves,
-		// in a text of the same width: put it again, leave the board.
+		// Most ticks in a crowd only the player's length moves, in a
+		// text of the same width: put it again, leave the board.
 		k.shown = r.rowsKey.shown
 		y := r.rows - 1
-		put(r, 0, y, r.num, white, def)
+		put(r, 0, y, r.stat, white, def)
 		r.markSpan(y, 0, int(k.sx))
 	default:
 		clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
 		r.mask[r.rows-1] = r.allMask()
 		if k.ok {
-			k.shown = int8(r.bottom(v, int(k.mark)) + 1)
+			k.shown = int8(r.bottom(&k) + 1)
 		}
 	}
 	r.rowsKey, r.rowsOK = k, true
@@ -305,17 +349,16 @@ const (
 // grey; the entry of the player's snake (a spectator's: the followed one)
 // is highlighted, bright white on blue (Mono: in brackets).
 //
-// The status text before the leaderboard must be in r.num (status); mark
-// is the highlighted entry's slot (rowsKey.mark). It returns how many
-// entries it drew.
-func (r *Renderer) bottom(v *game.View, mark int) (drawn int) {
+// It draws k: the status text in r.stat (status), then k's entries, k.mark
+// highlighted. It returns how many entries it drew.
+func (r *Renderer) bottom(k *rowsKey) (drawn int) {
 	y := r.rows - 1
+	x := put(r, 0, y, r.stat, white, def)
 	b := r.num
-	x := put(r, 0, y, b, white, def)
 	mono := r.prof == Mono
-	for i, e := range v.Top {
-		bot := e.Slot >= 0 && e.Slot < len(v.Snakes) && v.Snakes[e.Slot].Bot
-		hl := e.Slot == mark
+	for i, e := range k.top[:k.ntop] {
+		bot := k.bots>>i&1 != 0
+		hl := e.Slot == int(k.mark)
 		b = b[:0]
 		if hl && mono {
 			b = append(b, '[')
@@ -349,55 +392,54 @@ func (r *Renderer) bottom(v *game.View, mark int) (drawn int) {
 		}
 		x = put(r, x, y, b, fg, bg)
 	}
-	return len(v.Top)
+	return int(k.ntop)
 }
 
 // status makes the status row's text (the player's figures, or what the
-// spectator watches) in r.num and returns it.
-func (r *Renderer) status(v *game.View, h *HUD, you *game.SnakeInfo) []byte {
+// spectator watches) from k's figures in r.stat and returns it.
+func (r *Renderer) status(k *rowsKey) []byte {
 	compact := r.cols < 60
-	b := r.num[:0]
-	if !r.banner && h.ShutdownIn >= 0 {
+	b := r.stat[:0]
+	if !k.banner && k.shutdown >= 0 {
 		b = append(b, " DOWN IN "...)
-		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
+		b = strconv.AppendInt(b, int64(k.shutdown), 10)
 	}
-	switch {
-	case you != nil && you.Alive && !h.Spectator:
+	switch k.mode {
+	case 1:
 		if !compact {
-			b = appendName(append(b, ' '), you.Name, 16)
+			b = appendName(append(b, ' '), k.name, 16)
 			b = append(b, ' ')
 		}
-		b = stat(b, compact, " len ", " L", you.Length)
-		b = stat(b, compact, "  #", " #", you.Rank)
-		b = stat(b, compact, "  kills ", " K", you.Kills)
+		b = stat(b, compact, " len ", " L", k.length)
+		b = stat(b, compact, "  #", " #", k.rank)
+		b = stat(b, compact, "  kills ", " K", k.kills)
 		if compact {
 			b = append(b, " D"...)
 		} else {
 			b = append(b, "  dash "...)
 		}
-		if you.DashReadyAt > v.Tick {
-			n := (you.DashReadyAt - v.Tick + game.TicksPerSecond - 1) / game.TicksPerSecond
-			b = strconv.AppendUint(b, n, 10)
+		if k.dash >= 0 {
+			b = strconv.AppendInt(b, int64(k.dash), 10)
 			b = append(b, 's')
 		} else {
 			b = append(b, "ok"...)
 		}
-	case you != nil && !h.Spectator:
+	case 2:
 		b = append(b, " dead"...)
-		b = stat(b, compact, "  best ", " B", you.BestLength)
-		if h.AllRank > 0 && !compact {
-			b = stat(b, compact, "  all-time #", "", h.AllRank)
+		b = stat(b, compact, "  best ", " B", k.best)
+		if k.allRank > 0 && !compact {
+			b = stat(b, compact, "  all-time #", "", k.allRank)
 		}
-	case h.You != 0 && !h.Spectator:
+	case 3:
 		b = append(b, " spawning..."...)
 	default:
 		b = append(b, " watching"...)
-		if s, ok := v.Snake(h.Follow); ok {
+		if k.name != "" {
 			b = append(b, ' ')
-			b = appendName(b, s.Name, 16)
+			b = appendName(b, k.name, 16)
 		}
 	}
-	r.num = b
+	r.stat = b
 	return b
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"snaked/game"
@@ -334,7 +335,7 @@ func TestStatusRowBoard(t *testing.T) {
 	sh := whole(r)
 	frame := func(what string) {
 		t.Helper()
-		v.Tick++
+		v.Tick += boardEvery // past the hold: each change shows
 		r.Frame(v, h)
 		sh.Frame(v, h)
 		if err := same(r, sh); err != nil {
@@ -410,4 +411,64 @@ func TestTagLen(t *testing.T) {
 			}
 		}
 	}
+}
+
+// statusText is what the status row of r's last frame reads.
+func statusText(r *Renderer) string {
+	var b strings.Builder
+	for _, c := range r.prev[(r.rows-1)*r.cols : r.rows*r.cols] {
+		if c.ch() != 0 {
+			b.WriteString(glyphText[c.ch()])
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// TestStatusRowHold: the leaderboard and the player's rank change on the
+// status row at most every boardEvery ticks: a change right after one
+// waits for that, a change after a quiet spell shows at once, and the
+// player's length shows at once; a whole-frame renderer shows the same.
+func TestStatusRowHold(t *testing.T) {
+	v, h := board()
+	r := New(ANSI16, 100, 24)
+	sh := whole(r)
+	frame := func() string {
+		t.Helper()
+		v.Tick++
+		r.Frame(v, h)
+		sh.Frame(v, h)
+		if err := same(r, sh); err != nil {
+			t.Fatalf("tick %d: %v", v.Tick, err)
+		}
+		return statusText(r)
+	}
+	has := func(s, want string, yes bool) {
+		t.Helper()
+		if strings.Contains(s, want) != yes {
+			t.Fatalf("tick %d: status row %q: %q shown %v, want %v", v.Tick, s, want, !yes, yes)
+		}
+	}
+	has(frame(), "bot6 49", true)
+	v.Top[0].Length = 50 // the change right after the first frame's board waits
+	v.Snakes[0].Rank = 4
+	for range boardEvery - 1 {
+		s := frame()
+		has(s, "bot6 49", true)
+		has(s, "#4", false)
+	}
+	s := frame() // boardEvery ticks after the board was taken
+	has(s, "bot6 50", true)
+	has(s, "#4", true)
+	for range 2 * boardEvery {
+		frame()
+	}
+	v.Top[0].Length = 51 // after a quiet spell: at once
+	has(frame(), "bot6 51", true)
+	v.Top[0].Length = 52
+	v.Snakes[0].Length = 26 // the player's length: at once, the board held
+	s = frame()
+	has(s, "len 26", true)
+	has(s, "bot6 51", true)
 }
