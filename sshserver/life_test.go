@@ -489,3 +489,48 @@ func TestShutdownWithoutSessionsIsQuick(t *testing.T) {
 	}
 	t.Logf("Serve returned %v after cancel with no sessions (grace %v)", took, cfg.ShutdownGrace)
 }
+
+// TestKeepAliveHeard: as with OpenSSH's ClientAliveInterval, the server
+// asks a client for a sign of life only after an interval without input
+// from it: a client that types gets no keepalive, one that stops does.
+func TestKeepAliveHeard(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.KeepAlive = 200 * time.Millisecond
+	h := start(t, cfg, testWorld(t, 0))
+	raw, err := net.Dial("tcp", h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	cc, chans, reqs, err := ssh.NewClientConn(raw, h.addr, clientConfig("typist"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pings atomic.Int32
+	go func() {
+		for r := range reqs { // ends when the connection does
+			if r.Type == "keepalive@openssh.com" {
+				pings.Add(1)
+			}
+			if r.WantReply {
+				r.Reply(true, nil)
+			}
+		}
+	}()
+	none := make(chan *ssh.Request) // the client's own request loop gets nothing
+	defer close(none)
+	tm := play(t, ssh.NewClient(cc, chans, none), 80, 24)
+	// Ten intervals of typing, a key every quarter of one.
+	for range 40 {
+		if _, err := tm.in.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(cfg.KeepAlive / 4)
+	}
+	if n := pings.Load(); n != 0 {
+		t.Fatalf("%d keepalives to a client that typed all along", n)
+	}
+	if !eventually(5*time.Second, func() bool { return pings.Load() > 0 }) {
+		t.Fatal("no keepalive after the client fell quiet")
+	}
+}

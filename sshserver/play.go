@@ -24,7 +24,9 @@ func (s *session) reader() {
 	for {
 		n, err := s.ch.Read(buf)
 		if n > 0 {
-			s.lastInput.Store(time.Now().UnixNano())
+			now := time.Now().UnixNano()
+			s.lastInput.Store(now)
+			s.c.heard.Store(now)
 			s.in.feed(buf[:n])
 		}
 		if err != nil {

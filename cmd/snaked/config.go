@@ -101,7 +101,7 @@ func options(c *config) []option {
 		{name: "handshake-timeout", value: &duration{p: &c.Server.HandshakeTimeout, r: sshserver.HandshakeRange}, rng: d(sshserver.HandshakeRange),
 			usage: "longest wait in the handshake queue, then for the handshake, then for the shell request"},
 		{name: "keepalive", value: &duration{p: &c.Server.KeepAlive, r: sshserver.KeepAliveRange}, rng: d(sshserver.KeepAliveRange),
-			usage: "SSH keepalive interval; three unanswered drop the connection; 0 = off"},
+			usage: "SSH keepalive interval, counted from the client's last input; three unanswered drop the connection; 0 = off"},
 		{name: "afk", value: &duration{p: &c.Server.IdleTimeout, r: sshserver.IdleRange}, rng: d(sshserver.IdleRange),
 			usage: "disconnect players who send no input for this long; 0 = never"},
 		{name: "stall", value: &duration{p: &c.Server.StallTimeout, r: sshserver.StallRange}, rng: d(sshserver.StallRange),
