@@ -74,6 +74,9 @@ func nextView(pool *[]*View, cur *View, w, h, maxSnakes int) *View {
 		}
 	}
 	if v != nil || len(*pool) >= maxViews {
+		if v != nil {
+			v.Serial = serials.Add(1)
+		}
 		return v
 	}
 	v = &View{
@@ -86,9 +89,13 @@ func nextView(pool *[]*View, cur *View, w, h, maxSnakes int) *View {
 		Fresh:  make([]uint64, FreshWords(w)*TilesH(h)),
 		Shield: make([]uint64, 0, (maxSnakes+63)/64),
 	}
+	v.Serial = serials.Add(1)
 	*pool = append(*pool, v)
 	return v
 }
+
+// serials numbers the publishes of every world and replica (View.Serial).
+var serials atomic.Uint64
 
 // sync brings v's pixels and tile marks to grid as of step seq (tick):
 // it replays the logs of the steps since v's, notes the last step's cells

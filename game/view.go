@@ -118,7 +118,15 @@ type Entry struct {
 // with World.Acquire and must call Release when done; they must not modify
 // any field. The world reuses released views for later ticks.
 type View struct {
-	Tick    uint64
+	Tick uint64
+
+	// Serial is this publish's own number, never the same for two
+	// publishes in the process (a view's buffer is filled again for later
+	// ticks, of this world or, once free, of another): what a reader keeps
+	// derived from a view, for other readers of the same one, is keyed by
+	// it. Zero for a view that was never published.
+	Serial uint64
+
 	W, H    int
 	Pix     []Pixel     // row-major, len W*H: Pix[y*W+x]
 	Snakes  []SnakeInfo // indexed by slot; Used says whether a slot is live

@@ -125,6 +125,7 @@ type Renderer struct {
 	feedAt    uint64        // the newest tick whose kills the feed has seen
 	noRadar   bool          // tests: no radar
 	noFeed    bool          // tests: no kill feed
+	noScene   bool          // tests: no scene (scene.go)
 }
 
 // deathCause is what the death box says killed the player, kept for the

@@ -280,6 +280,13 @@ func (r *Renderer) freshCells(v *game.View, own int) {
 	// The view's index and the grid in locals: the loops below read them
 	// for every row.
 	fx, fp, at, blk, next := v.FreshX, v.FreshPix, v.FreshAt, v.FreshBlk, r.next
+	// The cells' looks, worked out once for every renderer of v (scene).
+	var look []uint32
+	if !mono && !r.noScene {
+		if s := sceneFor(v); s != nil {
+			look = s.fresh
+		}
+	}
 	y0 := mod(r.camY, v.H) - 2
 	for sy := 0; sy < r.pfRows; sy++ {
 		if y0 += 2; y0 >= v.H {
@@ -310,7 +317,11 @@ func (r *Renderer) freshCells(v *game.View, own int) {
 			for ; i < b && int(fx[i]) < wx+n; i++ {
 				c := int(fx[i])
 				nc := blank
-				if p, q := fp[2*i], fp[2*i+1]; p|q != 0 {
+				if look != nil {
+					if nc = cell(look[i]); look[i] > 0xffff {
+						nc = r.sceneHeads(v, look[i], i, own, c, y0)
+					}
+				} else if p, q := fp[2*i], fp[2*i+1]; p|q != 0 {
 					nc = r.pixCell(v, p, q, own, mono, c, y0)
 				}
 				if sx := x + c - wx; nc != row[sx] {
@@ -322,6 +333,23 @@ func (r *Renderer) freshCells(v *game.View, own int) {
 			wx = 0
 		}
 	}
+}
+
+// sceneHeads notes the heads of View.FreshX entry i, whose look in the
+// scene is e (world column wx, its top pixel in row wy), and returns its
+// cell: the scene's, or pixCell's when one of them is the player's.
+func (r *Renderer) sceneHeads(v *game.View, e uint32, i, own, wx, wy int) cell {
+	p, q := v.FreshPix[2*i], v.FreshPix[2*i+1]
+	if e&sceneTop != 0 && p.Slot() == own || e&sceneBot != 0 && q.Slot() == own {
+		return r.pixCell(v, p, q, own, false, wx, wy)
+	}
+	if e&sceneTop != 0 {
+		r.seeHead(p.Slot(), wx, wy)
+	}
+	if e&sceneBot != 0 {
+		r.seeHead(q.Slot(), wx, mod(wy+1, v.H))
+	}
+	return cell(e)
 }
 
 // Output buffer trimming: after trimAfter frames in a row of at most a

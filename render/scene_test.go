@@ -1,0 +1,69 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// TestSceneSameFrames: renderers that take the cells' looks from the
+// view's scene draw, frame for frame, the very cells and bytes that
+// renderers working each out themselves (pixCell) do, in a crowd where
+// heads, the player's own among them, fruit and spawn shields pass.
+func TestSceneSameFrames(t *testing.T) {
+	c := newLoadCrowd(t, 600, 20, 0)
+	ref := make([]*Renderer, len(c.rs))
+	for i, r := range c.rs {
+		ref[i] = New(r.prof, r.tcols, r.trows)
+		ref[i].noScene = true
+	}
+	used := 0
+	for f := range 80 {
+		c.step()
+		v := c.w.Acquire()
+		if s := sceneFor(v); s != nil && s.serial == v.Serial {
+			used++
+		}
+		for i, r := range c.rs {
+			a := r.Frame(v, &c.hs[i])
+			b := ref[i].Frame(v, &c.hs[i])
+			if !bytes.Equal(a, b) {
+				t.Fatalf("frame %d, session %d: with the scene %q, without %q", f, i, a, b)
+			}
+			if err := sameShown(r, ref[i]); err != nil {
+				t.Fatalf("frame %d, session %d: %v", f, i, err)
+			}
+		}
+		v.Release()
+	}
+	if used == 0 {
+		t.Fatal("no view had a scene")
+	}
+}
+
+// sameShown reports the first cell where what r believes the terminal
+// shows differs from what ref does.
+func sameShown(r, ref *Renderer) error {
+	if !slices.Equal(r.prev, ref.prev) {
+		for i := range r.prev {
+			if r.prev[i] != ref.prev[i] {
+				return fmt.Errorf("cell %d,%d: %v against %v", i%r.cols, i/r.cols, r.prev[i], ref.prev[i])
+			}
+		}
+	}
+	return nil
+}
+
+// BenchmarkScene is the making of a crowd view's scene: once a tick for
+// every session of a daemon.
+func BenchmarkScene(b *testing.B) {
+	c := newLoadCrowd(b, 2500, 1, 50)
+	v := c.w.Acquire()
+	defer v.Release()
+	for b.Loop() {
+		scenes.Store(nil)
+		sceneFor(v)
+	}
+	b.ReportMetric(float64(len(v.FreshX)), "cells/view")
+}
