@@ -97,7 +97,7 @@ func (r *Renderer) layoutFeed(v *game.View, own int) bool {
 		if k.youA || k.youB {
 			k.fg = brightYellow
 		}
-		r.addOvl(rect{k.x, r.pfTop + i, r.cols - 1, r.pfTop + i + 1})
+		r.addOvl(rect{k.x, r.pfTop + i, r.cols - 1, r.pfTop + i + 1}, false)
 		any = true
 	}
 	return any

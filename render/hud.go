@@ -10,9 +10,9 @@ import (
 // (death, help), the hint and the "please enlarge" screen. Text is
 // printable ASCII plus the extended glyph codes (cell.go), one byte a cell.
 
-// put writes s at (x, y), clipped to the row, and returns the next column.
-// On Mono the extended glyphs are drawn as their ASCII stand-ins and the
-// colours are dropped.
+// put writes s at (x, y), clipped to the row, marks the cells it changes
+// and returns the next column. On Mono the extended glyphs are drawn as
+// their ASCII stand-ins and the colours are dropped.
 func put[S string | []byte](r *Renderer, x, y int, s S, fg, bg uint8) int {
 	if y < 0 || y >= r.rows {
 		return x
@@ -28,7 +28,10 @@ func put[S string | []byte](r *Renderer, x, y int, s S, fg, bg uint8) int {
 			if mono && c < 0x20 {
 				c = extAlt[c]
 			}
-			row[x] = txt(c, fg, bg)
+			if t := txt(c, fg, bg); row[x] != t {
+				row[x] = t
+				r.mask[y] |= 1 << (x / span)
+			}
 		}
 		x++
 	}
@@ -60,7 +63,10 @@ func putOver[S string | []byte](r *Renderer, v *game.View, own, x, y int, s S, f
 	if r.prof != Mono {
 		for cx := x0; cx < x1; cx++ {
 			if c := row[cx]; c.ch() != 0 || !snakeShown[c&pairMask] {
-				row[cx] = txt(s[cx-x], fg, def)
+				if t := txt(s[cx-x], fg, def); c != t {
+					row[cx] = t
+					r.mask[y] |= 1 << (cx / span)
+				}
 			}
 		}
 		return
@@ -75,14 +81,18 @@ func putOver[S string | []byte](r *Renderer, v *game.View, own, x, y int, s S, f
 	const snake = game.Pixel(game.Body) << 20 // Body and Head have this bit
 	wx := mod(r.camX+x0, v.W)
 	for cx := x0; cx < x1; cx++ {
+		was := row[cx]
 		if (top[wx]|bot[wx])&snake != 0 {
-			r.segment(v, row[cx:cx+1], top[wx:wx+1], bot[wx:wx+1], own, true, wx, wy) // the rect is marked
+			r.segment(v, row[cx:cx+1], top[wx:wx+1], bot[wx:wx+1], own, true, wx, wy)
 		} else {
 			c := s[cx-x]
 			if c < 0x20 {
 				c = extAlt[c]
 			}
 			row[cx] = txt(c, def, def)
+		}
+		if row[cx] != was {
+			r.mask[y] |= 1 << (cx / span)
 		}
 		if wx++; wx == v.W {
 			wx = 0
@@ -491,7 +501,7 @@ func (r *Renderer) layoutBox() {
 	x0 := (r.cols - w) / 2
 	y0 := r.pfTop + (r.pfRows-h)/2
 	b.at = rect{x0, y0, x0 + w, y0 + h}
-	r.addOvl(b.at)
+	r.addOvl(b.at, true) // paintBox writes the cells itself
 }
 
 // paintBox draws the box laid out by layoutBox.
@@ -687,7 +697,7 @@ func (r *Renderer) layoutHint(h *HUD) {
 	}
 	x, y := (r.cols-len(s))/2, r.pfTop+r.pfRows-1
 	r.hintS, r.hintAt = s, rect{x, y, x + len(s), y + 1}
-	r.addOvl(r.hintAt)
+	r.addOvl(r.hintAt, false)
 }
 
 // paintHint draws the hint (over the playfield of v, when there is one).

@@ -53,16 +53,20 @@ func (r *Renderer) markSpan(y, x0, x1 int) {
 const maxOvl = 2 + radarLines + feedMax + maxTags
 
 // addOvl records an overlay of this frame at o, clipped to the playfield,
-// and marks its cells for the encoder. Whoever adds an overlay paints
-// every cell of it (restore relies on that).
-func (r *Renderer) addOvl(o rect) {
+// and, when mark is set, marks its cells for the encoder. Whoever adds an
+// overlay paints every cell of it (restore relies on that), with put or
+// putOver, which mark the cells they change, unless it marks them here.
+// (In a crowd the tags, the kill feed's lines and the radar stay put
+// over most frames: marking them whole made 40 % of the spans the
+// encoder looked at, unchanged.)
+func (r *Renderer) addOvl(o rect, mark bool) {
 	o = rect{max(o.x0, 0), max(o.y0, r.pfTop), min(o.x1, r.cols), min(o.y1, r.pfTop+r.pfRows)}
 	if o.x0 >= o.x1 || o.y0 >= o.y1 || r.nnw == maxOvl {
 		return
 	}
 	r.nw[r.nnw] = o.pack()
 	r.nnw++
-	for y := o.y0; y < o.y1; y++ {
+	for y := o.y0; y < o.y1 && mark; y++ {
 		r.markSpan(y, o.x0, o.x1)
 	}
 }

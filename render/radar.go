@@ -96,7 +96,7 @@ func (r *Renderer) layoutRadar(v *game.View, h *HUD, own int) bool {
 	}
 	rd.on = true
 	for k := range rd.n {
-		r.addOvl(rect{1, r.pfTop + k, 1 + rd.ln[k], r.pfTop + k + 1})
+		r.addOvl(rect{1, r.pfTop + k, 1 + rd.ln[k], r.pfTop + k + 1}, false)
 	}
 	return rd.n > 0
 }

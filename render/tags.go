@@ -248,7 +248,7 @@ func (r *Renderer) layoutTags(v *game.View, own int) bool {
 	any := false
 	for i := range r.tags {
 		if t := &r.tags[i]; t.id != 0 {
-			r.addOvl(rect{t.x, r.pfTop + t.y, t.x + t.n, r.pfTop + t.y + 1})
+			r.addOvl(rect{t.x, r.pfTop + t.y, t.x + t.n, r.pfTop + t.y + 1}, false)
 			any = true
 		}
 	}
