@@ -116,7 +116,6 @@ type Renderer struct {
 
 	rad       radar        // radar.go
 	tags      [maxTags]tag // tags.go
-	tagNext   int          // the slot placeTags tries first
 	tagTick   uint64
 	tagBudget int           // tries left for tagTick
 	seeing    bool          // segment notes heads (seeHead)

@@ -213,12 +213,15 @@ func crowd() (*game.View, *HUD) {
 }
 
 // TestGoldenTags: other snakes carry their names (cut to tagName) near
-// their heads, never over a pixel; Mono brackets them; HideTags hides
-// them.
+// their heads, never over a pixel, as many as the screen has room for
+// (tagRoom: 3 at 80x24, the farthest from the player goes without);
+// Mono brackets them; HideTags hides them.
 func TestGoldenTags(t *testing.T) {
 	var b strings.Builder
 	v, h := crowd()
 	b.WriteString(gscreen(t, "ANSI16", ANSI16, 80, 24, v, h, 1))
+	v, h = crowd()
+	b.WriteString(gscreen(t, "ANSI16, room for all", ANSI16, 120, 40, v, h, 1))
 	v, h = crowd()
 	b.WriteString(gscreen(t, "Mono", Mono, 80, 24, v, h, 1))
 	v, h = crowd()

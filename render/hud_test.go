@@ -472,3 +472,47 @@ func TestStatusRowHold(t *testing.T) {
 	has(s, "len 26", true)
 	has(s, "bot6 51", true)
 }
+
+// TestTagsNearestFirst: a screen with room for three tags names the three
+// snakes nearest the player's, and a larger one names them all.
+func TestTagsNearestFirst(t *testing.T) {
+	mk := func() (*game.View, *HUD) {
+		v := gview(400, 220, 1,
+			gsnake{name: "me", x: 200, y: 110, dir: game.Right, n: 3},
+			gsnake{name: "far", x: 236, y: 110, dir: game.Down, n: 4},
+			gsnake{name: "near", x: 208, y: 110, dir: game.Down, n: 4},
+			gsnake{name: "mid", x: 178, y: 110, dir: game.Down, n: 4},
+			gsnake{name: "farther", x: 170, y: 110, dir: game.Down, n: 4},
+			gsnake{name: "nearer", x: 222, y: 110, dir: game.Down, n: 4},
+		)
+		id := v.Snakes[0].ID
+		return v, &HUD{You: id, Follow: id, ShutdownIn: -1}
+	}
+	tagged := func(r *Renderer) map[string]bool {
+		m := map[string]bool{}
+		for _, tg := range r.tags {
+			if tg.id != 0 {
+				m[string(tg.txt[:tg.n])] = true
+			}
+		}
+		return m
+	}
+	v, h := mk()
+	r := New(ANSI16, 80, 24)
+	for range 3 {
+		r.Frame(v, h)
+		v.Tick++
+	}
+	if got := tagged(r); len(got) != 3 || !got["near"] || !got["mid"] || !got["nearer"] {
+		t.Errorf("80x24 (room for %d): tags %v, want near, mid and nearer", r.tagRoom(), got)
+	}
+	v, h = mk()
+	r = New(ANSI16, 120, 40)
+	for range 3 {
+		r.Frame(v, h)
+		v.Tick++
+	}
+	if got := tagged(r); len(got) != 5 {
+		t.Errorf("120x40 (room for %d): tags %v, want all five", r.tagRoom(), got)
+	}
+}

@@ -29,6 +29,8 @@ import (
 //     the box covers tags), at the first of tagSpots that fits; when none
 //     does there is no room and no tag ("when there is room"), so crowded
 //     heads go without.
+//   - A screen shows at most tagRoom of them (3 on 80x24, 8 from 120x40),
+//     for the snakes nearest the one the camera follows.
 //   - It stays put while its snake's head is within leashX columns of its
 //     ends and leashY rows of its row, and it stays on the playfield clear
 //     of the other overlays; otherwise it is placed again (or dropped).
@@ -255,46 +257,67 @@ func (r *Renderer) layoutTags(v *game.View, own int) bool {
 	return any
 }
 
+// tagRoom is how many tags a screen shows at most: one for every 500
+// cells of its playfield, at least 3 and at most maxTags (3 on 80x24, 5 on
+// 100x30, 8 from 120x40). A crowd puts ~9 heads on an 80x24 screen: a
+// name on each, every one moving on within a second (its leash), was a
+// screen of jumping words and ~a fifth of the cells a frame changed.
+func (r *Renderer) tagRoom() int { return max(3, min(maxTags, r.cols*r.pfRows/500)) }
+
 // placeTags tries to place tags for the snakes on the playfield without
-// one: at most tagTries a tick, taking them in turn (slot order, from
-// where the last try stopped), so that in a crowd where tags do not fit
-// each snake is tried again only when its turn comes round. Each try
-// reads the snake's SnakeInfo (its name), so a crowd costs a few reads a
-// tick, not one per head per frame; a frame drawn again for the same
-// tick tries nothing new.
+// one, nearest first to the snake the camera follows (else to the
+// screen's middle): the names that matter are of the snakes about to
+// meet it. At most tagTries a tick: each try reads the snake's SnakeInfo
+// (its name), so a crowd costs a few reads a tick, not one per head per
+// frame; a frame drawn again for the same tick tries nothing new.
 func (r *Renderer) placeTags(v *game.View, own int) {
 	if v.Tick != r.tagTick {
 		r.tagTick, r.tagBudget = v.Tick, tagTries
 	}
-	n := len(r.heads)
-	if n == 0 || r.tagBudget == 0 {
+	if len(r.heads) == 0 || r.tagBudget == 0 {
 		return
 	}
-	free := 0
+	free := r.tagRoom()
 	for i := range r.tags {
-		if r.tags[i].id == 0 {
-			free++
+		if r.tags[i].id != 0 {
+			free--
 		}
 	}
-	start := 0
-	for start < n && r.heads[start].slot() < r.tagNext {
-		start++
+	// The middle of attention, in screen cells.
+	cx, cy := r.cols/2, r.pfRows/2
+	if h, ok := r.head(r.focus); ok {
+		cx, cy = wrap1(h.x()-r.camX, v.W), wrap1(h.y()-r.camY, v.H)/2
 	}
-	for k := 0; k < n && r.tagBudget > 0 && free > 0; k++ {
-		h := r.heads[(start+k)%n]
-		sl := h.slot()
-		if sl == own || sl == r.focus || sl >= len(v.Snakes) || r.tagged(sl) {
+	// The nearest candidates, nearest first, in one pass over the heads.
+	var near [tagTries]headAt
+	var dist [tagTries]int
+	n, want := 0, min(r.tagBudget, free)
+	if want <= 0 {
+		return
+	}
+	for _, h := range r.heads {
+		dx, dy := wrap1(h.x()-r.camX, v.W)-cx, wrap1(h.y()-r.camY, v.H)/2-cy
+		d := max(dx, -dx) + 2*max(dy, -dy) // a row is two columns' height
+		if n == want && d >= dist[n-1] {
 			continue
 		}
+		if sl := h.slot(); sl == own || sl == r.focus || sl >= len(v.Snakes) || r.tagged(sl) {
+			continue
+		}
+		j := min(n, want-1)
+		for ; j > 0 && dist[j-1] > d; j-- {
+			near[j], dist[j] = near[j-1], dist[j-1]
+		}
+		near[j], dist[j] = h, d
+		n = min(n+1, want)
+	}
+	for _, h := range near[:n] {
 		r.tagBudget--
-		r.tagNext = sl + 1
 		i := 0
 		for r.tags[i].id != 0 {
 			i++
 		}
-		if r.placeTag(v, &v.Snakes[sl], h, i) {
-			free--
-		}
+		r.placeTag(v, &v.Snakes[h.slot()], h, i) // want <= free: a slot is free
 	}
 }
 
