@@ -517,3 +517,31 @@ func TestTagsNearestFirst(t *testing.T) {
 		t.Errorf("120x40 (room for %d): tags %v, want all five", r.tagRoom(), got)
 	}
 }
+
+// TestSlotSet: the set of slots pruneHeads keeps answers exactly, with
+// slots that share their hash and past the table's room (slotSetMax).
+func TestSlotSet(t *testing.T) {
+	for _, n := range []int{0, 1, 40, slotSetMax, slotSetMax + 1, 300} {
+		var s slotSet
+		var hs []headAt
+		in := map[int]bool{}
+		rng := rand.New(rand.NewPCG(uint64(n), 5))
+		for range 2 * n {
+			sl := rng.IntN(n+1) * 256 % 65536 // many share slot&255
+			if rng.IntN(2) == 0 {
+				sl = rng.IntN(65536)
+			}
+			if added := s.add(sl, hs); added == in[sl] {
+				t.Fatalf("n %d: add(%d) = %v with the slot in the set %v", n, sl, added, in[sl])
+			} else if added {
+				hs = append(hs, mkHead(sl, 0, 0))
+				in[sl] = true
+			}
+		}
+		for sl := range 65536 {
+			if s.has(sl, hs) != in[sl] {
+				t.Fatalf("n %d: has(%d) = %v, want %v", n, sl, !in[sl], in[sl])
+			}
+		}
+	}
+}

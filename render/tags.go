@@ -81,16 +81,15 @@ func (r *Renderer) seeHead(slot, x, y int) {
 // in a daemon drawing thousands of sessions. (In a crowd a frame sees
 // ~19 heads and looks again at ~0.6: heads move every tick.)
 //
-// The heads are in no order: a screen holds tens, and a filter of their
-// slots (256 bits) answers "seen again?" without sorting them.
+// The heads are in no order: a screen holds tens, and a small hash set of
+// their slots answers "seen again?" without sorting them.
 func (r *Renderer) pruneHeads(v *game.View) {
 	r.seeing = false
 	old, hs := r.heads[:r.headsOld], r.heads[r.headsOld:]
-	var seen [4]uint64
+	var set slotSet
 	m := 0
 	for _, h := range hs {
-		if sl := h.slot(); seen[sl>>6&3]&(1<<(sl&63)) == 0 || !hasSlot(hs[:m], sl) {
-			seen[sl>>6&3] |= 1 << (sl & 63)
+		if set.add(h.slot(), hs[:m]) {
 			hs[m] = h
 			m++
 		}
@@ -98,7 +97,7 @@ func (r *Renderer) pruneHeads(v *game.View) {
 	hs = hs[:m]
 	k := 0
 	for _, h := range old {
-		if sl := h.slot(); seen[sl>>6&3]&(1<<(sl&63)) != 0 && hasSlot(hs, sl) || h.x() >= v.W || h.y() >= v.H {
+		if set.has(h.slot(), hs) || h.x() >= v.W || h.y() >= v.H {
 			continue
 		}
 		p := v.Pix[h.y()*v.W+h.x()]
@@ -109,6 +108,49 @@ func (r *Renderer) pruneHeads(v *game.View) {
 	}
 	n := copy(r.heads[k:], hs)
 	r.heads = r.heads[:k+n]
+}
+
+// slotSet is the set of the slots of heads hs (pruneHeads): open
+// addressing in 256 entries (slot+1; 0 is empty), up to slotSetMax of
+// them; a screen with more heads than that is searched one by one.
+type slotSet struct {
+	tab  [256]uint32
+	n    int
+	full bool
+}
+
+const slotSetMax = 160
+
+// add puts slot, not yet among hs, the heads added so far, in the set; it
+// reports false when it was there already.
+func (s *slotSet) add(slot int, hs []headAt) bool {
+	if s.has(slot, hs) {
+		return false
+	}
+	if s.n == slotSetMax {
+		s.full = true
+		return true
+	}
+	s.n++
+	i := slot & 255
+	for s.tab[i] != 0 {
+		i = (i + 1) & 255
+	}
+	s.tab[i] = uint32(slot) + 1
+	return true
+}
+
+// has reports whether slot is in the set of hs's slots.
+func (s *slotSet) has(slot int, hs []headAt) bool {
+	if s.full {
+		return hasSlot(hs, slot)
+	}
+	for i := slot & 255; s.tab[i] != 0; i = (i + 1) & 255 {
+		if s.tab[i] == uint32(slot)+1 {
+			return true
+		}
+	}
+	return false
 }
 
 // hasSlot reports whether hs holds a head of snake slot.
