@@ -123,13 +123,15 @@ func (r *Renderer) feedUpdate(v *game.View, own int) {
 		start--
 	}
 	top := topSlots(v)
+	room := r.feedRoom(t) // again only after a line is added
 	for i := start; i < len(v.Kills); i++ {
 		k := &v.Kills[i]
 		if k.Tick+feedShow <= t {
 			continue
 		}
-		if (feedMine(v, own, k) || r.feedRoom(t) && r.feedOthers(v, k, top)) && !r.feedHas(k) {
+		if (feedMine(v, own, k) || room && r.feedOthers(v, k, top)) && !r.feedHas(k) {
 			r.feedAdd(v, own, k)
+			room = r.feedRoom(t)
 		}
 	}
 	r.feedAt = t
