@@ -16,7 +16,10 @@ import (
 
 // scene is the shared part of drawing one view (View.Serial).
 type scene struct {
-	serial uint64
+	// serial is the View.Serial the scene was made for; 0 while it is
+	// made again. Stored last: a reader that loads it equal to its view's
+	// reads a complete scene.
+	serial atomic.Uint64
 	// fresh holds, for each View.FreshX entry, the colour cell its two
 	// pixels show to a renderer whose player's head is not one of them
 	// (that head has a colour of its own), and sceneTop or sceneBot when
@@ -31,31 +34,73 @@ const (
 	sceneBot = 1 << 17
 )
 
+// A scene is kept per view buffer (a world publishes into at most a few,
+// game's maxViews, again and again) and made again in place for the
+// buffer's next publish: a reader uses a scene only while it holds the
+// view, and a world fills a buffer again only once nobody holds it, so
+// nobody reads a scene while it is made again. In a daemon's steady
+// state that allocates nothing. sceneSlots is enough for a world's
+// buffers and a replica's; a view that finds none free takes the next
+// slot round with a new scene (its old one may still be read).
+const sceneSlots = 16
+
+type sceneSlot struct {
+	view atomic.Pointer[game.View]
+	sc   atomic.Pointer[scene]
+}
+
 var (
-	scenes  atomic.Pointer[scene] // the newest view's scene
-	sceneMu sync.Mutex            // held while one is made
+	sceneTab  [sceneSlots]sceneSlot
+	sceneNext int        // the slot a view without one takes; guarded by sceneMu
+	sceneMu   sync.Mutex // held while a scene is made
 )
 
 // sceneFor returns the scene of v, making it when it is the first asked
 // for; nil when v was never published, has no cell index, or another
-// goroutine is making it (the caller draws without: nobody waits).
+// goroutine is making one (the caller draws without: nobody waits).
 func sceneFor(v *game.View) *scene {
 	if v.Serial == 0 || len(v.FreshPix) != 2*len(v.FreshX) {
 		return nil
 	}
-	if s := scenes.Load(); s != nil && s.serial == v.Serial {
-		return s
+	for i := range sceneTab {
+		if sl := &sceneTab[i]; sl.view.Load() == v {
+			if s := sl.sc.Load(); s != nil && s.serial.Load() == v.Serial {
+				return s
+			}
+			break
+		}
 	}
 	if !sceneMu.TryLock() {
 		return nil
 	}
 	defer sceneMu.Unlock()
-	if s := scenes.Load(); s != nil && s.serial == v.Serial {
-		return s
+	var s *scene
+	for i := range sceneTab {
+		if sl := &sceneTab[i]; sl.view.Load() == v {
+			s = sl.sc.Load()
+			break
+		}
 	}
-	// A new one each view: a renderer may still be reading the last one.
-	// ~10,000 entries a tick at 2,500 players: 40 KB, 400 KB/s of garbage.
-	s := &scene{serial: v.Serial, fresh: make([]uint32, len(v.FreshX))}
+	switch {
+	case s != nil && s.serial.Load() == v.Serial:
+		return s
+	case s == nil:
+		// A view new to the table: the next slot round, with a scene of
+		// its own (whoever holds the slot's last view may still read
+		// that one's).
+		s = &scene{}
+		sl := &sceneTab[sceneNext]
+		sceneNext = (sceneNext + 1) % sceneSlots
+		sl.view.Store(nil)
+		sl.sc.Store(s)
+		sl.view.Store(v)
+	default:
+		s.serial.Store(0)
+	}
+	if cap(s.fresh) < len(v.FreshX) {
+		s.fresh = make([]uint32, len(v.FreshX), len(v.FreshX)+len(v.FreshX)/4)
+	}
+	s.fresh = s.fresh[:len(v.FreshX)]
 	fp := v.FreshPix
 	for i := range s.fresh {
 		p, q := fp[2*i], fp[2*i+1]
@@ -72,6 +117,6 @@ func sceneFor(v *game.View) *scene {
 		}
 		s.fresh[i] = e
 	}
-	scenes.Store(s)
+	s.serial.Store(v.Serial)
 	return s
 }

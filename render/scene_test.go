@@ -22,7 +22,7 @@ func TestSceneSameFrames(t *testing.T) {
 	for f := range 80 {
 		c.step()
 		v := c.w.Acquire()
-		if s := sceneFor(v); s != nil && s.serial == v.Serial {
+		if s := sceneFor(v); s != nil && s.serial.Load() == v.Serial {
 			used++
 		}
 		for i, r := range c.rs {
@@ -61,9 +61,31 @@ func BenchmarkScene(b *testing.B) {
 	c := newLoadCrowd(b, 2500, 1, 50)
 	v := c.w.Acquire()
 	defer v.Release()
+	s := sceneFor(v)
+	if s == nil {
+		b.Fatal("no scene")
+	}
+	b.ReportAllocs()
 	for b.Loop() {
-		scenes.Store(nil)
+		s.serial.Store(0) // made again, in place
 		sceneFor(v)
 	}
 	b.ReportMetric(float64(len(v.FreshX)), "cells/view")
+}
+
+// TestSceneNoAllocs: in a world's steady state the scenes are made again
+// in place: drawing its views allocates nothing for them.
+func TestSceneNoAllocs(t *testing.T) {
+	c := newLoadCrowd(t, 300, 1, 20)
+	for range 20 { // every view buffer of the world has its scene
+		c.step()
+	}
+	if n := testing.AllocsPerRun(50, func() { c.step() }); n > 0.5 {
+		t.Errorf("%.1f allocations a tick with its scene", n)
+	}
+	v := c.w.Acquire()
+	defer v.Release()
+	if s := sceneFor(v); s == nil || s.serial.Load() != v.Serial {
+		t.Fatal("the newest view has no scene")
+	}
 }
