@@ -103,7 +103,7 @@ type Renderer struct {
 	bannerKey bannerKey // what the banner shows
 	rowsOK    bool      // the text rows show rowsKey and bannerKey
 	stat      []byte    // the status row's text (status), for rowsKey when rowsOK
-	board     boardHold // the leaderboard and rank the status row holds (hud.go)
+	hold      boardHold // since when the status row holds its leaderboard and rank (hud.go)
 	hintS     string    // the controls hint and where it goes
 	hintAt    rect
 	dc        deathCause
@@ -666,17 +666,23 @@ func (r *Renderer) segment(v *game.View, row []cell, top, bot []game.Pixel, own 
 // without the call); it notes the heads among them (seeHead).
 func (r *Renderer) pixCell(v *game.View, a, b game.Pixel, own int, mono bool, wx, wy int) cell {
 	if (a|b)&kindBits == kindBits { // a head, or fruit over body
-		if a&kindBits == headBits {
-			r.seeHead(a.Slot(), wx, wy)
-		}
-		if b&kindBits == headBits {
-			r.seeHead(b.Slot(), wx, mod(wy+1, v.H))
-		}
+		r.seeHeads(v, a, b, wx, wy)
 	}
 	if mono {
 		return txt(monoGlyph[max(class(v, a, own), class(v, b, own))], def, def)
 	}
 	return px(colour(v, a, own), colour(v, b, own))
+}
+
+// seeHeads notes the heads among pixel a, world pixel (wx, wy), and b,
+// the one below it (seeHead).
+func (r *Renderer) seeHeads(v *game.View, a, b game.Pixel, wx, wy int) {
+	if a&kindBits == headBits {
+		r.seeHead(a.Slot(), wx, wy)
+	}
+	if b&kindBits == headBits {
+		r.seeHead(b.Slot(), wx, mod(wy+1, v.H))
+	}
 }
 
 func class(v *game.View, p game.Pixel, own int) int {

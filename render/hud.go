@@ -215,20 +215,26 @@ type boardHold struct {
 	ok   bool // rowsKey holds a leaderboard taken at tick
 }
 
-// hold makes k show rowsKey's leaderboard, and its rank in the same state,
-// while they are due to stay; else k's are the ones to hold from now when
-// they differ.
-func (r *Renderer) hold(k *rowsKey, tick uint64) {
-	h, o := &r.board, &r.rowsKey
-	if h.ok && tick >= h.tick && tick-h.tick < boardEvery {
+// board sets k's leaderboard, and its rank in the same state as the
+// last, to those the status row shows while they are due to stay
+// (boardEvery), else to v's, which are held from now when they differ.
+func (r *Renderer) board(k *rowsKey, v *game.View) {
+	h, o := &r.hold, &r.rowsKey
+	if h.ok && v.Tick >= h.tick && v.Tick-h.tick < boardEvery {
 		k.ntop, k.bots, k.top = o.ntop, o.bots, o.top
 		if k.mode == o.mode {
 			k.rank = o.rank
 		}
 		return
 	}
-	if !h.ok || tick < h.tick || o.ntop != k.ntop || o.bots != k.bots || o.top != k.top || o.rank != k.rank {
-		*h = boardHold{tick: tick, ok: true}
+	k.ntop = int8(copy(k.top[:], v.Top))
+	for i, e := range k.top[:k.ntop] {
+		if e.Slot >= 0 && e.Slot < len(v.Snakes) && v.Snakes[e.Slot].Bot {
+			k.bots |= 1 << i
+		}
+	}
+	if !h.ok || v.Tick < h.tick || o.ntop != k.ntop || o.bots != k.bots || o.top != k.top || o.rank != k.rank {
+		*h = boardHold{tick: v.Tick, ok: true}
 	}
 }
 
@@ -262,15 +268,9 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 				k.mark = int32(s.ID.Slot())
 			}
 		}
-		k.ntop = int8(copy(k.top[:], v.Top))
-		for i, e := range k.top[:k.ntop] {
-			if e.Slot >= 0 && e.Slot < len(v.Snakes) && v.Snakes[e.Slot].Bot {
-				k.bots |= 1 << i
-			}
-		}
-		r.hold(&k, v.Tick)
+		r.board(&k, v)
 	} else {
-		r.board.ok = false
+		r.hold.ok = false
 	}
 	bk := bannerKey{players: h.Players, spectators: h.Spectators, shutdown: h.ShutdownIn, join: h.Join, notice: h.Notice}
 	kept := r.rowsOK && !r.noInc
@@ -297,11 +297,10 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 		k.shown = r.rowsKey.shown
 	case kept && k.sameBoard(&r.rowsKey):
 		// Most ticks in a crowd only the player's length moves, in a
-		// text of the same width: put it again, leave the board.
+		// text of the same width: put it again (put marks what changes),
+		// leave the board.
 		k.shown = r.rowsKey.shown
-		y := r.rows - 1
-		put(r, 0, y, r.stat, white, def)
-		r.markSpan(y, 0, int(k.sx))
+		put(r, 0, r.rows-1, r.stat, white, def)
 	default:
 		clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
 		r.mask[r.rows-1] = r.allMask()

@@ -347,12 +347,7 @@ func (r *Renderer) sceneHeads(v *game.View, e uint32, i, own, wx, wy int) cell {
 	if e&sceneTop != 0 && p.Slot() == own || e&sceneBot != 0 && q.Slot() == own {
 		return r.pixCell(v, p, q, own, false, wx, wy)
 	}
-	if e&sceneTop != 0 {
-		r.seeHead(p.Slot(), wx, wy)
-	}
-	if e&sceneBot != 0 {
-		r.seeHead(q.Slot(), wx, mod(wy+1, v.H))
-	}
+	r.seeHeads(v, p, q, wx, wy)
 	return cell(e)
 }
 

@@ -37,9 +37,9 @@ import (
 // docs/BENCHMARKS-render.md for what tags cost.
 
 // headAt is a head composed on the playfield: its snake's slot and its
-// world pixel, packed so that heads sort by slot as integers (the slot in
-// the top 16 bits, then x and y in 24 bits each: game.Config bounds slots
-// below 2^16 and sides below 2^24).
+// world pixel, packed in one word (the slot in the top 16 bits, then x
+// and y in 24 bits each: game.Config bounds slots below 2^16 and sides
+// below 2^24).
 type headAt uint64
 
 func mkHead(slot, x, y int) headAt {
@@ -143,7 +143,8 @@ func (s *slotSet) add(slot int, hs []headAt) bool {
 // has reports whether slot is in the set of hs's slots.
 func (s *slotSet) has(slot int, hs []headAt) bool {
 	if s.full {
-		return hasSlot(hs, slot)
+		_, ok := findHead(hs, slot)
+		return ok
 	}
 	for i := slot & 255; s.tab[i] != 0; i = (i + 1) & 255 {
 		if s.tab[i] == uint32(slot)+1 {
@@ -153,25 +154,18 @@ func (s *slotSet) has(slot int, hs []headAt) bool {
 	return false
 }
 
-// hasSlot reports whether hs holds a head of snake slot.
-func hasSlot(hs []headAt, slot int) bool {
+// findHead returns the head of snake slot in hs.
+func findHead(hs []headAt, slot int) (headAt, bool) {
 	for _, h := range hs {
-		if h.slot() == slot {
-			return true
-		}
-	}
-	return false
-}
-
-// head returns the kept head of snake slot.
-func (r *Renderer) head(slot int) (headAt, bool) {
-	for _, h := range r.heads {
 		if h.slot() == slot {
 			return h, true
 		}
 	}
 	return 0, false
 }
+
+// head returns the kept head of snake slot.
+func (r *Renderer) head(slot int) (headAt, bool) { return findHead(r.heads, slot) }
 
 // onPlayfield reports whether world pixel p is on the playfield.
 func (r *Renderer) onPlayfield(v *game.View, p game.Point) bool {

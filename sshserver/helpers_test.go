@@ -408,3 +408,19 @@ func closedWithin(c net.Conn, d time.Duration) bool {
 		}
 	}
 }
+
+// rawConn is an SSH client connection to h as user whose requests and
+// channels the test serves itself; closed at the test's end.
+func rawConn(t *testing.T, h *harness, user string) (ssh.Conn, <-chan ssh.NewChannel, <-chan *ssh.Request) {
+	t.Helper()
+	raw, err := net.Dial("tcp", h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	cc, chans, reqs, err := ssh.NewClientConn(raw, h.addr, clientConfig(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cc, chans, reqs
+}

@@ -276,15 +276,7 @@ func TestKeepAlive(t *testing.T) {
 	// A responsive client stays.
 	good := play(t, h.dial("lively"), 80, 24)
 	// A client whose SSH layer never answers global requests.
-	raw, err := net.Dial("tcp", h.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	cc, chans, reqs, err := ssh.NewClientConn(raw, h.addr, clientConfig("mute"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cc, chans, reqs := rawConn(t, h, "mute")
 	go func() {
 		for range reqs { // read, never answered; ends when the connection does
 		}
@@ -497,15 +489,7 @@ func TestKeepAliveHeard(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.KeepAlive = 200 * time.Millisecond
 	h := start(t, cfg, testWorld(t, 0))
-	raw, err := net.Dial("tcp", h.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	cc, chans, reqs, err := ssh.NewClientConn(raw, h.addr, clientConfig("typist"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cc, chans, reqs := rawConn(t, h, "typist")
 	var pings atomic.Int32
 	go func() {
 		for r := range reqs { // ends when the connection does
