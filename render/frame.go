@@ -99,6 +99,8 @@ type Renderer struct {
 	rst       [maxOvl]orect // last frame's overlays composed again this frame (restore)
 	nrst      int
 	boxS      boxState  // death or help box (hud.go)
+	boxWas    orect     // where the last frame drew the box; zero when it drew none
+	boxWasSig uint64    // what that box showed (boxSig)
 	rowsKey   rowsKey   // what the status row shows (hud.go)
 	bannerKey bannerKey // what the banner shows
 	rowsOK    bool      // the text rows show rowsKey and bannerKey
@@ -510,6 +512,8 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	}
 	if box {
 		r.paintBox()
+	} else {
+		r.boxWas = orect{}
 	}
 	r.ovl, r.novl = r.nw, r.nnw
 	return dx, dy
