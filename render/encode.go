@@ -941,15 +941,24 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	if dy >= h || -dy >= h {
 		dy = 0
 	}
-	if dy != 0 && r.scrollPays(dx, dy) {
+	// A step composed from the last frame (stepShift) has moved r.next's
+	// rows already: scroll, and shift every row that is not blank.
+	if dy != 0 && (r.step || r.scrollPays(dx, dy)) {
 		r.scroll(dy)
 	}
 	if dx == 0 {
 		return
 	}
+	pays := func(y int) bool {
+		prow := r.prev[y*w : (y+1)*w]
+		if r.step {
+			return !blankRow(prow)
+		}
+		return r.shiftPays(prow, r.next[y*w:(y+1)*w], dx)
+	}
 	if r.cols == r.tcols {
 		for y := t; y <= b; y++ {
-			if r.shiftPays(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx) {
+			if pays(y) {
 				r.shiftRow(y, dx)
 			}
 		}
@@ -960,7 +969,7 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	// goes down a column for each pass (LF) rather than across each row.
 	var shifted [(MaxRows + 63) / 64]uint64
 	for y := t; y <= b; y++ {
-		if r.shiftPays(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx) {
+		if pays(y) {
 			shifted[y/64] |= 1 << (y % 64)
 			r.shiftRow(y, dx)
 		}
@@ -970,6 +979,22 @@ func (r *Renderer) moveCamera(dx, dy int) {
 			r.mendRow(y, dx)
 		}
 	}
+}
+
+// blankRow reports whether every cell of row is blank.
+func blankRow(row []cell) bool {
+	i := 0
+	for ; i+4 <= len(row); i += 4 {
+		if quad(row, i) != 0 {
+			return false
+		}
+	}
+	for ; i < len(row); i++ {
+		if row[i] != blank {
+			return false
+		}
+	}
+	return true
 }
 
 // encode appends to r.out the bytes that turn r.prev into r.next.

@@ -86,6 +86,7 @@ type Renderer struct {
 	incOK    bool     // the last frame was composed whole or incrementally (r.prev shows it)
 	noInc    bool     // always compose whole frames (tests)
 	inc      bool     // the last frame was composed incrementally
+	step     bool     // the last frame was a camera step composed from the one before (stepShift)
 	lastTick uint64   // tick of the view the last frame was composed from
 	lastOwn  int      // slot of the player's snake in the last frame, -1 none
 	lastW    int      // world size of the last frame
@@ -395,7 +396,9 @@ func (r *Renderer) end() {
 // last frame in columns and rows. When the camera stayed, the layout and
 // the player's snake are the same and the view says which tiles changed
 // (View.Dirty), only those tiles, the text rows and the overlays (old and
-// new) are composed again, and r.mask tells the encoder where to look.
+// new) are composed again, and r.mask tells the encoder where to look. A
+// camera step of at most half the playfield moves the last frame's
+// playfield with it and composes what comes in (stepShift), the same way.
 //
 // Overlays (inc.go) are laid out first, all of them, then the cells under
 // last frame's overlays that no overlay of this frame covers the same way
@@ -404,7 +407,7 @@ func (r *Renderer) end() {
 func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	if r.cols < MinCols || r.rows < MinRows {
 		clear(r.next)
-		r.pfRows, r.pfTop, r.banner, r.camOK, r.incOK, r.inc = 0, 0, false, false, false, false
+		r.pfRows, r.pfTop, r.banner, r.camOK, r.incOK, r.inc, r.step = 0, 0, false, false, false, false, false
 		r.novl, r.rowsOK = 0, false
 		r.markAll()
 		r.enlarge()
@@ -435,10 +438,16 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 			own == r.lastOwn && v.W == r.lastW && v.H == r.lastH && v.Tick >= r.lastTick &&
 			len(v.Dirty) == game.TilesW(v.W)*game.TilesH(v.H)
 		r.inc = inc
-		if inc {
+		r.step = !inc && r.canStep(v, own, was, ox, oy, dx, dy)
+		switch {
+		case inc:
 			clear(r.mask)
 			r.dirtyTiles(v, own)
-		} else {
+		case r.step:
+			clear(r.mask)
+			r.stepShift(v, own, dx, dy)
+			r.dirtyTiles(v, own)
+		default:
 			r.markAll()
 			r.playfield(v, own)
 		}
@@ -447,7 +456,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	} else {
 		clear(r.next)
 		r.markAll()
-		r.incOK, r.inc, r.rowsOK = false, false, false
+		r.incOK, r.inc, r.step, r.rowsOK = false, false, false, false
 		r.heads = r.heads[:0]
 	}
 	var you *game.SnakeInfo
@@ -491,7 +500,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	if box {
 		r.layoutBox()
 	}
-	if inc {
+	if inc || r.step {
 		r.restore(v, own)
 	}
 	if tags {

@@ -153,7 +153,7 @@ func session(t *testing.T, seed uint64, frames int) {
 	sh := whole(r)
 	term := vtmodel.New(cols, rows)
 	h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1, Join: "ssh -p 2222 localhost", Players: 5}
-	var total, incs, small int
+	var total, incs, steps, small int
 	for f := 0; f < frames; f++ {
 		s.step()
 		switch k := rng.IntN(200); {
@@ -239,6 +239,9 @@ func session(t *testing.T, seed uint64, frames int) {
 		if r.inc {
 			incs++
 		}
+		if r.step {
+			steps++
+		}
 		if r.pfRows == 0 {
 			small++
 		}
@@ -258,7 +261,10 @@ func session(t *testing.T, seed uint64, frames int) {
 	if incs < (frames-small)/3 {
 		t.Errorf("seed %d: only %d of %d frames of the game screen were incremental", seed, incs, frames-small)
 	}
-	t.Logf("seed %d: %d frames (%d incremental, %d small), mean %d B/frame", seed, frames, incs, small, total/frames)
+	if steps == 0 {
+		t.Errorf("seed %d: only %d of %d frames were camera steps composed from the last frame", seed, steps, frames)
+	}
+	t.Logf("seed %d: %d frames (%d incremental, %d camera steps, %d small), mean %d B/frame", seed, frames, incs, steps, small, total/frames)
 }
 
 // whole returns a renderer like r that always composes whole frames: the
