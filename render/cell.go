@@ -178,6 +178,7 @@ func init() {
 	for i := range fgCode {
 		fgLen[i], bgLen[i] = uint8(len(fgCode[i])), uint8(len(bgCode[i]))
 	}
+	pixPlan = makePixPlan() // after the init above (pairFg) and the tables here
 }
 
 // fgLen and bgLen are the lengths of fgCode and bgCode, indexed by any

@@ -609,3 +609,28 @@ func TestScrollPays(t *testing.T) {
 		t.Fatalf("scrolling paid in %d grids and did not in %d: both should occur", yes, no)
 	}
 }
+
+// TestPixPlan checks putCell's table for pixel cells against the choice
+// it stands for: asIs, else glyph and setPen, for every pixel cell from
+// every pen: the same bytes and the same pen after.
+func TestPixPlan(t *testing.T) {
+	for c := range ncol * ncol {
+		for p := range ncol * ncol {
+			a, b := &Renderer{tcols: 1000}, &Renderer{tcols: 1000}
+			a.pfg, a.pbg = pairFg[p], pairBg[p]
+			*b = *a
+			a.putCell(cell(c))
+			g, ok := b.asIs(cell(c))
+			if !ok {
+				var f, bg uint8
+				var reset bool
+				f, bg, g, _, reset = b.glyph(cell(c))
+				b.setPen(f, bg, reset)
+			}
+			b.out = append(b.out, g...)
+			if string(a.out) != string(b.out) || a.pfg != b.pfg || a.pbg != b.pbg {
+				t.Fatalf("cell %d pen %d: table %q pen %d/%d, choice %q pen %d/%d", c, p, a.out, a.pfg, a.pbg, b.out, b.pfg, b.pbg)
+			}
+		}
+	}
+}
