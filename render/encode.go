@@ -390,27 +390,15 @@ func (r *Renderer) emitH(kind, from, to int) {
 	o := r.out
 	switch kind {
 	case hCUF:
-		o = append(o, 0x1b, '[')
-		if to-from != 1 {
-			o = appendNum(o, to-from)
-		}
-		o = append(o, 'C')
+		o = appendCSI(o, to-from, 'C')
 	case hCUB:
-		o = append(o, 0x1b, '[')
-		if from-to != 1 {
-			o = appendNum(o, from-to)
-		}
-		o = append(o, 'D')
+		o = appendCSI(o, from-to, 'D')
 	case hBS:
 		for i := to; i < from; i++ {
 			o = append(o, '\b')
 		}
 	case hCHA:
-		o = append(o, 0x1b, '[')
-		if to+r.ox > 0 {
-			o = appendNum(o, to+r.ox+1)
-		}
-		o = append(o, 'G')
+		o = appendCSI(o, to+r.ox+1, 'G') // column 1 is CHA's default too
 	case hReprint:
 		row := r.prev[r.cy*r.cols:]
 		r.out = o
@@ -471,11 +459,7 @@ func (r *Renderer) emitV(kind, from, to int) {
 		if n < 0 {
 			n, f = -n, 'A'
 		}
-		o = append(o, 0x1b, '[')
-		if n != 1 {
-			o = appendNum(o, n)
-		}
-		o = append(o, f)
+		o = appendCSI(o, n, f)
 	}
 	r.out = o
 }
@@ -526,6 +510,16 @@ func (r *Renderer) plan(x, y int) motion {
 			return motion{c, pH, hReprint, 0}
 		}
 		return motion{cuf, pH, hCUF, 0}
+	}
+	if r.cy == y && r.cx >= 0 {
+		// Elsewhere on the same row: a motion on the row always beats
+		// CUP (CHA is CUP without the row), and CR wins only to the
+		// first column, where it is all of it (planAny weighs the same).
+		c, k := r.hplan(r.cx, x)
+		if x+r.ox == 0 && 1 < c {
+			return motion{1, pCRH, hNone, 0}
+		}
+		return motion{c, pH, uint8(k), 0}
 	}
 	if y == r.cy+1 && r.cy >= 0 && r.cx >= 0 && r.vok(r.cy, y) {
 		// The next row, the commonest move after those: LF and a motion
@@ -629,12 +623,22 @@ func appendNum(o []byte, n int) []byte {
 }
 
 // csi appends ESC [ n f, with n omitted when 1.
-func (r *Renderer) csi(n int, f byte) {
-	o := append(r.out, 0x1b, '[')
-	if n != 1 {
-		o = appendNum(o, n)
+func (r *Renderer) csi(n int, f byte) { r.out = appendCSI(r.out, n, f) }
+
+// appendCSI appends ESC [ n f, with n omitted when 1 (n >= 1), in one
+// append for the counts of cursor motions (below 100).
+func appendCSI(o []byte, n int, f byte) []byte {
+	switch {
+	case n == 1:
+		return append(o, 0x1b, '[', f)
+	case n < 10:
+		return append(o, 0x1b, '[', byte('0'+n), f)
+	case n < 100:
+		return append(o, 0x1b, '[', byte('0'+n/10), byte('0'+n%10), f)
 	}
-	r.out = append(o, f)
+	o = append(o, 0x1b, '[')
+	o = appendNum(o, n)
+	return append(o, f)
 }
 
 // raw views cells as bytes, for fast comparison of spans.

@@ -482,9 +482,10 @@ func TestLaneOf(t *testing.T) {
 	}
 }
 
-// TestPlanNextRow: plan's shortcut for a move to the next row picks what
-// weighing every motion picks (planAny), in the same way, wherever the
-// cursor, the target column, the area's margins and the scroll region are.
+// TestPlanNextRow: plan's shortcuts for a move to the next row, and to
+// the same row past re-printing's reach, pick what weighing every motion
+// picks (planAny), in the same way, wherever the cursor, the target
+// column, the area's margins and the scroll region are.
 func TestPlanNextRow(t *testing.T) {
 	for _, sz := range [][4]int{{80, 24, 80, 24}, {100, 30, 120, 40}, {200, 60, 200, 60}, {40, 12, 45, 12}} {
 		r := New(ANSI16, sz[2], sz[3])
@@ -500,6 +501,14 @@ func TestPlanNextRow(t *testing.T) {
 						got, want := r.plan(x, cy+1), r.planAny(x, cy+1)
 						if got != want {
 							t.Fatalf("%v region %v: from (%d,%d) to (%d,%d): plan %+v, planAny %+v", sz, reg, cx, cy, x, cy+1, got, want)
+						}
+						// The same row, where plan weighs re-printing
+						// only up to 8 cells right.
+						if n := x - cx; n != 0 && (n < 0 || n > 8) {
+							r.cx, r.cy = cx, cy
+							if got, want := r.plan(x, cy), r.planAny(x, cy); got != want {
+								t.Fatalf("%v region %v: from (%d,%d) to (%d,%d): plan %+v, planAny %+v", sz, reg, cx, cy, x, cy, got, want)
+							}
 						}
 					}
 				}
