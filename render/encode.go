@@ -727,7 +727,10 @@ func (r *Renderer) diffRow(y int) (n int) {
 					continue
 				}
 				n++
-				if next[x] == blank && r.erase(prev, next, x, y) {
+				// An erase needs a run of four blanks at least (erase):
+				// most changed blanks are a tail's last cell, in a
+				// shorter one.
+				if next[x] == blank && (x+4 > w || quad(next, x) == 0) && r.erase(prev, next, x, y) {
 					continue
 				}
 				if r.cx != x || r.cy != y {
@@ -770,9 +773,19 @@ func (r *Renderer) erase(prev, next []cell, x, y int) bool {
 		if e >= marked && changed < 4 {
 			return false
 		}
-		// Four cells blank on both sides change nothing and end no run:
-		// skip them at once (most of a row is blank in a sparse world).
-		if e > x && e+4 <= w && quad(next, e)|quad(prev, e) == 0 {
+		// Four cells blank in next: count what they change a word at a
+		// time (most of a row is blank in a sparse world; in a crowd the
+		// runs are tens of cells, and few are worth erasing).
+		if !bigEndian && e+4 <= w && quad(next, e) == 0 {
+			if q := quad(prev, e); q != 0 {
+				nz := laneNonZero(q)
+				var before uint64 // prev[e-1] is not blank: no run starts at e
+				if e > x && prev[e-1] != blank {
+					before = 1 << 15
+				}
+				changed += bits.OnesCount64(nz)
+				runs += bits.OnesCount64(nz &^ (nz<<16 | before))
+			}
 			e += 4
 			continue
 		}
@@ -809,6 +822,13 @@ func (r *Renderer) erase(prev, next []cell, x, y int) bool {
 		prev[i] = blank
 	}
 	return true
+}
+
+// laneNonZero has bit 15 of each 16-bit lane of q set when that lane is
+// not zero, and no other bit.
+func laneNonZero(q uint64) uint64 {
+	const low, high = 0x7fff7fff7fff7fff, 0x8000800080008000
+	return ((q & low) + low | q) & high
 }
 
 // est estimates the bytes needed to turn row prev, shifted left by off

@@ -643,3 +643,32 @@ func TestPixPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestLaneNonZero checks erase's word at a time count of changed cells
+// against the cells one by one.
+func TestLaneNonZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 100000 {
+		var q uint64
+		for i := range 4 {
+			var l uint64
+			switch rng.IntN(4) {
+			case 0: // zero
+			case 1:
+				l = 1 << rng.IntN(16)
+			default:
+				l = uint64(rng.IntN(1 << 16))
+			}
+			q |= l << (16 * i)
+		}
+		var want uint64
+		for i := range 4 {
+			if q>>(16*i)&0xffff != 0 {
+				want |= 1 << (16*i + 15)
+			}
+		}
+		if got := laneNonZero(q); got != want {
+			t.Fatalf("laneNonZero(%#x) = %#x, want %#x", q, got, want)
+		}
+	}
+}
