@@ -293,7 +293,11 @@ func (r *Renderer) placeTags(v *game.View, own int) {
 	if h, ok := r.head(r.focus); ok {
 		cx, cy = wrap1(h.x()-r.camX, v.W), wrap1(h.y()-r.camY, v.H)/2
 	}
-	// The nearest candidates, nearest first, in one pass over the heads.
+	// The nearest candidates, nearest first, in one pass over the heads;
+	// at the same distance the lower slot first, so that the choice does
+	// not depend on the order the heads were seen in (a camera step
+	// composed from the last frame sees them in another order than a
+	// whole frame does).
 	var near [tagTries]headAt
 	var dist [tagTries]int
 	n, want := 0, min(r.tagBudget, free)
@@ -302,7 +306,7 @@ func (r *Renderer) placeTags(v *game.View, own int) {
 	}
 	for _, h := range r.heads {
 		dx, dy := wrap1(h.x()-r.camX, v.W)-cx, wrap1(h.y()-r.camY, v.H)/2-cy
-		d := max(dx, -dx) + 2*max(dy, -dy) // a row is two columns' height
+		d := (max(dx, -dx)+2*max(dy, -dy))<<16 | h.slot() // a row is two columns' height
 		if n == want && d >= dist[n-1] {
 			continue
 		}
