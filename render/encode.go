@@ -162,10 +162,10 @@ func (r *Renderer) glyph(c cell) (f, b uint8, g string, cost int, reset bool) {
 func (r *Renderer) putCell(c cell) {
 	if c < 1<<pairBits {
 		// A pixel cell (or a space): its glyph and pen from the table.
-		e := pixPlan[int(c)*ncol*ncol+int(r.pfg)*ncol+int(r.pbg)]
+		k := int(c)*ncol*ncol + int(r.pfg)*ncol + int(r.pbg)
+		e := pixPlan[k>>1] >> (k & 1 * 4)
 		if e&planPen != 0 {
-			p := e >> planPairShift
-			r.setPen(pairFg[p], pairBg[p], e&planReset != 0)
+			r.setPen(planPenOf(e, c, r.pfg, r.pbg))
 		}
 		switch e & planGlyph {
 		case 0:
@@ -204,65 +204,99 @@ func (r *Renderer) putCell(c cell) {
 }
 
 // pixPlan holds putCell's choice for each pixel cell (the 289 colour
-// pairs of glyph 0) and pen (fg*17+bg): the glyph (planGlyph: space,
-// upper, lower or full block), whether the pen changes (planPen), with
-// a reset first (planReset), to which pair (above planPairShift). It is
-// what asIs and glyph decide, worked out once (TestPixPlan): the
-// decision was a fifth of the encoder's instructions in a crowd, where
-// half the cells drawn change the pen. 167 KB, read by every renderer.
-var pixPlan = makePixPlan()
+// pairs of glyph 0) and pen (fg*17+bg), four bits an entry, two entries
+// a byte (entry k in byte k/2, the low half first): the glyph
+// (planGlyph: space, upper, lower or full block), whether the pen
+// changes (planPen) and with a reset first (planReset); the new pen
+// follows from the glyph (planPenOf). It is what asIs and glyph decide,
+// worked out once (TestPixPlan): the decision was a fifth of the
+// encoder's instructions in a crowd, where half the cells drawn change
+// the pen. 42 KB, read by every renderer; made by cell.go's init, after
+// the tables it reads.
+var pixPlan []byte
 
 // pixPlan's fields.
 const (
-	planGlyph     = 3
-	planPen       = 1 << 2
-	planReset     = 1 << 3
-	planPairShift = 4
+	planGlyph = 3
+	planPen   = 1 << 2
+	planReset = 1 << 3
 )
 
-func makePixPlan() []uint16 {
-	t := make([]uint16, ncol*ncol*ncol*ncol)
+// planPenOf is the pen a pixPlan entry e that changes the pen sets for
+// cell c from pen (f, b), and whether a reset comes first: a space takes
+// the background, a full block the foreground, a half block both.
+func planPenOf(e byte, c cell, f, b uint8) (uint8, uint8, bool) {
+	t, u := pairFg[c&pairMask], pairBg[c&pairMask]
+	switch e & planGlyph {
+	case 0:
+		b = u
+	case 3:
+		f = t
+	case 1:
+		f, b = t, u
+	default:
+		f, b = u, t
+	}
+	return f, b, e&planReset != 0
+}
+
+func makePixPlan() []byte {
+	t := make([]byte, (ncol*ncol*ncol*ncol+1)/2)
 	r := &Renderer{}
 	for c := range ncol * ncol {
 		for p := range ncol * ncol {
 			r.pfg, r.pbg = pairFg[p], pairBg[p]
-			t[c*ncol*ncol+p] = r.planPix(cell(c))
+			k := c*ncol*ncol + p
+			t[k>>1] |= r.planPix(cell(c)) << (k & 1 * 4)
 		}
 	}
 	return t
 }
 
 // planPix is pixPlan's entry for pixel cell c and r's pen.
-func (r *Renderer) planPix(c cell) uint16 {
+func (r *Renderer) planPix(c cell) byte {
 	g, ok := r.asIs(c)
-	var e uint16
-	if !ok {
-		var f, b uint8
-		var reset bool
-		f, b, g, _, reset = r.glyph(c)
-		if f == keep {
-			f = r.pfg
-		}
-		if b == keep {
-			b = r.pbg
-		}
-		if f != r.pfg || b != r.pbg {
-			e |= planPen | uint16(f)*ncol<<planPairShift + uint16(b)<<planPairShift
-			if reset {
-				e |= planReset
-			}
-		}
-	}
+	var e byte
 	switch g {
-	case " ":
+	case " ", "":
 	case upper:
-		e |= 1
+		e = 1
 	case lower:
-		e |= 2
+		e = 2
 	case full:
-		e |= 3
+		e = 3
 	default:
 		panic("render: pixel glyph " + g)
+	}
+	if ok {
+		return e
+	}
+	f, b, g, _, reset := r.glyph(c)
+	switch g {
+	case upper:
+		e = 1
+	case lower:
+		e = 2
+	case full:
+		e = 3
+	default:
+		e = 0
+	}
+	if f == keep {
+		f = r.pfg
+	}
+	if b == keep {
+		b = r.pbg
+	}
+	if f == r.pfg && b == r.pbg {
+		return e
+	}
+	e |= planPen
+	if reset {
+		e |= planReset
+	}
+	if pf, pb, _ := planPenOf(e, c, r.pfg, r.pbg); pf != f || pb != b {
+		panic("render: pixPlan's pen does not follow from its glyph")
 	}
 	return e
 }
