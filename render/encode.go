@@ -255,33 +255,11 @@ func makePixPlan() []byte {
 
 // planPix is pixPlan's entry for pixel cell c and r's pen.
 func (r *Renderer) planPix(c cell) byte {
-	g, ok := r.asIs(c)
-	var e byte
-	switch g {
-	case " ", "":
-	case upper:
-		e = 1
-	case lower:
-		e = 2
-	case full:
-		e = 3
-	default:
-		panic("render: pixel glyph " + g)
-	}
-	if ok {
-		return e
+	if g, ok := r.asIs(c); ok {
+		return glyphKind(g)
 	}
 	f, b, g, _, reset := r.glyph(c)
-	switch g {
-	case upper:
-		e = 1
-	case lower:
-		e = 2
-	case full:
-		e = 3
-	default:
-		e = 0
-	}
+	e := glyphKind(g)
 	if f == keep {
 		f = r.pfg
 	}
@@ -299,6 +277,21 @@ func (r *Renderer) planPix(c cell) byte {
 		panic("render: pixPlan's pen does not follow from its glyph")
 	}
 	return e
+}
+
+// glyphKind is pixPlan's code for a pixel cell's glyph.
+func glyphKind(g string) byte {
+	switch g {
+	case " ":
+		return 0
+	case upper:
+		return 1
+	case lower:
+		return 2
+	case full:
+		return 3
+	}
+	panic("render: pixel glyph " + g)
 }
 
 // asIs returns the glyph that draws c with the pen as it is, if one does:

@@ -434,11 +434,14 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 			r.focus = s.ID.Slot()
 		}
 		r.seeing, r.headsOld = true, len(r.heads)
-		inc = r.incOK && !r.noInc && was && r.camX == ox && r.camY == oy &&
+		// The last frame can be built on: what the terminal shows, the
+		// camera, the player's snake and the world are those it drew.
+		goOn := r.incOK && !r.noInc && was &&
 			own == r.lastOwn && v.W == r.lastW && v.H == r.lastH && v.Tick >= r.lastTick &&
 			len(v.Dirty) == game.TilesW(v.W)*game.TilesH(v.H)
+		inc = goOn && r.camX == ox && r.camY == oy
 		r.inc = inc
-		r.step = !inc && r.canStep(v, own, was, ox, oy, dx, dy)
+		r.step = goOn && !inc && r.canStep(v, ox, oy, dx, dy)
 		switch {
 		case inc:
 			clear(r.mask)

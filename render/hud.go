@@ -489,9 +489,8 @@ type boxState struct {
 }
 
 // boxSig hashes what the box shows (FNV-1a): a box that shows the same
-// as last frame, at the same place, paints only the rows something else
-// drew over (a death box stays for seconds; it was painted and marked
-// whole every frame).
+// as last frame, at the same place, paints again only the spans something
+// else drew over (paintBox).
 func (r *Renderer) boxSig() uint64 {
 	b := &r.boxS
 	h := uint64(14695981039346656037)

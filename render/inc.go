@@ -125,8 +125,7 @@ func (r *Renderer) untouched(o rect) bool {
 			return false
 		}
 	}
-	lo, hi := o.x0/span, (o.x1-1)/span
-	m := (uint64(1)<<(hi+1) - 1) &^ (uint64(1)<<lo - 1)
+	m := spanBits(o.x0, o.x1)
 	c := r.composed()
 	for y := o.y0; y < o.y1; y++ {
 		if c[y]&m != 0 {
@@ -376,16 +375,14 @@ func (r *Renderer) trim(n int) {
 
 // canStep reports whether this frame's camera step of dx columns and dy
 // rows, from (ox, oy), can be composed from the last frame (stepShift)
-// rather than whole: everything else that an incremental frame needs
-// holds, and the step is at most half the playfield each way (a larger
-// one, a spectator's jump to another snake, leaves little to keep).
-func (r *Renderer) canStep(v *game.View, own int, was bool, ox, oy, dx, dy int) bool {
-	return r.incOK && !r.noInc && was && (dx != 0 || dy != 0) &&
-		2*max(dx, -dx) <= r.cols && 2*max(dy, -dy) <= r.pfRows &&
+// rather than whole, once everything else an incremental frame needs
+// holds: the step is the camera's whole move and at most half the
+// playfield each way (a larger one, a spectator's jump to another snake,
+// leaves little to keep), and the scroll region is the playfield.
+func (r *Renderer) canStep(v *game.View, ox, oy, dx, dy int) bool {
+	return (dx != 0 || dy != 0) && 2*max(dx, -dx) <= r.cols && 2*max(dy, -dy) <= r.pfRows &&
 		mod(ox+dx, v.W) == r.camX && mod(oy+2*dy, v.H) == r.camY &&
-		r.top == r.pfTop && r.bot == r.pfTop+r.pfRows-1 &&
-		own == r.lastOwn && v.W == r.lastW && v.H == r.lastH && v.Tick >= r.lastTick &&
-		len(v.Dirty) == game.TilesW(v.W)*game.TilesH(v.H)
+		r.top == r.pfTop && r.bot == r.pfTop+r.pfRows-1
 }
 
 // stepShift composes a camera step of dx columns and dy rows from the
