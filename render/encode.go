@@ -1075,9 +1075,11 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	if dy >= h || -dy >= h {
 		dy = 0
 	}
-	// A step composed from the last frame (stepShift) has moved r.next's
-	// rows already: scroll, and shift every row that is not blank.
-	if dy != 0 && (r.step || r.scrollPays(dx, dy)) {
+	// A step of at most half the playfield (canStep) scrolls, and shifts
+	// every row that is not blank, without weighing it: a step composed
+	// from the last frame (stepShift) has moved r.next's rows so, and a
+	// whole frame sends the same bytes as an incremental one.
+	if dy != 0 && (r.stepped || r.scrollPays(dx, dy)) {
 		r.scroll(dy)
 	}
 	if dx == 0 {
@@ -1085,7 +1087,7 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	}
 	pays := func(y int) bool {
 		prow := r.prev[y*w : (y+1)*w]
-		if r.step {
+		if r.stepped {
 			return !blankRow(prow)
 		}
 		return r.shiftPays(prow, r.next[y*w:(y+1)*w], dx)

@@ -87,6 +87,7 @@ type Renderer struct {
 	noInc    bool     // always compose whole frames (tests)
 	inc      bool     // the last frame was composed incrementally
 	step     bool     // the last frame was a camera step composed from the one before (stepShift)
+	stepped  bool     // the last frame's camera step was at most half the playfield (canStep): scrolled and shifted without weighing
 	lastTick uint64   // tick of the view the last frame was composed from
 	lastOwn  int      // slot of the player's snake in the last frame, -1 none
 	lastW    int      // world size of the last frame
@@ -407,7 +408,7 @@ func (r *Renderer) end() {
 func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	if r.cols < MinCols || r.rows < MinRows {
 		clear(r.next)
-		r.pfRows, r.pfTop, r.banner, r.camOK, r.incOK, r.inc, r.step = 0, 0, false, false, false, false, false
+		r.pfRows, r.pfTop, r.banner, r.camOK, r.incOK, r.inc, r.step, r.stepped = 0, 0, false, false, false, false, false, false
 		r.novl, r.rowsOK = 0, false
 		r.markAll()
 		r.enlarge()
@@ -441,7 +442,8 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 			len(v.Dirty) == game.TilesW(v.W)*game.TilesH(v.H)
 		inc = goOn && r.camX == ox && r.camY == oy
 		r.inc = inc
-		r.step = goOn && !inc && r.canStep(v, ox, oy, dx, dy)
+		r.stepped = r.canStep(v, ox, oy, dx, dy)
+		r.step = goOn && !inc && r.stepped
 		switch {
 		case inc:
 			clear(r.mask)
@@ -459,7 +461,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 	} else {
 		clear(r.next)
 		r.markAll()
-		r.incOK, r.inc, r.step, r.rowsOK = false, false, false, false
+		r.incOK, r.inc, r.step, r.stepped, r.rowsOK = false, false, false, false, false
 		r.heads = r.heads[:0]
 	}
 	var you *game.SnakeInfo

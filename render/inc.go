@@ -398,6 +398,13 @@ func (r *Renderer) canStep(v *game.View, ox, oy, dx, dy int) bool {
 func (r *Renderer) stepShift(v *game.View, own, dx, dy int) {
 	w, t, b := r.cols, r.pfTop, r.pfTop+r.pfRows-1
 	g := r.next
+	// A view of a later tick than the last frame's lists every head that
+	// moved, for dirtyTiles to note: noting them here too would spend the
+	// room for heads (headsCap) on the same heads twice.
+	if v.Tick > r.lastTick {
+		r.seeing = false
+		defer func() { r.seeing = true }()
+	}
 	switch {
 	case dy > 0:
 		copy(g[t*w:(b+1-dy)*w], g[(t+dy)*w:(b+1)*w])

@@ -170,3 +170,50 @@ func BenchmarkRendererMem(b *testing.B) {
 		})
 	}
 }
+
+// TestWholeSameBytes: in a crowd of the game's own (BenchmarkFrameMix's
+// world), renderers that compose every frame whole send the very bytes
+// incremental ones do, frame by frame: camera steps composed from the
+// last frame, the heads they note and the tags they place included. (The
+// oracle sessions check the composed grids in a stand-in world; this
+// found a step frame running out of room for heads.)
+func TestWholeSameBytes(t *testing.T) {
+	w, err := game.New(game.Config{W: 2048, H: 512, MaxSnakes: 2600, Bots: 2500, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 250
+	var whole, inc [n]*Renderer
+	hs := make([]HUD, n)
+	tick := uint64(1)
+	w.Step(tick)
+	v := w.Acquire()
+	for i := range hs {
+		sz := mixSizes[i%len(mixSizes)]
+		whole[i], inc[i] = New(ANSI256, sz[0], sz[1]), New(ANSI256, sz[0], sz[1])
+		whole[i].noInc = true
+		id := v.Snakes[i*len(v.Snakes)/n].ID
+		hs[i] = HUD{You: id, Follow: id, ShutdownIn: -1, Players: 2500, Spectators: 10, Join: "ssh -p 2222 snaked.example"}
+	}
+	v.Release()
+	steps := 0
+	for f := range 100 {
+		tick++
+		w.Step(tick)
+		v := w.Acquire()
+		for i := range hs {
+			a, b := whole[i].Frame(v, &hs[i]), inc[i].Frame(v, &hs[i])
+			if string(a) != string(b) {
+				t.Fatalf("frame %d, session %d (%dx%d, camera step %v): whole %q, incremental %q", f, i, inc[i].cols, inc[i].rows, inc[i].step, a, b)
+			}
+			if inc[i].step {
+				steps++
+			}
+		}
+		v.Release()
+	}
+	if steps == 0 {
+		t.Fatal("no camera step was composed from the last frame")
+	}
+	t.Logf("%d camera steps composed from the last frame", steps)
+}
