@@ -453,6 +453,9 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 			r.stepShift(v, own, dx, dy)
 			r.dirtyTiles(v, own)
 		default:
+			// A whole playfield sees every head on it: last frame's take
+			// no room for heads (headsCap).
+			r.heads, r.headsOld = r.heads[:0], 0
 			r.markAll()
 			r.playfield(v, own)
 		}

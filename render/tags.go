@@ -50,12 +50,15 @@ func (h headAt) slot() int { return int(h >> 48) }
 func (h headAt) x() int    { return int(h >> 24 & 0xffffff) }
 func (h headAt) y() int    { return int(h & 0xffffff) }
 
-// headsCap is how many heads a renderer of n cells keeps: far more than a
-// screen shows at the densities the game runs (a 2,048 x 512 world with
-// 2,500 snakes puts ~9 heads on an 80x24 screen, ~60 on 200x60). Beyond
-// it, heads seen later are not kept, and which snakes get tags may depend
-// on what was composed when.
-func headsCap(n int) int { return max(32, n/64) }
+// headsCap is how many heads a renderer of n cells keeps: last frame's,
+// kept while a frame notes the heads it composes (pruneHeads), and those,
+// so room for twice what a screen shows at the densities the game runs
+// (a 2,048 x 512 world with 2,500 snakes puts ~9 heads on an 80x24
+// screen, up to ~30 where it is dense, ~60 on 200x60; with half this room
+// dense screens ran out and tagged other snakes than a whole frame did).
+// Beyond it, heads seen later are not kept, and which snakes get tags may
+// depend on what was composed when.
+func headsCap(n int) int { return max(64, n/32) }
 
 // seeHead notes that the head of snake slot, at world pixel (x, y), was
 // composed on the playfield (between compose's start and pruneHeads;
