@@ -40,27 +40,11 @@ func BenchmarkFrameMix(b *testing.B) {
 // "speedup" then says what neighbours sharing the view's cache lines
 // gains.
 func frameMix(b *testing.B, sizes [][2]int, n int, byCam bool) {
-	w, err := game.New(game.Config{W: 2048, H: 512, MaxSnakes: 2600, Bots: 2500, Seed: 11})
-	if err != nil {
-		b.Fatal(err)
-	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	rs := [2][]*Renderer{make([]*Renderer, n), make([]*Renderer, n)} // whole, tiles
-	hs := make([]HUD, n)
+	w, rs, hs := mixCrowd(b, sizes, n, !byCam)
 	tick := uint64(1)
-	w.Step(tick)
-	v := w.Acquire()
-	for i := range hs {
-		sz := sizes[i%len(sizes)]
-		for k := range rs {
-			rs[k][i] = New(ANSI256, sz[0], sz[1])
-		}
-		rs[0][i].noInc = !byCam
-		id := v.Snakes[i*len(v.Snakes)/n].ID
-		hs[i] = HUD{You: id, Follow: id, ShutdownIn: -1, Players: 2500, Spectators: 10, Join: "ssh -p 2222 snaked.example"}
-	}
-	v.Release()
+	var v *game.View
 	var d [2]time.Duration
 	var bytes [2]int
 	incs := 0
@@ -178,24 +162,9 @@ func BenchmarkRendererMem(b *testing.B) {
 // oracle sessions check the composed grids in a stand-in world; this
 // found a step frame running out of room for heads.)
 func TestWholeSameBytes(t *testing.T) {
-	w, err := game.New(game.Config{W: 2048, H: 512, MaxSnakes: 2600, Bots: 2500, Seed: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 250
-	var whole, inc [n]*Renderer
-	hs := make([]HUD, n)
+	w, rs, hs := mixCrowd(t, mixSizes, 250, true)
+	whole, inc := rs[0], rs[1]
 	tick := uint64(1)
-	w.Step(tick)
-	v := w.Acquire()
-	for i := range hs {
-		sz := mixSizes[i%len(mixSizes)]
-		whole[i], inc[i] = New(ANSI256, sz[0], sz[1]), New(ANSI256, sz[0], sz[1])
-		whole[i].noInc = true
-		id := v.Snakes[i*len(v.Snakes)/n].ID
-		hs[i] = HUD{You: id, Follow: id, ShutdownIn: -1, Players: 2500, Spectators: 10, Join: "ssh -p 2222 snaked.example"}
-	}
-	v.Release()
 	steps := 0
 	for f := range 100 {
 		tick++
@@ -216,4 +185,31 @@ func TestWholeSameBytes(t *testing.T) {
 		t.Fatal("no camera step was composed from the last frame")
 	}
 	t.Logf("%d camera steps composed from the last frame", steps)
+}
+
+// mixCrowd makes BenchmarkFrameMix's world (2,500 bots on 2,048 x 512,
+// stepped once, at tick 1) and two sets of n renderers at the given
+// terminal sizes, each following the same n snakes spread over the
+// slots; the first set composes every frame whole when whole is set.
+func mixCrowd(tb testing.TB, sizes [][2]int, n int, whole bool) (*game.World, [2][]*Renderer, []HUD) {
+	tb.Helper()
+	w, err := game.New(game.Config{W: 2048, H: 512, MaxSnakes: 2600, Bots: 2500, Seed: 11})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rs := [2][]*Renderer{make([]*Renderer, n), make([]*Renderer, n)}
+	hs := make([]HUD, n)
+	w.Step(1)
+	v := w.Acquire()
+	defer v.Release()
+	for i := range hs {
+		sz := sizes[i%len(sizes)]
+		for k := range rs {
+			rs[k][i] = New(ANSI256, sz[0], sz[1])
+		}
+		rs[0][i].noInc = whole
+		id := v.Snakes[i*len(v.Snakes)/n].ID
+		hs[i] = HUD{You: id, Follow: id, ShutdownIn: -1, Players: 2500, Spectators: 10, Join: "ssh -p 2222 snaked.example"}
+	}
+	return w, rs, hs
 }
