@@ -8,18 +8,25 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// TestFramePoolStalledWorker: workers stalled on one session each (its
-// draw blocks, as a write to a client that does not read does), here
-// every worker of the pool, are replaced, so every other session of the
-// list is drawn meanwhile; the stalled ones end once their sessions let
-// them go, and close waits for them.
+// TestFramePoolStalledWorker: workers stalled on one session each, here
+// every worker of the pool, one in a write (as to a client that does not
+// read) and one in a render (as in a join a gateway waits for), are
+// replaced, so every other session of the list is drawn meanwhile, those
+// the stalled workers rendered before their stalls included, each once;
+// the stalled ones end once their sessions let them go, and close waits
+// for them.
 func TestFramePoolStalledWorker(t *testing.T) {
 	stuck, stuck2 := &session{}, &session{}
 	release := make(chan struct{})
 	var mu sync.Mutex
 	drawn := map[*session]int{}
-	p := newFramePool(2, func(s *session) {
-		if s == stuck || s == stuck2 {
+	p := newFramePool(2, func(s *session) bool {
+		if s == stuck2 {
+			<-release
+		}
+		return true
+	}, func(s *session) {
+		if s == stuck {
 			<-release
 		}
 		mu.Lock()
@@ -37,8 +44,10 @@ func TestFramePoolStalledWorker(t *testing.T) {
 	for i := range others {
 		others[i] = &session{}
 	}
-	// The stalled sessions first: each of the two workers takes one.
-	list := append([]*session{stuck, stuck2}, others...)
+	// The stalled sessions among the first: each of the two workers
+	// takes one (the stalled write comes after the rest of its worker's
+	// batch is rendered, the stalled render after a few sessions).
+	list := append(append(append([]*session{stuck}, others[:3]...), stuck2), others[3:]...)
 	if !p.dispatch(list) {
 		fail("dispatch refused on a running pool")
 	}
@@ -56,6 +65,13 @@ func TestFramePoolStalledWorker(t *testing.T) {
 		}
 	}
 	if !eventually(5*time.Second, each(1)) {
+		mu.Lock()
+		c := map[int]int{}
+		for _, s := range others {
+			c[drawn[s]]++
+		}
+		t.Logf("counts %v", c)
+		mu.Unlock()
 		fail("sessions after a stalled one were not drawn")
 	}
 	p.mu.Lock()
@@ -66,7 +82,7 @@ func TestFramePoolStalledWorker(t *testing.T) {
 	}
 	// A second tick draws everyone again, the stalled session's worker
 	// still waiting.
-	if !p.dispatch(list[2:]) {
+	if !p.dispatch(others) {
 		fail("dispatch refused")
 	}
 	if !eventually(5*time.Second, each(2)) {
@@ -94,7 +110,7 @@ func TestFramePoolStalledWorker(t *testing.T) {
 // being drawn starts a list with the sessions no worker reached yet
 // first, each once.
 func TestFramePoolUnreachedFirst(t *testing.T) {
-	p := newFramePool(1, func(*session) {})
+	p := newFramePool(1, func(*session) bool { return false }, func(*session) {})
 	// Not running: dispatch refuses, and lists are made by hand below.
 	if p.dispatch([]*session{{}}) {
 		t.Fatal("dispatch accepted a list before run")
@@ -153,7 +169,7 @@ func TestSlowWriteGoesSolo(t *testing.T) {
 // workers, but pokes the writers of solo ones and of sessions outside
 // play.
 func TestTickSkipsSolo(t *testing.T) {
-	srv := &Server{m: newMetrics(), frames: newFramePool(1, func(*session) {})}
+	srv := &Server{m: newMetrics(), frames: newFramePool(1, func(*session) bool { return false }, func(*session) {})}
 	srv.frames.live.Store(true) // lists without workers: nothing draws them
 	mk := func(ph phase, solo bool) *session {
 		s := &session{srv: srv, wake: make(chan struct{}, 1)}

@@ -239,26 +239,45 @@ func (s *session) drawLocked() {
 	s.draw()
 }
 
-// tickFrame is a frame worker's turn at the session: it draws the tick's
-// frame of play unless another goroutine is drawing (a stalled write, or
-// the writer) or a screen is still going away; then it pokes the writer,
-// which draws the newest state when it can. It never waits for the
-// session.
-func (s *session) tickFrame() {
+// tickRender is a frame worker's turn at the session: it renders the
+// tick's frame of play unless another goroutine is drawing (a stalled
+// write, or the writer) or a screen is still going away; then it pokes
+// the writer, which draws the newest state when it can. It never waits
+// for the session. It reports true when it rendered a frame: fmu stays
+// held until tickSend writes it.
+func (s *session) tickRender() (held bool) {
 	if !s.fmu.TryLock() {
 		s.poke()
-		return
+		return false
 	}
-	defer s.fmu.Unlock()
+	defer func() {
+		if !held {
+			s.fmu.Unlock()
+		}
+	}()
 	defer s.guard("frame worker")
 	if s.gone {
-		return
+		return false
 	}
 	if j := s.scr.Load(); !s.ready || j != nil && !j.sent {
 		s.poke()
-		return
+		return false
+	}
+	switch phase(s.phase.Load()) {
+	case phasePlay, phaseWatch:
+		s.drawFit()
+		s.render(&s.cv, &s.hud, &s.lastTick)
+		return true
 	}
 	s.draw()
+	return false
+}
+
+// tickSend writes the frame tickRender rendered and lets the session go.
+func (s *session) tickSend() {
+	defer s.fmu.Unlock()
+	defer s.guard("frame worker")
+	s.send()
 }
 
 // draw draws the newest state for the session's phase; fmu is held.
@@ -269,16 +288,22 @@ func (s *session) draw() {
 			s.drawScreen(j, &s.shown)
 		}
 	case phasePlay, phaseWatch:
-		if j := s.scr.Load(); j != nil {
-			s.screenGone(j)
-		}
-		if s.cv.r == nil {
-			s.mu.Lock()
-			s.cv.fit(s.srv, s.cols, s.rows)
-			s.resized = false
-			s.mu.Unlock()
-		}
+		s.drawFit()
 		s.frame(&s.cv, &s.hud, &s.lastTick)
+	}
+}
+
+// drawFit readies the canvas for a frame of play: the screen before it
+// gone, a renderer made; fmu is held.
+func (s *session) drawFit() {
+	if j := s.scr.Load(); j != nil {
+		s.screenGone(j)
+	}
+	if s.cv.r == nil {
+		s.mu.Lock()
+		s.cv.fit(s.srv, s.cols, s.rows)
+		s.resized = false
+		s.mu.Unlock()
 	}
 }
 
@@ -323,6 +348,13 @@ func (c *canvas) release(srv *Server) {
 // frame renders and writes one frame of the game on c; lastTick is the
 // tick drawn last, updated.
 func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
+	s.render(c, hud, lastTick)
+	s.send()
+}
+
+// render renders one frame of the game on c for send to write; lastTick
+// is the tick drawn last, updated.
+func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	repaint := s.repaint.Swap(false)
 	s.mu.Lock()
 	if s.resized || repaint && c.held < s.cols*s.rows {
@@ -383,13 +415,13 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 		runtime.LockOSThread()
 		c0 = threadCPU()
 	}
-	var t0, t1 time.Time
+	var t0 time.Time
 	if timed {
 		t0 = time.Now()
 	}
-	b := r.Frame(v, hud)
+	s.pend, s.pendR, s.timed = r.Frame(v, hud), r, timed
 	if timed {
-		t1 = time.Now()
+		s.srv.m.render.Observe(time.Since(t0).Seconds())
 	}
 	if sample {
 		if c1 := threadCPU(); c0 >= 0 && c1 >= c0 {
@@ -399,14 +431,24 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 	}
 	*lastTick = v.Tick
 	v.Release()
-	if timed {
-		s.srv.m.render.Observe(t1.Sub(t0).Seconds())
+}
+
+// send writes the frame render made, if it has bytes.
+func (s *session) send() {
+	b, r := s.pend, s.pendR
+	s.pend, s.pendR = nil, nil
+	if r == nil {
+		return
 	}
 	if len(b) > 0 {
 		s.touched = true
+		var t0 time.Time
+		if s.timed {
+			t0 = time.Now()
+		}
 		s.write(b)
-		if timed {
-			s.srv.m.write.Observe(time.Since(t1).Seconds())
+		if s.timed {
+			s.srv.m.write.Observe(time.Since(t0).Seconds())
 		}
 		s.srv.m.frames.Inc()
 	}

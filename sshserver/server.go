@@ -101,7 +101,7 @@ func New(cfg Config, w game.Host) (*Server, error) {
 		labels:   pprof.WithLabels(context.Background(), pprof.Labels("snaked", "conn")),
 	}
 	s.shutdownIn.Store(-1)
-	s.frames = newFramePool(runtime.GOMAXPROCS(0), (*session).tickFrame)
+	s.frames = newFramePool(runtime.GOMAXPROCS(0), (*session).tickRender, (*session).tickSend)
 	s.notice, _ = w.(noticer)
 	s.counts, _ = w.(clusterCounts)
 	if cfg.Scores != nil {

@@ -77,14 +77,17 @@ type session struct {
 	gone     bool // the writer has ended: nothing draws any more
 	cv       canvas
 	hud      render.HUD
-	lastTick uint64         // the last frame's tick
-	shown    int32          // shutdown seconds on the join screen
-	touched  bool           // something was drawn on the terminal
-	last     game.SnakeInfo // the player's snake in the last frame
-	life     life           // the life being played, for scores (scores.go)
-	lost     int            // frames in a row without the player's snake in the world
-	frames   uint32         // frames rendered (renderCPU samples one in renderCPUEvery)
-	buf      []byte         // join screen bytes
+	lastTick uint64           // the last frame's tick
+	shown    int32            // shutdown seconds on the join screen
+	touched  bool             // something was drawn on the terminal
+	last     game.SnakeInfo   // the player's snake in the last frame
+	life     life             // the life being played, for scores (scores.go)
+	lost     int              // frames in a row without the player's snake in the world
+	frames   uint32           // frames rendered (renderCPU samples one in renderCPUEvery)
+	buf      []byte           // join screen bytes
+	pend     []byte           // the frame render made and send writes (in pendR's buffer)
+	pendR    *render.Renderer // the renderer of pend, released by send
+	timed    bool             // send times pend's write (renderCPUEvery)
 
 	// Owned by run, which writes them before any writer starts.
 	out  []byte // a command's output (causeCommand)
