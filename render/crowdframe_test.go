@@ -2,8 +2,11 @@ package render
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"snaked/game"
 )
@@ -138,4 +141,85 @@ func BenchmarkCrowdFrame(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(c.frames), "ns/frame")
 	b.ReportMetric(float64(c.bytes)/float64(c.frames), "B/frame")
+}
+
+// BenchmarkCrowdCold is BenchmarkCrowdFrame where a daemon's sessions
+// find their state: cold. 2,500 sessions draw every tick (as in a load
+// run at 2,500), and with "neighbour" a goroutine streams through 64 MiB
+// meanwhile, as the swarm, the kernel's TCP path and a second process do
+// to the shared cache in a load run (their render CPU a frame is ~1.5x
+// this benchmark's quiet figure). Two sets of renderers draw the same
+// views, taking turns by tick, so both find the same machine: "warm"
+// warms each renderer's state first (Renderer.warm), "plain" does not;
+// the us/frame metrics are each set's thread CPU time a frame, ratio is
+// warm/plain.
+func BenchmarkCrowdCold(b *testing.B) {
+	for _, nb := range []bool{false, true} {
+		name := map[bool]string{false: "quiet", true: "neighbour"}[nb]
+		b.Run(name, func(b *testing.B) { crowdCold(b, nb) })
+	}
+}
+
+func crowdCold(b *testing.B, neighbour bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c := newLoadCrowd(b, 2500, 2500, 0)
+	sets := [2][]*Renderer{c.rs, nil}
+	for _, r := range c.rs {
+		r.noWarm = true
+		sets[1] = append(sets[1], lean(New(ANSI16, r.tcols, r.trows)))
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	if neighbour {
+		wg.Go(func() {
+			buf := make([]uint64, 64<<20/8)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for i := 0; i < len(buf); i += 8 {
+					buf[i]++
+				}
+			}
+		})
+	}
+	defer func() { close(stop); wg.Wait() }()
+	var d [2]time.Duration
+	var bytes [2]int
+	draw := func() {
+		v := c.w.Acquire()
+		for j := range 2 {
+			k := (j + int(c.tick)) % 2
+			t0 := threadNanos()
+			for i, r := range sets[k] {
+				bytes[k] += len(r.Frame(v, &c.hs[i]))
+			}
+			d[k] += time.Duration(threadNanos() - t0)
+		}
+		v.Release()
+	}
+	for range 40 { // past the first frames, whole repaints
+		c.step()
+		draw()
+	}
+	d, bytes = [2]time.Duration{}, [2]int{}
+	frames := 0
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		c.step()
+		b.StartTimer()
+		draw()
+		frames += len(c.rs)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(d[0].Nanoseconds())/1e3/float64(frames), "plain-us/frame")
+	b.ReportMetric(float64(d[1].Nanoseconds())/1e3/float64(frames), "warm-us/frame")
+	b.ReportMetric(float64(d[1])/float64(d[0]), "ratio")
+	if bytes[0] != bytes[1] {
+		b.Errorf("plain and warm sent %d and %d bytes", bytes[0], bytes[1])
+	}
 }
