@@ -380,8 +380,9 @@ var keepNext = false
 // session's state is cold at its frame (2,500 sessions' frames ran since
 // its last one), and the frame's own reads of its fields come scattered,
 // each miss waiting for the one before: warming them first, so the
-// misses overlap, takes 5-10 % off a crowd frame
-// (BenchmarkCrowdCold, docs/BENCHMARKS-render.md).
+// misses overlap, takes 1-7 % off a crowd frame with a neighbour
+// streaming through memory (BenchmarkCrowdCold), ~2.5 % off the daemon's
+// CPU a frame (docs/BENCHMARKS-loadtest.md, twelfth look).
 func (r *Renderer) warm() {
 	p := unsafe.Pointer(r)
 	n := unsafe.Sizeof(*r)

@@ -15,10 +15,11 @@ import (
 //
 // A worker renders up to batchMax sessions' frames, then writes them, in
 // order: renders one after another find the world, the tables and the
-// code in the caches, which a write (the kernel's TCP path) empties; the
-// writes one after another likewise (issue 13: -10 to -20 % of the CPU a
-// frame, docs/BENCHMARKS-loadtest.md). A session's frame waits at most
-// batchMax renders for its write, well under a millisecond.
+// code in the caches, which a write (the kernel's TCP path) empties, and
+// the writes one after another likewise (issue 13: -1.5 % of the daemon's
+// CPU a frame side by side, docs/BENCHMARKS-loadtest.md, twelfth look). A
+// session's frame waits at most batchMax renders for its write, well
+// under a millisecond.
 //
 // A slow client still hurts only itself:
 //   - A session is drawn by one goroutine at a time (session.fmu, held
