@@ -263,14 +263,7 @@ func (s *session) tickRender() (held bool) {
 		s.poke()
 		return false
 	}
-	switch phase(s.phase.Load()) {
-	case phasePlay, phaseWatch:
-		s.drawFit()
-		s.render(&s.cv, &s.hud, &s.lastTick)
-		return true
-	}
-	s.draw()
-	return false
+	return s.prepare()
 }
 
 // tickSend writes the frame tickRender rendered and lets the session go.
@@ -282,29 +275,34 @@ func (s *session) tickSend() {
 
 // draw draws the newest state for the session's phase; fmu is held.
 func (s *session) draw() {
+	if s.prepare() {
+		s.send()
+	}
+}
+
+// prepare draws the newest state for the session's phase but for a frame
+// of play's write: it reports true when it rendered one, which send then
+// writes. fmu is held.
+func (s *session) prepare() bool {
 	switch phase(s.phase.Load()) {
 	case phaseJoin, phaseScores:
 		if j := s.scr.Load(); j != nil {
 			s.drawScreen(j, &s.shown)
 		}
 	case phasePlay, phaseWatch:
-		s.drawFit()
-		s.frame(&s.cv, &s.hud, &s.lastTick)
+		if j := s.scr.Load(); j != nil {
+			s.screenGone(j)
+		}
+		if s.cv.r == nil {
+			s.mu.Lock()
+			s.cv.fit(s.srv, s.cols, s.rows)
+			s.resized = false
+			s.mu.Unlock()
+		}
+		s.render(&s.cv, &s.hud, &s.lastTick)
+		return true
 	}
-}
-
-// drawFit readies the canvas for a frame of play: the screen before it
-// gone, a renderer made; fmu is held.
-func (s *session) drawFit() {
-	if j := s.scr.Load(); j != nil {
-		s.screenGone(j)
-	}
-	if s.cv.r == nil {
-		s.mu.Lock()
-		s.cv.fit(s.srv, s.cols, s.rows)
-		s.resized = false
-		s.mu.Unlock()
-	}
+	return false
 }
 
 // renderCPUEvery is how often a session measures the CPU time of a frame's
