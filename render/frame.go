@@ -47,6 +47,7 @@ type Renderer struct {
 	full         bool // the next frame repaints everything
 	entered      bool // the alternate screen was entered
 	sparse       bool // the last frame drew at most greedyMax cells: try greedy
+	shared       bool // frames end parked, for many terminals (shared.go)
 
 	// prev is what the area shows. next is what this frame wants: a grid
 	// borrowed for one Frame (grids), since after every frame it equals
@@ -314,6 +315,9 @@ func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	}
 	r.out = append(r.buf[:0], syncOn...)
 	r.encode(full, dx, dy)
+	if r.shared && len(r.out) > len(syncOn) {
+		r.park()
+	}
 	r.end()
 	r.buf = r.out
 	n := len(r.out) - len(syncOn)
