@@ -30,6 +30,8 @@ type metrics struct {
 	bytes      prometheus.Counter
 	frames     prometheus.Counter
 	skipped    prometheus.Counter
+	castFrames prometheus.Counter // frames rendered once for the spectators of a cast
+	castSnaps  prometheus.Counter // whole screens sent to spectators joining a cast or behind it
 	stalls     prometheus.Counter
 	turns      prometheus.Counter // steering keys handed to the world
 	dashes     prometheus.Counter
@@ -75,6 +77,12 @@ func newMetrics() *metrics {
 	m.frames = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "snaked_frames_total", Help: "Frames written to sessions.",
 	})
+	m.castFrames = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "snaked_cast_frames_total", Help: "Frames rendered once for all the spectators who watch the same snake at the same size.",
+	})
+	m.castSnaps = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "snaked_cast_snapshots_total", Help: "Whole screens sent to spectators joining a shared stream of frames, or too far behind it.",
+	})
 	m.skipped = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "snaked_frames_skipped_total", Help: "Ticks a session skipped because its writer was busy (latest wins).",
 	})
@@ -88,7 +96,7 @@ func newMetrics() *metrics {
 	m.dashes = inputs.WithLabelValues("dash")
 	m.respawns = inputs.WithLabelValues("respawn")
 	m.reg.MustRegister(inputs, m.sessions, m.joins, m.rejections, m.disconn, m.handshake, m.tick, m.ticksLate,
-		m.render, m.renderCPU, m.write, m.bytes, m.frames, m.skipped, m.stalls,
+		m.render, m.renderCPU, m.write, m.bytes, m.frames, m.skipped, m.castFrames, m.castSnaps, m.stalls,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

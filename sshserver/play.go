@@ -288,12 +288,15 @@ func (s *session) prepare() bool {
 	case phaseJoin, phaseScores:
 		if j := s.scr.Load(); j != nil {
 			s.drawScreen(j, &s.shown)
+			s.cast = nil // a cast's frames no longer apply
 		}
 	case phasePlay, phaseWatch:
 		if j := s.scr.Load(); j != nil {
 			s.screenGone(j)
 		}
-		if s.cv.r == nil {
+		if s.cv.held == 0 {
+			// The first frame: take cells. (A spectator in a cast has
+			// none of its own renderer; its canvas keeps the cells.)
 			s.mu.Lock()
 			s.cv.fit(s.srv, s.cols, s.rows)
 			s.resized = false
@@ -361,12 +364,8 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 		s.resized = false
 		c.fit(s.srv, s.cols, s.rows)
 	}
-	r := c.r
 	hud.Help, hud.HideTags = s.help, s.hideTags
 	s.mu.Unlock()
-	if repaint {
-		r.Invalidate()
-	}
 	hud.Players, hud.Spectators = s.srv.Counts()
 	if s.srv.counts != nil {
 		hud.Players, hud.Spectators = s.srv.counts.Counts(hud.Players, hud.Spectators)
@@ -398,6 +397,26 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	} else {
 		hud.You, hud.Spectator = 0, true
 		s.camera(v, hud)
+		if hud.Follow != 0 {
+			s.castFrame(c, hud, v, repaint)
+			*lastTick = v.Tick
+			v.Release()
+			return
+		}
+	}
+	if s.cast != nil || c.r == nil {
+		// Back from a cast: the terminal shows the cast's screen.
+		s.cast, s.castSeq = nil, 0
+		if c.r == nil {
+			s.mu.Lock()
+			c.fit(s.srv, s.cols, s.rows)
+			s.mu.Unlock()
+		}
+		repaint = true
+	}
+	r := c.r
+	if repaint {
+		r.Invalidate()
 	}
 	s.frames++
 	// One frame in renderCPUEvery has its rendering's CPU time measured,
@@ -417,7 +436,7 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	if timed {
 		t0 = time.Now()
 	}
-	s.pend, s.pendR, s.timed = r.Frame(v, hud), r, timed
+	s.pend, s.pendR, s.pendOK, s.timed = r.Frame(v, hud), r, true, timed
 	if timed {
 		s.srv.m.render.Observe(time.Since(t0).Seconds())
 	}
@@ -433,9 +452,9 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 
 // send writes the frame render made, if it has bytes.
 func (s *session) send() {
-	b, r := s.pend, s.pendR
-	s.pend, s.pendR = nil, nil
-	if r == nil {
+	b, r, ok := s.pend, s.pendR, s.pendOK
+	s.pend, s.pendR, s.pendOK = nil, nil, false
+	if !ok {
 		return
 	}
 	if len(b) > 0 {
@@ -450,7 +469,35 @@ func (s *session) send() {
 		}
 		s.srv.m.frames.Inc()
 	}
-	r.Release() // the channel has copied b
+	if r != nil {
+		r.Release() // the channel has copied b
+	}
+}
+
+// castFrame makes the frame of a spectator who follows a snake: the
+// frame of the cast of its screen (casts.go), rendered once for all its
+// spectators; a whole screen when repaint is set (Ctrl-L). The session's own renderer is dropped meanwhile (a whole
+// terminal's grid); the canvas keeps its cells.
+func (s *session) castFrame(c *canvas, hud *render.HUD, v *game.View, repaint bool) {
+	s.mu.Lock()
+	k := castKey{
+		follow: hud.Follow, cols: s.cols, rows: s.rows, budget: c.budget, prof: c.prof,
+		help: hud.Help, hint: hud.Hint, hideTags: hud.HideTags, allBest: hud.AllBest, allRk: hud.AllRank,
+	}
+	s.mu.Unlock()
+	cs := s.srv.casts.get(k, v.Tick)
+	seq := s.castSeq
+	if cs != s.cast || repaint {
+		seq = 0
+	}
+	b, now, _ := cs.frame(v, hud, seq, s.srv.m)
+	s.cast, s.castSeq = cs, now
+	if c.r != nil {
+		c.r.Release()
+		c.r = nil
+	}
+	s.frames++
+	s.pend, s.pendR, s.pendOK, s.timed = b, nil, true, false
 }
 
 // camera points a spectator's HUD at the followed snake or the free camera.

@@ -66,6 +66,7 @@ type Server struct {
 	labels context.Context // pprof labels of every connection's goroutines
 
 	frames *framePool // draws the ticks' frames of play
+	casts  casts      // spectators' shared frames
 
 	mu       sync.Mutex            // guards addr, live, tickList, pinged and raws
 	addr     net.Addr              // the listener's address while serving

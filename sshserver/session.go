@@ -86,7 +86,10 @@ type session struct {
 	frames   uint32           // frames rendered (renderCPU samples one in renderCPUEvery)
 	buf      []byte           // join screen bytes
 	pend     []byte           // the frame render made and send writes (in pendR's buffer)
-	pendR    *render.Renderer // the renderer of pend, released by send
+	pendR    *render.Renderer // the renderer of pend, released by send; nil for a cast's frame
+	pendOK   bool             // render made a frame (pend) for send
+	cast     *cast            // the cast whose frames the terminal shows (casts.go); nil: its own renderer's
+	castSeq  uint64           // the last of cast's frames it got
 	timed    bool             // send times pend's write (renderCPUEvery)
 
 	// Owned by run, which writes them before any writer starts.

@@ -1,0 +1,129 @@
+package sshserver
+
+import (
+	"bytes"
+	"sync"
+
+	"snaked/game"
+	"snaked/render"
+)
+
+// This file holds the spectators' shared frames (casts): spectators who
+// follow the same snake on terminals of the same size and kind, with the
+// same HUD, see the same screen, so one shared renderer
+// (render.Renderer.SetShared) makes each tick's frame once for all of
+// them. A spectator that joins a cast, or falls castKeep frames or more
+// behind it (latest wins, as every session), gets a Snapshot of the
+// cast's screen; one behind by fewer gets the frames it missed, one after
+// another. Leaving a cast (another snake, the free camera, help, a
+// resize) goes back to the session's own renderer with a full repaint.
+//
+// In a load run the swarm's spectators (5 %, all 200x60, all following
+// the leader) drew ~8 % of the rendering (docs/BENCHMARKS-loadtest.md,
+// issue 13); a crowd watching one snake now costs one renderer.
+
+// castKeep is how many of a cast's newest frames it keeps for spectators
+// behind it; one further behind gets a Snapshot.
+const castKeep = 8
+
+// castIdle is how many ticks a cast no spectator asked for lives on.
+const castIdle = 50
+
+// castKey is what makes two spectators' screens the same.
+type castKey struct {
+	follow         game.ID
+	cols, rows     int
+	budget         int
+	prof           render.Profile
+	help, hint     bool
+	hideTags       bool
+	allBest, allRk int
+}
+
+// cast is one shared renderer and its newest frames.
+type cast struct {
+	key  castKey
+	mu   sync.Mutex // guards the fields below; held to render (never to write)
+	r    *render.Renderer
+	tick uint64           // tick of the newest frame; 0: none yet
+	seq  uint64           // frames made; frame k (from 1) is ring[k%castKeep]
+	ring [castKeep][]byte // the newest frames' bytes, never changed once made
+	used uint64           // the newest tick a spectator asked for
+}
+
+// casts is the server's casts by key.
+type casts struct {
+	mu    sync.Mutex // guards m and swept
+	m     map[castKey]*cast
+	swept uint64 // the tick of the last sweep for idle casts
+}
+
+// get returns the cast of k, made when there is none, for tick.
+func (cs *casts) get(k castKey, tick uint64) *cast {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if tick != cs.swept {
+		cs.swept = tick
+		for key, c := range cs.m {
+			if c.idle(tick) {
+				delete(cs.m, key)
+			}
+		}
+	}
+	c := cs.m[k]
+	if c == nil {
+		if cs.m == nil {
+			cs.m = make(map[castKey]*cast)
+		}
+		c = &cast{key: k, r: render.NewBudget(k.prof, k.cols, k.rows, k.budget)}
+		c.r.SetShared(true)
+		cs.m[k] = c
+	}
+	c.mu.Lock()
+	c.used = max(c.used, tick)
+	c.mu.Unlock()
+	return c
+}
+
+// idle reports whether no spectator asked for c for castIdle ticks
+// before tick.
+func (c *cast) idle(tick uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used+castIdle < tick
+}
+
+// len returns how many casts there are (tests).
+func (cs *casts) len() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return len(cs.m)
+}
+
+// frame returns the bytes that take a spectator's terminal, which has c's
+// frames up to seq (0: none, or not c's), to c's frame of v, rendering it
+// when no spectator did yet, and c's seq of that frame. snap reports a
+// Snapshot. The bytes are not changed afterwards.
+func (c *cast) frame(v *game.View, hud *render.HUD, seq uint64, m *metrics) (b []byte, now uint64, snap bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v.Tick > c.tick || c.seq == 0 {
+		f := c.r.Frame(v, hud)
+		c.seq++
+		c.ring[c.seq%castKeep] = bytes.Clone(f)
+		c.r.Release()
+		c.tick = v.Tick
+		m.castFrames.Inc()
+	}
+	switch {
+	case seq == 0 || seq > c.seq || c.seq-seq >= castKeep:
+		m.castSnaps.Inc()
+		return c.r.Snapshot(nil, true), c.seq, true
+	case c.seq-seq == 1:
+		return c.ring[c.seq%castKeep], c.seq, false
+	}
+	for k := seq + 1; k <= c.seq; k++ {
+		b = append(b, c.ring[k%castKeep]...)
+	}
+	return b, c.seq, false
+}

@@ -1,0 +1,207 @@
+package sshserver
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"snaked/game"
+	"snaked/internal/vtmodel"
+	"snaked/render"
+)
+
+// TestCastFrames drives one cast through a world's ticks for spectators
+// that take its frames in every way: each frame, one frame in three (the
+// missed ones together), too far behind (a Snapshot), and from the start
+// only at tick 12. Every terminal must show what the cast's renderer
+// means.
+func TestCastFrames(t *testing.T) {
+	w := testWorld(t, 4)
+	m := newMetrics()
+	var cs casts
+	k := castKey{cols: 90, rows: 30, prof: render.ANSI256}
+	hud := &render.HUD{Spectator: true, ShutdownIn: -1}
+	type spec struct {
+		every int    // takes a frame every this many ticks
+		from  uint64 // from this tick on
+		seq   uint64
+		term  *vtmodel.Term
+		snaps int
+	}
+	specs := []*spec{{every: 1, from: 1}, {every: 3, from: 1}, {every: 11, from: 1}, {every: 1, from: 12}}
+	for _, s := range specs {
+		s.term = vtmodel.New(k.cols, k.rows)
+	}
+	ref := render.New(render.ANSI256, k.cols, k.rows) // the same frames, unshared
+	refTerm := vtmodel.New(k.cols, k.rows)
+	var c *cast
+	for tick := uint64(1); tick <= 60; tick++ {
+		w.Step(tick)
+		v := w.Acquire()
+		if len(v.Top) == 0 {
+			t.Fatal("no snake to follow")
+		}
+		hud.Follow = v.Snakes[v.Top[0].Slot].ID
+		k.follow = 0 // one cast whichever snake leads: the key is the test's
+		c = cs.get(k, tick)
+		refTerm.Write(ref.Frame(v, hud))
+		ref.Release()
+		for i, s := range specs {
+			if tick < s.from || (tick-s.from)%uint64(s.every) != 0 {
+				continue
+			}
+			b, now, snap := c.frame(v, hud, s.seq, m)
+			if snap {
+				s.snaps++
+			}
+			want := s.seq == 0 || now-s.seq >= castKeep
+			if snap != want {
+				t.Fatalf("tick %d, spectator %d at %d of %d: snapshot %v, want %v", tick, i, s.seq, now, snap, want)
+			}
+			s.seq = now
+			s.term.Write(b)
+			if y, got, want := firstDiff(s.term, refTerm); y >= 0 {
+				t.Fatalf("tick %d, spectator %d (every %d): row %d is\n%q\nwant (an unshared renderer's)\n%q", tick, i, s.every, y, got, want)
+			}
+		}
+		v.Release()
+	}
+	if got := counter(t, m.castFrames); got != 60 {
+		t.Errorf("cast frames %v for 60 ticks, want 60 (one a tick, whoever asks)", got)
+	}
+	if specs[0].snaps != 1 || specs[1].snaps != 1 || specs[3].snaps != 1 || specs[2].snaps < 5 {
+		t.Errorf("snapshots %d, %d, %d, %d: want 1, 1, >= 5 (11 ticks behind each time), 1",
+			specs[0].snaps, specs[1].snaps, specs[2].snaps, specs[3].snaps)
+	}
+	// A cast no one asks for goes after castIdle ticks.
+	cs.get(castKey{cols: 80, rows: 24}, 61)
+	if n := cs.len(); n != 2 {
+		t.Fatalf("%d casts, want 2", n)
+	}
+	cs.get(castKey{cols: 80, rows: 24}, 61+castIdle+1)
+	if n := cs.len(); n != 1 {
+		t.Errorf("%d casts after the first idled castIdle ticks, want 1", n)
+	}
+}
+
+// firstDiff returns the first row where two terminals look different
+// (looks), and that row of each; -1 when none.
+func firstDiff(a, b *vtmodel.Term) (int, string, string) {
+	cols, rows := a.Size()
+	for y := range rows {
+		for x := range cols {
+			if looks(a.Cell(x, y)) != looks(b.Cell(x, y)) {
+				return y, fmt.Sprintf("%s (cell %d: %+v)", a.Line(y), x, a.Cell(x, y)), fmt.Sprintf("%s (%+v)", b.Line(y), b.Cell(x, y))
+			}
+		}
+	}
+	return -1, "", ""
+}
+
+// looks is what a cell shows: a half-block cell's top and bottom
+// colours however drawn (a space in background b, or a full block in
+// foreground b, looks like two halves of b), else its glyph and colours.
+func looks(c vtmodel.Cell) [3]int {
+	switch c.Ch {
+	case ' ':
+		return [3]int{0, int(c.BG), int(c.BG)}
+	case '▀':
+		return [3]int{0, int(c.FG), int(c.BG)}
+	case '▄':
+		return [3]int{0, int(c.BG), int(c.FG)}
+	case '█':
+		return [3]int{0, int(c.FG), int(c.FG)}
+	}
+	if c.Rev {
+		c.FG, c.BG = c.BG, c.FG
+	}
+	return [3]int{int(c.Ch), int(c.FG), int(c.BG)}
+}
+
+// TestSpectatorsShareFrames: spectators who follow the leader on
+// terminals of one size share one renderer (a cast frame a tick for all
+// of them) and see the same screen; one that frees its camera and
+// follows again is back on the cast.
+func TestSpectatorsShareFrames(t *testing.T) {
+	h := start(t, testConfig(t), testWorld(t, 1))
+	a := play(t, h.dial("watch"), 100, 30)
+	b := play(t, h.dial("watch"), 100, 30)
+	c := play(t, h.dial("watch"), 80, 24)
+	for _, tm := range []*term{a, b, c} {
+		if !eventually(10*time.Second, func() bool { return tm.bytes() > 500 }) {
+			t.Fatal("no frames for a spectator")
+		}
+		// f (follow): a key, so no controls hint, which shows for a
+		// spectator's first seconds until a key.
+		tm.send("f")
+	}
+	leader := func() game.ID {
+		v := h.w.Acquire()
+		defer v.Release()
+		if len(v.Top) == 0 {
+			return 0
+		}
+		return v.Snakes[v.Top[0].Slot].ID
+	}
+	steered := func() bool {
+		h.srv.mu.Lock()
+		defer h.srv.mu.Unlock()
+		n := 0
+		for _, s := range h.srv.live {
+			s.fmu.Lock()
+			if s.cast != nil && !s.cast.key.hint {
+				n++
+			}
+			s.fmu.Unlock()
+		}
+		return n == 3
+	}
+	if !eventually(5*time.Second, steered) {
+		t.Fatal("the spectators' keys did not take their controls hint away")
+	}
+	same := func() bool { return a.screen() == b.screen() && a.screen() != "" }
+	if !eventually(5*time.Second, same) {
+		t.Fatalf("two spectators of the leader at 100x30 see different screens:\n%s\n%s", a.screen(), b.screen())
+	}
+	inUse := map[*cast]int{}
+	h.srv.mu.Lock()
+	for _, s := range h.srv.live {
+		s.fmu.Lock()
+		inUse[s.cast]++
+		s.fmu.Unlock()
+	}
+	h.srv.mu.Unlock()
+	if len(inUse) != 2 || inUse[nil] != 0 {
+		t.Errorf("spectators at two sizes on %d casts (%v), want 2", len(inUse), inUse)
+	}
+	// Over a second: one cast frame a tick for each size, where each
+	// spectator drew one a tick before.
+	l0, f0, s0 := leader(), counter(t, h.srv.m.castFrames), counter(t, h.srv.m.castSnaps)
+	v := h.w.Acquire()
+	t0 := v.Tick
+	v.Release()
+	time.Sleep(time.Second)
+	v = h.w.Acquire()
+	ticks := float64(v.Tick - t0)
+	v.Release()
+	f1, s1 := counter(t, h.srv.m.castFrames), counter(t, h.srv.m.castSnaps)
+	if ticks < 3 || f1-f0 > 2*ticks+2 || f1-f0 < ticks {
+		t.Errorf("%v cast frames in %v ticks for 3 spectators at 2 sizes: want about 2 a tick", f1-f0, ticks)
+	}
+	if s1 != s0 && leader() == l0 {
+		t.Errorf("%v snapshots while the spectators kept up", s1-s0)
+	}
+	// The free camera draws with the session's own renderer; following
+	// again takes the cast's frames again (after a Snapshot).
+	b.send("\x1b[C")
+	if !eventually(5*time.Second, func() bool { return !same() }) {
+		t.Fatal("a spectator with the free camera still sees the leader's cast")
+	}
+	b.send("f")
+	if !eventually(5*time.Second, same) {
+		t.Fatalf("a spectator following the leader again does not see the cast:\n%s\n%s", a.screen(), b.screen())
+	}
+	if counter(t, h.srv.m.castSnaps) == s1 {
+		t.Error("no snapshot for the spectator back on the cast")
+	}
+}
