@@ -9,8 +9,8 @@ import (
 )
 
 // This file holds the spectators' shared frames (casts): spectators who
-// follow the same snake on terminals of the same size and kind, with the
-// same HUD, see the same screen, so one shared renderer
+// follow the same place on the leaderboard on terminals of the same size
+// and kind, with the same HUD, see the same screen, so one shared renderer
 // (render.Renderer.SetShared) makes each tick's frame once for all of
 // them. A spectator that joins a cast, or falls castKeep frames or more
 // behind it (latest wins, as every session), gets a Snapshot of the
@@ -29,9 +29,12 @@ const castKeep = 8
 // castIdle is how many ticks a cast no spectator asked for lives on.
 const castIdle = 50
 
-// castKey is what makes two spectators' screens the same.
+// castKey is what makes two spectators' screens the same. A cast follows
+// a place on the leaderboard, as its spectators do, not a snake: when the
+// leader changes, its camera moves to the new one in a frame like any
+// other, not in a Snapshot for every spectator.
 type castKey struct {
-	follow         game.ID
+	rank           int // the place on the leaderboard of the snake followed (session.follow)
 	cols, rows     int
 	budget         int
 	prof           render.Profile

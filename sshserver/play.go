@@ -481,7 +481,7 @@ func (s *session) send() {
 func (s *session) castFrame(c *canvas, hud *render.HUD, v *game.View, repaint bool) {
 	s.mu.Lock()
 	k := castKey{
-		follow: hud.Follow, cols: s.cols, rows: s.rows, budget: c.budget, prof: c.prof,
+		rank: s.follow, cols: s.cols, rows: s.rows, budget: c.budget, prof: c.prof,
 		help: hud.Help, hint: hud.Hint, hideTags: hud.HideTags, allBest: hud.AllBest, allRk: hud.AllRank,
 	}
 	s.mu.Unlock()
