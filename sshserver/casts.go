@@ -56,23 +56,26 @@ type cast struct {
 
 // casts is the server's casts by key.
 type casts struct {
-	mu    sync.Mutex // guards m and swept
-	m     map[castKey]*cast
-	swept uint64 // the tick of the last sweep for idle casts
+	mu sync.Mutex // guards m
+	m  map[castKey]*cast
+}
+
+// sweep drops the casts no spectator asked for in castIdle ticks before
+// tick (Server.Ticked runs it every tick).
+func (cs *casts) sweep(tick uint64) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for key, c := range cs.m {
+		if c.idle(tick) {
+			delete(cs.m, key)
+		}
+	}
 }
 
 // get returns the cast of k, made when there is none, for tick.
 func (cs *casts) get(k castKey, tick uint64) *cast {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if tick != cs.swept {
-		cs.swept = tick
-		for key, c := range cs.m {
-			if c.idle(tick) {
-				delete(cs.m, key)
-			}
-		}
-	}
 	c := cs.m[k]
 	if c == nil {
 		if cs.m == nil {

@@ -76,7 +76,11 @@ func TestCastFrames(t *testing.T) {
 	if n := cs.len(); n != 2 {
 		t.Fatalf("%d casts, want 2", n)
 	}
-	cs.get(castKey{cols: 80, rows: 24}, 61+castIdle+1)
+	cs.sweep(60 + castIdle)
+	if n := cs.len(); n != 2 {
+		t.Errorf("%d casts castIdle ticks after the first was last asked for, want 2", n)
+	}
+	cs.sweep(61 + castIdle)
 	if n := cs.len(); n != 1 {
 		t.Errorf("%d casts after the first idled castIdle ticks, want 1", n)
 	}
