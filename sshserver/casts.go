@@ -1,8 +1,8 @@
 package sshserver
 
 import (
-	"bytes"
 	"sync"
+	"sync/atomic"
 
 	"snaked/game"
 	"snaked/render"
@@ -48,10 +48,24 @@ type cast struct {
 	key  castKey
 	mu   sync.Mutex // guards the fields below; held to render (never to write)
 	r    *render.Renderer
-	tick uint64           // tick of the newest frame; 0: none yet
-	seq  uint64           // frames made; frame k (from 1) is ring[k%castKeep]
-	ring [castKeep][]byte // the newest frames' bytes, never changed once made
-	used uint64           // the newest tick a spectator asked for
+	tick uint64             // tick of the newest frame; 0: none yet
+	seq  uint64             // frames made; frame k (from 1) is ring[k%castKeep]
+	ring [castKeep]*castBuf // the newest frames
+	used uint64             // the newest tick a spectator asked for
+}
+
+// castBuf is a cast frame's bytes, which spectators write without a copy:
+// the cast fills a castBuf again only once no spectator is writing it.
+type castBuf struct {
+	b     []byte
+	users atomic.Int32 // spectators handed b and not done writing it; added to under cast.mu
+}
+
+// done tells b's cast that a spectator handed b has written it.
+func (b *castBuf) done() {
+	if b != nil {
+		b.users.Add(-1)
+	}
 }
 
 // casts is the server's casts by key.
@@ -109,14 +123,19 @@ func (cs *casts) len() int {
 // frame returns the bytes that take a spectator's terminal, which has c's
 // frames up to seq (0: none, or not c's), to c's frame of v, rendering it
 // when no spectator did yet, and c's seq of that frame. snap reports a
-// Snapshot. The bytes are not changed afterwards.
-func (c *cast) frame(v *game.View, hud *render.HUD, seq uint64, m *metrics) (b []byte, now uint64, snap bool) {
+// Snapshot. The bytes do not change until the spectator calls done on
+// buf (when buf is not nil) and, otherwise, ever.
+func (c *cast) frame(v *game.View, hud *render.HUD, seq uint64, m *metrics) (b []byte, buf *castBuf, now uint64, snap bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v.Tick > c.tick || c.seq == 0 {
 		f := c.r.Frame(v, hud)
 		c.seq++
-		c.ring[c.seq%castKeep] = bytes.Clone(f)
+		k := c.seq % castKeep
+		if c.ring[k] == nil || c.ring[k].users.Load() != 0 {
+			c.ring[k] = &castBuf{} // the old one is someone's until written
+		}
+		c.ring[k].b = append(c.ring[k].b[:0], f...)
 		c.r.Release()
 		c.tick = v.Tick
 		m.castFrames.Inc()
@@ -124,12 +143,14 @@ func (c *cast) frame(v *game.View, hud *render.HUD, seq uint64, m *metrics) (b [
 	switch {
 	case seq == 0 || seq > c.seq || c.seq-seq >= castKeep:
 		m.castSnaps.Inc()
-		return c.r.Snapshot(nil, true), c.seq, true
+		return c.r.Snapshot(nil, true), nil, c.seq, true
 	case c.seq-seq == 1:
-		return c.ring[c.seq%castKeep], c.seq, false
+		buf = c.ring[c.seq%castKeep]
+		buf.users.Add(1)
+		return buf.b, buf, c.seq, false
 	}
 	for k := seq + 1; k <= c.seq; k++ {
-		b = append(b, c.ring[k%castKeep]...)
+		b = append(b, c.ring[k%castKeep].b...)
 	}
-	return b, c.seq, false
+	return b, nil, c.seq, false
 }

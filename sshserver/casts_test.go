@@ -1,6 +1,7 @@
 package sshserver
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func TestCastFrames(t *testing.T) {
 			if tick < s.from || (tick-s.from)%uint64(s.every) != 0 {
 				continue
 			}
-			b, now, snap := c.frame(v, hud, s.seq, m)
+			b, buf, now, snap := c.frame(v, hud, s.seq, m)
 			if snap {
 				s.snaps++
 			}
@@ -58,6 +59,7 @@ func TestCastFrames(t *testing.T) {
 			}
 			s.seq = now
 			s.term.Write(b)
+			buf.done()
 			if y, got, want := firstDiff(s.term, refTerm); y >= 0 {
 				t.Fatalf("tick %d, spectator %d (every %d): row %d is\n%q\nwant (an unshared renderer's)\n%q", tick, i, s.every, y, got, want)
 			}
@@ -198,5 +200,48 @@ func TestSpectatorsShareFrames(t *testing.T) {
 	}
 	if counter(t, h.srv.m.castSnaps) == s1 {
 		t.Error("no snapshot for the spectator back on the cast")
+	}
+}
+
+// TestCastBufferHeld: a cast frame a spectator has not written yet keeps
+// its bytes however many frames the cast makes meanwhile; written, its
+// buffer is filled again.
+func TestCastBufferHeld(t *testing.T) {
+	w := testWorld(t, 4)
+	m := newMetrics()
+	var cs casts
+	k := castKey{cols: 80, rows: 24, prof: render.ANSI16}
+	hud := &render.HUD{Spectator: true, ShutdownIn: -1}
+	frame := func(tick, seq uint64) ([]byte, *castBuf, uint64) {
+		w.Step(tick)
+		v := w.Acquire()
+		defer v.Release()
+		hud.Follow = v.Snakes[v.Top[0].Slot].ID
+		b, buf, now, _ := cs.get(k, tick).frame(v, hud, seq, m)
+		return b, buf, now
+	}
+	_, _, seq := frame(1, 0) // the Snapshot
+	held, hbuf, seq := frame(2, seq)
+	if hbuf == nil {
+		t.Fatal("the next frame came without its buffer")
+	}
+	want := bytes.Clone(held)
+	bufs := map[*castBuf]bool{hbuf: true}
+	for tick := uint64(3); tick < 3+3*castKeep; tick++ {
+		var b []byte
+		var buf *castBuf
+		b, buf, seq = frame(tick, seq)
+		if !bytes.Equal(held, want) {
+			t.Fatalf("tick %d: a held frame's bytes changed", tick)
+		}
+		if buf == hbuf || len(b) > 0 && &b[0] == &held[0] {
+			t.Fatalf("tick %d: a held frame's buffer handed out again", tick)
+		}
+		bufs[buf] = true
+		buf.done()
+	}
+	hbuf.done()
+	if len(bufs) > castKeep+1 {
+		t.Errorf("%d buffers for %d frames: written ones are not filled again", len(bufs), 3*castKeep+1)
 	}
 }

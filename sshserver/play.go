@@ -452,11 +452,12 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 
 // send writes the frame render made, if it has bytes.
 func (s *session) send() {
-	b, r, ok := s.pend, s.pendR, s.pendOK
-	s.pend, s.pendR, s.pendOK = nil, nil, false
+	b, r, ok, cb := s.pend, s.pendR, s.pendOK, s.pendBuf
+	s.pend, s.pendR, s.pendOK, s.pendBuf = nil, nil, false, nil
 	if !ok {
 		return
 	}
+	defer cb.done() // a cast's frame: its buffer may be filled again
 	if len(b) > 0 {
 		s.touched = true
 		var t0 time.Time
@@ -490,8 +491,8 @@ func (s *session) castFrame(c *canvas, hud *render.HUD, v *game.View, repaint bo
 	if cs != s.cast || repaint {
 		seq = 0
 	}
-	b, now, _ := cs.frame(v, hud, seq, s.srv.m)
-	s.cast, s.castSeq = cs, now
+	b, buf, now, _ := cs.frame(v, hud, seq, s.srv.m)
+	s.cast, s.castSeq, s.pendBuf = cs, now, buf
 	if c.r != nil {
 		c.r.Release()
 		c.r = nil

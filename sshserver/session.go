@@ -64,7 +64,7 @@ type session struct {
 	gameBest   atomic.Int32 // the longest game this session recorded (loadRecord)
 	repaint    atomic.Bool  // Ctrl-L: the next frame is a full repaint
 	lastInput  atomic.Int64 // unix nanos of the last input bytes
-	writeStart atomic.Int64 // unix nanos when the current write began; 0 when not writing
+	writeStart atomic.Int64 // when the current write began (monoNow); 0 when not writing
 	solo       atomic.Bool  // a write took stallAfter or more: the writer draws every frame
 	begin      time.Time    // when play or spectating began; set before the writer starts
 	nick       string       // the player's nickname once joined; written by the joiner before phasePlay
@@ -88,6 +88,7 @@ type session struct {
 	pend     []byte           // the frame render made and send writes (in pendR's buffer)
 	pendR    *render.Renderer // the renderer of pend, released by send; nil for a cast's frame
 	pendOK   bool             // render made a frame (pend) for send
+	pendBuf  *castBuf         // pend's cast buffer, if it is one: done once written
 	cast     *cast            // the cast whose frames the terminal shows (casts.go); nil: its own renderer's
 	castSeq  uint64           // the last of cast's frames it got
 	timed    bool             // send times pend's write (renderCPUEvery)
@@ -431,7 +432,7 @@ func (s *session) finish(k *ctl) {
 	reason := s.why()
 	s.srv.m.disconn.WithLabelValues(reason.String()).Inc()
 	if reason == causeClosed {
-		s.writeStart.Store(time.Now().UnixNano())
+		s.writeStart.Store(monoNow())
 		s.ch.Close()
 		s.writeStart.Store(0)
 		return
@@ -481,7 +482,7 @@ func (s *session) finish(k *ctl) {
 	}
 	// The whole goodbye runs under the stall watchdog: any of these packets
 	// can block on a client that does not read.
-	s.writeStart.Store(time.Now().UnixNano())
+	s.writeStart.Store(monoNow())
 	var n int
 	if reason == causeNoPty {
 		n, _ = s.ch.Stderr().Write(b)
@@ -520,7 +521,7 @@ const writeChunk = 2000
 // write sends p to the terminal under the stall watchdog: in one Write,
 // or in pieces of writeChunk bytes when it is longer.
 func (s *session) write(p []byte) error {
-	start := time.Now().UnixNano()
+	start := monoNow()
 	s.writeStart.Store(start)
 	var n int
 	var err error
@@ -531,7 +532,7 @@ func (s *session) write(p []byte) error {
 		p = p[k:]
 	}
 	s.writeStart.Store(0)
-	if time.Now().UnixNano()-start >= int64(stallAfter) {
+	if monoNow()-start >= int64(stallAfter) {
 		// A client this slow to take a frame draws on its own writer
 		// from now on, out of the frame workers' way (frames.go).
 		s.solo.Store(true)
