@@ -49,6 +49,7 @@ type cast struct {
 	mu   sync.Mutex // guards the fields below; held to render (never to write)
 	r    *render.Renderer
 	tick uint64             // tick of the newest frame; 0: none yet
+	hud  render.HUD         // and the HUD it was drawn for
 	seq  uint64             // frames made; frame k (from 1) is ring[k%castKeep]
 	ring [castKeep]*castBuf // the newest frames
 	used uint64             // the newest tick a spectator asked for
@@ -128,8 +129,12 @@ func (cs *casts) len() int {
 func (c *cast) frame(v *game.View, hud *render.HUD, seq uint64, m *metrics) (b []byte, buf *castBuf, now uint64, snap bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if v.Tick > c.tick || c.seq == 0 {
+	// A new tick, or the same tick with another HUD (a gateway's notice
+	// while its simulation restarts, the counts, the shutdown countdown):
+	// a new frame. A spectator with an older view gets the newest.
+	if v.Tick > c.tick || c.seq == 0 || v.Tick == c.tick && *hud != c.hud {
 		f := c.r.Frame(v, hud)
+		c.hud = *hud
 		c.seq++
 		k := c.seq % castKeep
 		if c.ring[k] == nil || c.ring[k].users.Load() != 0 {

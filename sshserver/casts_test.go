@@ -3,6 +3,7 @@ package sshserver
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -243,5 +244,37 @@ func TestCastBufferHeld(t *testing.T) {
 	hbuf.done()
 	if len(bufs) > castKeep+1 {
 		t.Errorf("%d buffers for %d frames: written ones are not filled again", len(bufs), 3*castKeep+1)
+	}
+}
+
+// TestCastSameTickNewHUD: a HUD that changes while the world's tick does
+// not (a gateway's notice while its simulation restarts) makes a new
+// frame for the cast's spectators; an unchanged one does not.
+func TestCastSameTickNewHUD(t *testing.T) {
+	w := testWorld(t, 4)
+	m := newMetrics()
+	var cs casts
+	k := castKey{cols: 80, rows: 24, prof: render.ANSI16}
+	hud := &render.HUD{Spectator: true, ShutdownIn: -1}
+	term := vtmodel.New(k.cols, k.rows)
+	w.Step(1)
+	v := w.Acquire()
+	defer v.Release()
+	hud.Follow = v.Snakes[v.Top[0].Slot].ID
+	c := cs.get(k, 1)
+	b, buf, seq, _ := c.frame(v, hud, 0, m)
+	term.Write(b)
+	buf.done()
+	b, buf, seq2, _ := c.frame(v, hud, seq, m)
+	buf.done()
+	if len(b) != 0 || seq2 != seq {
+		t.Fatalf("the same tick and HUD again: %d bytes, frame %d after %d", len(b), seq2, seq)
+	}
+	hud.Notice = "world restarting"
+	b, buf, _, _ = c.frame(v, hud, seq, m)
+	term.Write(b)
+	buf.done()
+	if !strings.Contains(term.Line(0), "world restarting") {
+		t.Errorf("the notice is not on the banner: %q", term.Line(0))
 	}
 }
