@@ -15,8 +15,10 @@ import (
 // them. A spectator that joins a cast, or falls castKeep frames or more
 // behind it (latest wins, as every session), gets a Snapshot of the
 // cast's screen; one behind by fewer gets the frames it missed, one after
-// another. Leaving a cast (another snake, the free camera, help, a
-// resize) goes back to the session's own renderer with a full repaint.
+// another. A spectator whose screen changes otherwise (another place on
+// the leaderboard, help, tags, a resize) moves to that screen's cast, with
+// a Snapshot; the free camera goes back to the session's own renderer,
+// with a full repaint.
 //
 // In a load run the swarm's spectators (5 %, all 200x60, all following
 // the leader) drew ~8 % of the rendering (docs/BENCHMARKS-loadtest.md,
@@ -25,9 +27,6 @@ import (
 // castKeep is how many of a cast's newest frames it keeps for spectators
 // behind it; one further behind gets a Snapshot.
 const castKeep = 8
-
-// castIdle is how many ticks a cast no spectator asked for lives on.
-const castIdle = 50
 
 // castKey is what makes two spectators' screens the same. A cast follows
 // a place on the leaderboard, as its spectators do, not a snake: when the
@@ -45,14 +44,15 @@ type castKey struct {
 
 // cast is one shared renderer and its newest frames.
 type cast struct {
-	key  castKey
+	key     castKey
+	members int // spectators on it; guarded by casts.mu
+
 	mu   sync.Mutex // guards the fields below; held to render (never to write)
 	r    *render.Renderer
 	tick uint64             // tick of the newest frame; 0: none yet
 	hud  render.HUD         // and the HUD it was drawn for
 	seq  uint64             // frames made; frame k (from 1) is ring[k%castKeep]
 	ring [castKeep]*castBuf // the newest frames
-	used uint64             // the newest tick a spectator asked for
 }
 
 // castBuf is a cast frame's bytes, which spectators write without a copy:
@@ -69,28 +69,24 @@ func (b *castBuf) done() {
 	}
 }
 
-// casts is the server's casts by key.
+// casts is the server's casts by key. A cast lives while spectators are
+// on it: a spectator is on one cast at most, and a cast's cells are its
+// spectators' (each holds a whole screen's in the server's cell budget,
+// without a renderer of its own meanwhile), so casts cost no more memory
+// than the spectators' own renderers would, however a client changes
+// its screen.
 type casts struct {
-	mu sync.Mutex // guards m
+	mu sync.Mutex // guards m and each cast's members
 	m  map[castKey]*cast
 }
 
-// sweep drops the casts no spectator asked for in castIdle ticks before
-// tick (Server.Ticked runs it every tick).
-func (cs *casts) sweep(tick uint64) {
+// move takes a spectator off cast old (nil: none) and onto the cast of k,
+// made when there is none; it returns that cast. A cast left without
+// spectators goes.
+func (cs *casts) move(old *cast, k castKey) *cast {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	for key, c := range cs.m {
-		if c.idle(tick) {
-			delete(cs.m, key)
-		}
-	}
-}
-
-// get returns the cast of k, made when there is none, for tick.
-func (cs *casts) get(k castKey, tick uint64) *cast {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
+	cs.drop(old)
 	c := cs.m[k]
 	if c == nil {
 		if cs.m == nil {
@@ -100,18 +96,25 @@ func (cs *casts) get(k castKey, tick uint64) *cast {
 		c.r.SetShared(true)
 		cs.m[k] = c
 	}
-	c.mu.Lock()
-	c.used = max(c.used, tick)
-	c.mu.Unlock()
+	c.members++
 	return c
 }
 
-// idle reports whether no spectator asked for c for castIdle ticks
-// before tick.
-func (c *cast) idle(tick uint64) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used+castIdle < tick
+// leave takes a spectator off cast c (nil: none).
+func (cs *casts) leave(c *cast) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.drop(c)
+}
+
+// drop takes a spectator off c, if any; cs.mu is held.
+func (cs *casts) drop(c *cast) {
+	if c == nil {
+		return
+	}
+	if c.members--; c.members <= 0 && cs.m[c.key] == c {
+		delete(cs.m, c.key)
+	}
 }
 
 // len returns how many casts there are (tests).

@@ -35,7 +35,7 @@ func TestCastFrames(t *testing.T) {
 	}
 	ref := render.New(render.ANSI256, k.cols, k.rows) // the same frames, unshared
 	refTerm := vtmodel.New(k.cols, k.rows)
-	var c *cast
+	c := cs.move(nil, k)
 	for tick := uint64(1); tick <= 60; tick++ {
 		w.Step(tick)
 		v := w.Acquire()
@@ -43,7 +43,6 @@ func TestCastFrames(t *testing.T) {
 			t.Fatal("no snake to follow")
 		}
 		hud.Follow = v.Snakes[v.Top[0].Slot].ID
-		c = cs.get(k, tick)
 		refTerm.Write(ref.Frame(v, hud))
 		ref.Release()
 		for i, s := range specs {
@@ -74,18 +73,22 @@ func TestCastFrames(t *testing.T) {
 		t.Errorf("snapshots %d, %d, %d, %d: want 1, 1, >= 5 (11 ticks behind each time), 1",
 			specs[0].snaps, specs[1].snaps, specs[2].snaps, specs[3].snaps)
 	}
-	// A cast no one asks for goes after castIdle ticks.
-	cs.get(castKey{cols: 80, rows: 24}, 61)
-	if n := cs.len(); n != 2 {
-		t.Fatalf("%d casts, want 2", n)
+	// A cast lives while spectators are on it: a second spectator, then
+	// the first moves to another size, then both are gone.
+	if got := cs.move(nil, k); got != c {
+		t.Fatal("a second spectator of the same screen got another cast")
 	}
-	cs.sweep(60 + castIdle)
-	if n := cs.len(); n != 2 {
-		t.Errorf("%d casts castIdle ticks after the first was last asked for, want 2", n)
+	other := cs.move(c, castKey{cols: 80, rows: 24})
+	if n := cs.len(); n != 2 || other == c {
+		t.Fatalf("%d casts after a spectator moved to another size, want 2", n)
 	}
-	cs.sweep(61 + castIdle)
+	cs.leave(c)
 	if n := cs.len(); n != 1 {
-		t.Errorf("%d casts after the first idled castIdle ticks, want 1", n)
+		t.Errorf("%d casts after the last spectator of one left, want 1", n)
+	}
+	cs.leave(other)
+	if n := cs.len(); n != 0 {
+		t.Errorf("%d casts after every spectator left, want 0", n)
 	}
 }
 
@@ -202,6 +205,27 @@ func TestSpectatorsShareFrames(t *testing.T) {
 	if counter(t, h.srv.m.castSnaps) == s1 {
 		t.Error("no snapshot for the spectator back on the cast")
 	}
+	// A spectator that keeps changing its terminal's size is on one cast
+	// at a time: the casts never outnumber the spectators.
+	most := 0
+	for i := range 20 {
+		if err := b.sess.WindowChange(30+i, 100+i); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Millisecond)
+		most = max(most, h.srv.casts.len())
+	}
+	if most > 3 {
+		t.Errorf("%d casts at once for 3 spectators", most)
+	}
+	// Gone with their spectators.
+	for _, tm := range []*term{a, b, c} {
+		tm.send("q")
+		tm.wait()
+	}
+	if !eventually(5*time.Second, func() bool { return h.srv.casts.len() == 0 }) {
+		t.Errorf("%d casts after every spectator left", h.srv.casts.len())
+	}
 }
 
 // TestCastBufferHeld: a cast frame a spectator has not written yet keeps
@@ -213,12 +237,13 @@ func TestCastBufferHeld(t *testing.T) {
 	var cs casts
 	k := castKey{cols: 80, rows: 24, prof: render.ANSI16}
 	hud := &render.HUD{Spectator: true, ShutdownIn: -1}
+	c := cs.move(nil, k)
 	frame := func(tick, seq uint64) ([]byte, *castBuf, uint64) {
 		w.Step(tick)
 		v := w.Acquire()
 		defer v.Release()
 		hud.Follow = v.Snakes[v.Top[0].Slot].ID
-		b, buf, now, _ := cs.get(k, tick).frame(v, hud, seq, m)
+		b, buf, now, _ := c.frame(v, hud, seq, m)
 		return b, buf, now
 	}
 	_, _, seq := frame(1, 0) // the Snapshot
@@ -261,7 +286,7 @@ func TestCastSameTickNewHUD(t *testing.T) {
 	v := w.Acquire()
 	defer v.Release()
 	hud.Follow = v.Snakes[v.Top[0].Slot].ID
-	c := cs.get(k, 1)
+	c := cs.move(nil, k)
 	b, buf, seq, _ := c.frame(v, hud, 0, m)
 	term.Write(b)
 	buf.done()

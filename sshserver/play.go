@@ -219,6 +219,7 @@ func (s *session) writer() {
 		s.fmu.Lock()
 		s.gone = true
 		s.cv.release(s.srv)
+		s.leaveCast()
 		s.fmu.Unlock()
 	}()
 	for {
@@ -288,7 +289,7 @@ func (s *session) prepare() bool {
 	case phaseJoin, phaseScores:
 		if j := s.scr.Load(); j != nil {
 			s.drawScreen(j, &s.shown)
-			s.cast = nil // a cast's frames no longer apply
+			s.leaveCast() // a cast's frames no longer apply
 		}
 	case phasePlay, phaseWatch:
 		if j := s.scr.Load(); j != nil {
@@ -406,7 +407,7 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	}
 	if s.cast != nil || c.r == nil {
 		// Back from a cast: the terminal shows the cast's screen.
-		s.cast, s.castSeq = nil, 0
+		s.leaveCast()
 		if c.r == nil {
 			s.mu.Lock()
 			c.fit(s.srv, s.cols, s.rows)
@@ -475,6 +476,12 @@ func (s *session) send() {
 	}
 }
 
+// leaveCast takes the session off its cast, if any; fmu is held.
+func (s *session) leaveCast() {
+	s.srv.casts.leave(s.cast)
+	s.cast, s.castSeq = nil, 0
+}
+
 // castFrame makes the frame of a spectator who follows a snake: the
 // frame of the cast of its screen (casts.go), rendered once for all its
 // spectators; a whole screen when repaint is set (Ctrl-L). The session's own renderer is dropped meanwhile (a whole
@@ -486,9 +493,11 @@ func (s *session) castFrame(c *canvas, hud *render.HUD, v *game.View, repaint bo
 		help: hud.Help, hint: hud.Hint, hideTags: hud.HideTags, allBest: hud.AllBest, allRk: hud.AllRank,
 	}
 	s.mu.Unlock()
-	cs := s.srv.casts.get(k, v.Tick)
-	seq := s.castSeq
-	if cs != s.cast || repaint {
+	cs, seq := s.cast, s.castSeq
+	if cs == nil || cs.key != k {
+		cs, seq = s.srv.casts.move(s.cast, k), 0
+	}
+	if repaint {
 		seq = 0
 	}
 	b, buf, now, _ := cs.frame(v, hud, seq, s.srv.m)

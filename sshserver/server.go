@@ -297,7 +297,6 @@ func (s *Server) Ticked(r game.Round) {
 	if r.Dropped > 0 {
 		s.m.ticksLate.Add(float64(r.Dropped))
 	}
-	s.casts.sweep(r.Tick)
 	s.notifyAll()
 }
 
