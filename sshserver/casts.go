@@ -15,7 +15,8 @@ import (
 // them. A spectator that joins a cast, or falls castKeep frames or more
 // behind it (latest wins, as every session), gets a Snapshot of the
 // cast's screen; one behind by fewer gets the frames it missed, one after
-// another. A spectator whose screen changes otherwise (another place on
+// another. A slow client (session.solo) draws on its own renderer
+// instead. A spectator whose screen changes otherwise (another place on
 // the leaderboard, help, tags, a resize) moves to that screen's cast, with
 // a Snapshot; the free camera goes back to the session's own renderer,
 // with a full repaint.

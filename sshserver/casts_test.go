@@ -205,6 +205,24 @@ func TestSpectatorsShareFrames(t *testing.T) {
 	if counter(t, h.srv.m.castSnaps) == s1 {
 		t.Error("no snapshot for the spectator back on the cast")
 	}
+	// A slow client (solo) leaves its cast for a renderer of its own.
+	var slow *session
+	h.srv.mu.Lock()
+	for _, s := range h.srv.live {
+		if s.user == "watch" {
+			slow = s
+			break
+		}
+	}
+	h.srv.mu.Unlock()
+	slow.solo.Store(true)
+	if !eventually(5*time.Second, func() bool {
+		slow.fmu.Lock()
+		defer slow.fmu.Unlock()
+		return slow.cast == nil && slow.cv.r != nil
+	}) {
+		t.Error("a solo spectator stayed on its cast")
+	}
 	// A spectator that keeps changing its terminal's size is on one cast
 	// at a time: the casts never outnumber the spectators.
 	most := 0

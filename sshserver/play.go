@@ -398,7 +398,9 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	} else {
 		hud.You, hud.Spectator = 0, true
 		s.camera(v, hud)
-		if hud.Follow != 0 {
+		// A slow client (solo) draws on its own renderer: diffs from what
+		// it was last sent, never a cast's whole screen again and again.
+		if hud.Follow != 0 && !s.solo.Load() {
 			s.castFrame(c, hud, v, repaint)
 			*lastTick = v.Tick
 			v.Release()
