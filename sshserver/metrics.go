@@ -78,7 +78,7 @@ func newMetrics() *metrics {
 		Name: "snaked_frames_total", Help: "Frames written to sessions.",
 	})
 	m.castFrames = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "snaked_cast_frames_total", Help: "Frames rendered once for all the spectators who watch the same snake at the same size.",
+		Name: "snaked_cast_frames_total", Help: "Frames rendered once for all the spectators who follow the same place on the leaderboard on the same screen.",
 	})
 	m.castSnaps = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "snaked_cast_snapshots_total", Help: "Whole screens sent to spectators joining a shared stream of frames, or too far behind it.",

@@ -480,14 +480,17 @@ func (s *session) send() {
 
 // leaveCast takes the session off its cast, if any; fmu is held.
 func (s *session) leaveCast() {
-	s.srv.casts.leave(s.cast)
-	s.cast, s.castSeq = nil, 0
+	if s.cast != nil {
+		s.srv.casts.leave(s.cast)
+		s.cast, s.castSeq = nil, 0
+	}
 }
 
 // castFrame makes the frame of a spectator who follows a snake: the
 // frame of the cast of its screen (casts.go), rendered once for all its
-// spectators; a whole screen when repaint is set (Ctrl-L). The session's own renderer is dropped meanwhile (a whole
-// terminal's grid); the canvas keeps its cells.
+// spectators; a whole screen when repaint is set (Ctrl-L). The session's
+// own renderer is dropped meanwhile (a whole terminal's grid); the
+// canvas keeps its cells.
 func (s *session) castFrame(c *canvas, hud *render.HUD, v *game.View, repaint bool) {
 	s.mu.Lock()
 	k := castKey{
