@@ -7,9 +7,40 @@ import (
 	"testing"
 	"time"
 
+	"snaked/game"
 	"snaked/internal/vtmodel"
 	"snaked/render"
 )
+
+// castRig is a world with bots and a cast on it with one spectator, as
+// the cast tests drive them by hand.
+type castRig struct {
+	w   *game.World
+	m   *metrics
+	cs  casts
+	c   *cast
+	hud *render.HUD
+}
+
+func newCastRig(t *testing.T, k castKey) *castRig {
+	g := &castRig{w: testWorld(t, 4), m: newMetrics(), hud: &render.HUD{Spectator: true, ShutdownIn: -1}}
+	g.c = g.cs.move(nil, k)
+	return g
+}
+
+// view steps the world to tick and returns its newest view, the HUD
+// following the leader; the caller releases it.
+func (g *castRig) view(t *testing.T, tick uint64) *game.View {
+	t.Helper()
+	g.w.Step(tick)
+	v := g.w.Acquire()
+	if len(v.Top) == 0 {
+		v.Release()
+		t.Fatal("no snake to follow")
+	}
+	g.hud.Follow = v.Snakes[v.Top[0].Slot].ID
+	return v
+}
 
 // TestCastFrames drives one cast through a world's ticks for spectators
 // that take its frames in every way: each frame, one frame in three (the
@@ -17,11 +48,9 @@ import (
 // only at tick 12. Every terminal must show what the cast's renderer
 // means.
 func TestCastFrames(t *testing.T) {
-	w := testWorld(t, 4)
-	m := newMetrics()
-	var cs casts
 	k := castKey{cols: 90, rows: 30, prof: render.ANSI256}
-	hud := &render.HUD{Spectator: true, ShutdownIn: -1}
+	g := newCastRig(t, k)
+	cs, c, m, hud := &g.cs, g.c, g.m, g.hud
 	type spec struct {
 		every int    // takes a frame every this many ticks
 		from  uint64 // from this tick on
@@ -35,14 +64,8 @@ func TestCastFrames(t *testing.T) {
 	}
 	ref := render.New(render.ANSI256, k.cols, k.rows) // the same frames, unshared
 	refTerm := vtmodel.New(k.cols, k.rows)
-	c := cs.move(nil, k)
 	for tick := uint64(1); tick <= 60; tick++ {
-		w.Step(tick)
-		v := w.Acquire()
-		if len(v.Top) == 0 {
-			t.Fatal("no snake to follow")
-		}
-		hud.Follow = v.Snakes[v.Top[0].Slot].ID
+		v := g.view(t, tick)
 		refTerm.Write(ref.Frame(v, hud))
 		ref.Release()
 		for i, s := range specs {
@@ -144,7 +167,7 @@ func TestSpectatorsShareFrames(t *testing.T) {
 		// spectator's first seconds until a key.
 		tm.send("f")
 	}
-	steered := func() bool {
+	noHint := func() bool {
 		h.srv.mu.Lock()
 		defer h.srv.mu.Unlock()
 		n := 0
@@ -157,7 +180,7 @@ func TestSpectatorsShareFrames(t *testing.T) {
 		}
 		return n == 3
 	}
-	if !eventually(5*time.Second, steered) {
+	if !eventually(5*time.Second, noHint) {
 		t.Fatal("the spectators' keys did not take their controls hint away")
 	}
 	same := func() bool { return a.screen() == b.screen() && a.screen() != "" }
@@ -250,18 +273,11 @@ func TestSpectatorsShareFrames(t *testing.T) {
 // its bytes however many frames the cast makes meanwhile; written, its
 // buffer is filled again.
 func TestCastBufferHeld(t *testing.T) {
-	w := testWorld(t, 4)
-	m := newMetrics()
-	var cs casts
-	k := castKey{cols: 80, rows: 24, prof: render.ANSI16}
-	hud := &render.HUD{Spectator: true, ShutdownIn: -1}
-	c := cs.move(nil, k)
+	g := newCastRig(t, castKey{cols: 80, rows: 24, prof: render.ANSI16})
 	frame := func(tick, seq uint64) ([]byte, *castBuf, uint64) {
-		w.Step(tick)
-		v := w.Acquire()
+		v := g.view(t, tick)
 		defer v.Release()
-		hud.Follow = v.Snakes[v.Top[0].Slot].ID
-		b, buf, now, _ := c.frame(v, hud, seq, m)
+		b, buf, now, _ := g.c.frame(v, g.hud, seq, g.m)
 		return b, buf, now
 	}
 	_, _, seq := frame(1, 0) // the Snapshot
@@ -294,17 +310,11 @@ func TestCastBufferHeld(t *testing.T) {
 // not (a gateway's notice while its simulation restarts) makes a new
 // frame for the cast's spectators; an unchanged one does not.
 func TestCastSameTickNewHUD(t *testing.T) {
-	w := testWorld(t, 4)
-	m := newMetrics()
-	var cs casts
-	k := castKey{cols: 80, rows: 24, prof: render.ANSI16}
-	hud := &render.HUD{Spectator: true, ShutdownIn: -1}
-	term := vtmodel.New(k.cols, k.rows)
-	w.Step(1)
-	v := w.Acquire()
+	g := newCastRig(t, castKey{cols: 80, rows: 24, prof: render.ANSI16})
+	c, m, hud := g.c, g.m, g.hud
+	term := vtmodel.New(80, 24)
+	v := g.view(t, 1)
 	defer v.Release()
-	hud.Follow = v.Snakes[v.Top[0].Slot].ID
-	c := cs.move(nil, k)
 	b, buf, seq, _ := c.frame(v, hud, 0, m)
 	term.Write(b)
 	buf.done()
