@@ -366,6 +366,7 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 		c.fit(s.srv, s.cols, s.rows)
 	}
 	hud.Help, hud.HideTags = s.help, s.hideTags
+	cols, rows := s.cols, s.rows
 	s.mu.Unlock()
 	hud.Players, hud.Spectators = s.srv.Counts()
 	if s.srv.counts != nil {
@@ -397,11 +398,15 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 		}
 	} else {
 		hud.You, hud.Spectator = 0, true
-		s.camera(v, hud)
+		rank := s.camera(v, hud)
 		// A slow client (solo) draws on its own renderer: diffs from what
 		// it was last sent, never a cast's whole screen again and again.
 		if hud.Follow != 0 && !s.solo.Load() {
-			s.castFrame(c, hud, v, repaint)
+			k := castKey{
+				rank: rank, cols: cols, rows: rows, budget: c.budget, prof: c.prof,
+				help: hud.Help, hint: hud.Hint, hideTags: hud.HideTags, allBest: hud.AllBest, allRk: hud.AllRank,
+			}
+			s.castFrame(k, c, hud, v, repaint)
 			*lastTick = v.Tick
 			v.Release()
 			return
@@ -487,17 +492,11 @@ func (s *session) leaveCast() {
 }
 
 // castFrame makes the frame of a spectator who follows a snake: the
-// frame of the cast of its screen (casts.go), rendered once for all its
+// frame of the cast of its screen k (casts.go), rendered once for all its
 // spectators; a whole screen when repaint is set (Ctrl-L). The session's
 // own renderer is dropped meanwhile (a whole terminal's grid); the
 // canvas keeps its cells.
-func (s *session) castFrame(c *canvas, hud *render.HUD, v *game.View, repaint bool) {
-	s.mu.Lock()
-	k := castKey{
-		rank: s.follow, cols: s.cols, rows: s.rows, budget: c.budget, prof: c.prof,
-		help: hud.Help, hint: hud.Hint, hideTags: hud.HideTags, allBest: hud.AllBest, allRk: hud.AllRank,
-	}
-	s.mu.Unlock()
+func (s *session) castFrame(k castKey, c *canvas, hud *render.HUD, v *game.View, repaint bool) {
 	cs, seq := s.cast, s.castSeq
 	if cs == nil || cs.key != k {
 		cs, seq = s.srv.casts.move(s.cast, k), 0
@@ -515,8 +514,9 @@ func (s *session) castFrame(c *canvas, hud *render.HUD, v *game.View, repaint bo
 	s.pend, s.pendR, s.pendOK, s.timed = b, nil, true, false
 }
 
-// camera points a spectator's HUD at the followed snake or the free camera.
-func (s *session) camera(v *game.View, hud *render.HUD) {
+// camera points a spectator's HUD at the followed snake or the free
+// camera; it returns the followed snake's place on the leaderboard.
+func (s *session) camera(v *game.View, hud *render.HUD) (rank int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	hud.Follow = 0
@@ -535,4 +535,5 @@ func (s *session) camera(v *game.View, hud *render.HUD) {
 		s.dx, s.dy = 0, 0
 	}
 	hud.Cam = s.cam
+	return s.follow
 }
