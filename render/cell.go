@@ -23,7 +23,9 @@ const (
 	pairMask  = 1<<pairBits - 1
 )
 
-var (
+// Cells every part of the encoder compares with (constants, so that a
+// comparison is an instruction, not a load first).
+const (
 	blank   = cell(0) // the zero cell, so clear() blanks a grid
 	unknown = cell(unknownCh << pairBits)
 )

@@ -594,12 +594,63 @@ func (r *Renderer) planAny(x, y int) motion {
 	return m
 }
 
-// moveTo moves the cursor to (x, y) the cheapest way it knows.
+// moveTo moves the cursor to (x, y) the cheapest way it knows: what
+// move(plan(x, y), x, y) does, with plan's shortcuts (the commonest
+// motions of a frame) carried out where they are found instead of
+// returned as a motion for move to take apart (TestMoveToPlan).
 func (r *Renderer) moveTo(x, y int) {
-	if r.cx == x && r.cy == y {
+	cx, cy := r.cx, r.cy
+	if cy != y || cx < 0 {
+		if y != cy+1 || cy < 0 || cx < 0 || !r.vok(cy, y) {
+			r.move(r.planAny(x, y), x, y)
+			return
+		}
+		// The next row: LF and a motion on the row, or CR LF to the
+		// first column (plan).
+		c, k := r.hplan(cx, x)
+		if x+r.ox == 0 && 1+c > 2 {
+			r.out = append(r.out, '\r', '\n')
+		} else {
+			r.out = append(r.out, '\n')
+			r.cy = y
+			r.emitH(k, cx, x)
+		}
+		r.cx, r.cy = x, y
 		return
 	}
-	r.move(r.plan(x, y), x, y)
+	switch n := x - cx; {
+	case n == 0:
+		return
+	case n > 0 && n <= 8:
+		// A few cells right: CUF, or the cells between printed again
+		// when that is cheaper (plan).
+		cuf := csiN(n)
+		row := r.prev[y*r.cols:]
+		c := 0
+		for i := cx; i < x && c < cuf; i++ {
+			rc := r.reprintCost(row[i])
+			if rc < 0 {
+				c = cuf
+				break
+			}
+			c += rc
+		}
+		if c < cuf {
+			r.emitH(hReprint, cx, x)
+		} else {
+			r.out = appendCSI(r.out, n, 'C')
+		}
+	default:
+		// Elsewhere on the row: a motion on it, or CR to the first
+		// column (plan).
+		c, k := r.hplan(cx, x)
+		if x+r.ox == 0 && 1 < c {
+			r.out = append(r.out, '\r')
+		} else {
+			r.emitH(k, cx, x)
+		}
+	}
+	r.cx = x
 }
 
 // move carries out m, a plan to reach (x, y).
@@ -761,7 +812,7 @@ func (r *Renderer) diffRow(y int) (n int) {
 					continue
 				}
 				if r.cx != x || r.cy != y {
-					r.move(r.plan(x, y), x, y)
+					r.moveTo(x, y)
 				}
 				r.putCell(next[x])
 				prev[x] = next[x]
@@ -780,7 +831,7 @@ func (r *Renderer) drawAt(prev, next []cell, x, y int) {
 		return
 	}
 	if r.cx != x || r.cy != y {
-		r.move(r.plan(x, y), x, y)
+		r.moveTo(x, y)
 	}
 	r.putCell(next[x])
 	prev[x] = next[x]
@@ -1172,8 +1223,10 @@ func (r *Renderer) encode(full bool, dx, dy int) {
 		return
 	}
 	n := 0
-	for y := 0; y < r.rows; y++ {
-		n += r.diffRow(y)
+	for y, m := range r.mask[:r.rows] {
+		if m != 0 { // most rows of a crowd frame: no call
+			n += r.diffRow(y)
+		}
 	}
 	r.sparse = n <= greedyMax
 }

@@ -517,6 +517,64 @@ func TestPlanNextRow(t *testing.T) {
 	}
 }
 
+// TestMoveToPlan: moveTo, which carries out plan's shortcuts where it
+// finds them, sends the bytes move(plan) sends and leaves the cursor
+// where it does, from every kind of start (pending wrap, other rows, a
+// scroll region's margins, areas narrower than the terminal) over rows
+// of cells that may or may not be printed again, with every pen.
+func TestMoveToPlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	looks := []cell{blank, blank, px(1, def), px(def, 2), px(3, 3), px(4, 5), txt('a', 7, def), txt('b', def, 3), unknown}
+	pens := []uint8{def, 1, 2, 3, 5, 7}
+	checked := 0
+	for _, sz := range [][4]int{{80, 24, 80, 24}, {100, 30, 120, 40}, {40, 12, 45, 12}} {
+		a, b := New(ANSI16, sz[2], sz[3]), New(ANSI16, sz[2], sz[3])
+		for _, r := range []*Renderer{a, b} {
+			r.Resize(sz[2], sz[3])
+			r.cols, r.rows, r.tcols, r.trows = sz[0], sz[1], sz[2], sz[3]
+			r.ox, r.oy = (sz[2]-sz[0])/2, (sz[3]-sz[1])/2
+		}
+		for range 20000 {
+			for i := range a.prev {
+				if rng.IntN(4) == 0 {
+					a.prev[i] = looks[rng.IntN(len(looks))]
+				}
+			}
+			copy(b.prev, a.prev)
+			top := rng.IntN(3)
+			bot := sz[1] - 1 - rng.IntN(3)
+			cx, cy := rng.IntN(sz[0]+1)-1, rng.IntN(sz[1])
+			x, y := rng.IntN(sz[0]), cy
+			switch rng.IntN(4) {
+			case 0:
+				y = cy + 1
+			case 1:
+				y = rng.IntN(sz[1])
+			case 2:
+				x = min(max(cx, 0)+rng.IntN(9), sz[0]-1)
+			}
+			if y >= sz[1] {
+				y = cy
+			}
+			f, g := pens[rng.IntN(len(pens))], pens[rng.IntN(len(pens))]
+			for _, r := range []*Renderer{a, b} {
+				r.top, r.bot, r.cx, r.cy, r.pfg, r.pbg = top, bot, cx, cy, f, g
+				r.out = r.out[:0]
+			}
+			a.moveTo(x, y)
+			if b.cx != x || b.cy != y {
+				b.move(b.plan(x, y), x, y)
+			}
+			if string(a.out) != string(b.out) || a.cx != b.cx || a.cy != b.cy || a.pfg != b.pfg || a.pbg != b.pbg {
+				t.Fatalf("%v region %d-%d pen %d/%d: from (%d,%d) to (%d,%d): moveTo %q to (%d,%d), move(plan) %q to (%d,%d)",
+					sz, top, bot, f, g, cx, cy, x, y, a.out, a.cx, a.cy, b.out, b.cx, b.cy)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d motions checked", checked)
+}
+
 // TestShiftPays: the camera step's choice to shift a row, made with the
 // row as it is estimated only up to the shifted estimate, is rowPlan's,
 // on rows of snakes, blanks and unknown cells shifted by any step.
