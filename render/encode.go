@@ -734,12 +734,6 @@ func quad(c []cell, i int) uint64 {
 	return *(*uint64)(unsafe.Pointer(&c[i]))
 }
 
-// bigEndian is whether quad puts the first of its cells in the high bits.
-var bigEndian = func() bool {
-	c := [4]cell{1}
-	return quad(c[:], 0) != 1
-}()
-
 // firstCell is the index in a quad of the first cell where two quads
 // differ, given their XOR d (not 0).
 func firstCell(d uint64) int {
@@ -752,9 +746,9 @@ func firstCell(d uint64) int {
 // laneOf is the bits of cell i (0..3) in a quad.
 func laneOf(i int) uint64 {
 	if bigEndian {
-		return 0xffff << (48 - 16*i)
+		return 0xffff << (48 - 16*uint(i&3))
 	}
-	return 0xffff << (16 * i)
+	return 0xffff << (16 * uint(i&3))
 }
 
 // span is how many cells diffRow compares at once before looking closer:

@@ -74,3 +74,23 @@ func TestBorrowedGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestEndian: the build's bigEndian constant says where quad puts a
+// quad's first cell, and firstCell and laneOf find each cell.
+func TestEndian(t *testing.T) {
+	c := [4]cell{1}
+	if got := quad(c[:], 0) != 1; got != bigEndian {
+		t.Fatalf("bigEndian is %v, memory says %v", bigEndian, got)
+	}
+	for i := range 4 {
+		var a, b [4]cell
+		b[i] = 0x1234
+		d := quad(a[:], 0) ^ quad(b[:], 0)
+		if got := firstCell(d); got != i {
+			t.Errorf("firstCell of a difference in cell %d: %d", i, got)
+		}
+		if d&^laneOf(i) != 0 || d&laneOf(i) == 0 {
+			t.Errorf("laneOf(%d) = %#x does not hold cell %d's bits %#x", i, laneOf(i), i, d)
+		}
+	}
+}
