@@ -118,12 +118,50 @@ func (r *Renderer) feedUpdate(v *game.View, own int) {
 			k.on = false
 		}
 	}
+	room := r.feedRoom(t) // again only after a line is added
+	// The kills' tests that are the same for every renderer, made once
+	// for the view (scene), when there is one.
+	var sk []sceneKill
+	if s := sceneFor(v); s != nil && len(s.kills) == len(v.Kills) {
+		sk = s.kills
+	}
+	if sk == nil || r.noScene {
+		r.feedScan(v, own, t, room)
+		return
+	}
+	start := len(sk)
+	for start > 0 && sk[start-1].tick > r.feedAt {
+		start--
+	}
+	for i := start; i < len(sk); i++ {
+		e := &sk[i]
+		if e.tick+feedShow <= t {
+			continue
+		}
+		// feedMine and feedOthers, with the scene's answers.
+		if !e.mine(v, own, &v.Kills[i]) && !(room && (e.notable || r.feedNear(v, int(e.x), int(e.y)))) {
+			continue
+		}
+		if k := &v.Kills[i]; !r.feedHas(k) {
+			r.feedAdd(v, own, k)
+			room = r.feedRoom(t)
+		}
+	}
+	r.feedAt = t
+}
+
+// mine is feedMine(v, own, k) for k, the entry e was made from.
+func (e *sceneKill) mine(v *game.View, own int, k *game.Kill) bool {
+	return own >= 0 && (int(e.victim) == own || int(e.killer) == own || e.headOn && k.Other == v.Snakes[own].Name)
+}
+
+// feedScan is feedUpdate's scan of the view's new kills without a scene.
+func (r *Renderer) feedScan(v *game.View, own int, t uint64, room bool) {
 	start := len(v.Kills)
 	for start > 0 && v.Kills[start-1].Tick > r.feedAt {
 		start--
 	}
 	top := topSlots(v)
-	room := r.feedRoom(t) // again only after a line is added
 	for i := start; i < len(v.Kills); i++ {
 		k := &v.Kills[i]
 		if k.Tick+feedShow <= t {
@@ -153,6 +191,15 @@ func isYou(v *game.View, own, slot int, name string) bool {
 	return own >= 0 && slot == own && v.Snakes[own].Name == name
 }
 
+// named returns slot when its snake bears name, else -1: isYou(v, own,
+// slot, name) is own >= 0 && named(v, slot, name) == own.
+func named(v *game.View, slot int, name string) int32 {
+	if slot >= 0 && slot < len(v.Snakes) && v.Snakes[slot].Name == name {
+		return int32(slot)
+	}
+	return -1
+}
+
 // topSlots has bit s%64 set for the slot s of each snake on View.Top: a
 // killer whose bit is clear is not on it (feedOthers looks for it only when
 // its bit is set).
@@ -173,11 +220,20 @@ func feedMine(v *game.View, own int, k *game.Kill) bool {
 // feedOthers reports whether k, not the player's, goes in the feed (room
 // permitting): near the camera or about the top 10; top is topSlots(v).
 func (r *Renderer) feedOthers(v *game.View, k *game.Kill, top uint64) bool {
-	dx := wrapDelta(k.At.X-(r.camX+r.cols/2), v.W)
-	dy := wrapDelta(k.At.Y-(r.camY+r.pfRows), v.H)
-	if max(dx, -dx) <= r.cols && max(dy, -dy) <= 2*r.pfRows {
-		return true
-	}
+	return r.feedNear(v, k.At.X, k.At.Y) || feedNotable(v, k, top)
+}
+
+// feedNear reports whether world pixel (x, y) is within a screen of the
+// camera's centre.
+func (r *Renderer) feedNear(v *game.View, x, y int) bool {
+	dx := wrapDelta(x-(r.camX+r.cols/2), v.W)
+	dy := wrapDelta(y-(r.camY+r.pfRows), v.H)
+	return max(dx, -dx) <= r.cols && max(dy, -dy) <= 2*r.pfRows
+}
+
+// feedNotable reports whether k is about the top 10, for every renderer
+// alike; top is topSlots(v).
+func feedNotable(v *game.View, k *game.Kill, top uint64) bool {
 	if n := len(v.Top); n < game.TopN || k.Length >= v.Top[n-1].Length {
 		return true // the victim was long enough for the top 10
 	}

@@ -26,6 +26,18 @@ type scene struct {
 	// the top or bottom pixel is a head (a renderer notes those:
 	// seeHead). For colour profiles; Mono uses none.
 	fresh []uint32
+	// kills holds, for each View.Kills entry, what the kill feed asks of
+	// it that is the same for every renderer (feedUpdate).
+	kills []sceneKill
+}
+
+// sceneKill is a View.Kills entry as the kill feed weighs it.
+type sceneKill struct {
+	tick           uint64
+	x, y           int32 // where the victim's head was
+	victim, killer int32 // the slot named, when that slot's snake bears the name (isYou's test); else -1
+	notable        bool  // about the top 10 (feedNotable)
+	headOn         bool
 }
 
 // scene.fresh's head bits.
@@ -88,7 +100,7 @@ func sceneFor(v *game.View) *scene {
 		// A view new to the table: the next slot round, with a scene of
 		// its own (whoever holds the slot's last view may still read
 		// that one's).
-		s = &scene{}
+		s = &scene{kills: make([]sceneKill, 0, game.MaxKills)}
 		sl := &sceneTab[sceneNext]
 		sceneNext = (sceneNext + 1) % sceneSlots
 		sl.view.Store(nil)
@@ -101,6 +113,16 @@ func sceneFor(v *game.View) *scene {
 		s.fresh = make([]uint32, len(v.FreshX), len(v.FreshX)+len(v.FreshX)/4)
 	}
 	s.fresh = s.fresh[:len(v.FreshX)]
+	s.kills = s.kills[:0]
+	top := topSlots(v)
+	for i := range v.Kills {
+		k := &v.Kills[i]
+		s.kills = append(s.kills, sceneKill{
+			tick: k.Tick, x: int32(k.At.X), y: int32(k.At.Y),
+			victim: named(v, k.VictimSlot, k.Victim), killer: named(v, k.KillerSlot, k.Killer),
+			notable: feedNotable(v, k, top), headOn: k.HeadOn,
+		})
+	}
 	fp := v.FreshPix
 	for i := range s.fresh {
 		p, q := fp[2*i], fp[2*i+1]

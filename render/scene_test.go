@@ -7,10 +7,11 @@ import (
 	"testing"
 )
 
-// TestSceneSameFrames: renderers that take the cells' looks from the
-// view's scene draw, frame for frame, the very cells and bytes that
-// renderers working each out themselves (pixCell) do, in a crowd where
-// heads, the player's own among them, fruit and spawn shields pass.
+// TestSceneSameFrames: renderers that take the cells' looks and the kill
+// feed's tests from the view's scene draw, frame for frame, the very
+// cells and bytes that renderers working each out themselves (pixCell,
+// feedScan) do, in a crowd where heads, the player's own among them,
+// fruit, spawn shields and deaths (the feed's lines) pass.
 func TestSceneSameFrames(t *testing.T) {
 	c := newLoadCrowd(t, 600, 20, 0)
 	ref := make([]*Renderer, len(c.rs))
@@ -18,7 +19,7 @@ func TestSceneSameFrames(t *testing.T) {
 		ref[i] = New(r.prof, r.tcols, r.trows)
 		ref[i].noScene = true
 	}
-	used := 0
+	used, lines, mine := 0, 0, 0
 	for f := range 80 {
 		c.step()
 		v := c.w.Acquire()
@@ -34,12 +35,62 @@ func TestSceneSameFrames(t *testing.T) {
 			if err := sameShown(r, ref[i]); err != nil {
 				t.Fatalf("frame %d, session %d: %v", f, i, err)
 			}
+			for j := range r.feed {
+				if l := &r.feed[j]; l.on {
+					lines++
+					if l.youA || l.youB {
+						mine++
+					}
+				}
+			}
 		}
 		v.Release()
 	}
 	if used == 0 {
 		t.Fatal("no view had a scene")
 	}
+	if lines == 0 || mine == 0 {
+		t.Fatalf("the feed showed %d lines, %d of them the player's: the test drew no feed", lines, mine)
+	}
+	t.Logf("%d feed lines shown, %d of them the player's", lines, mine)
+}
+
+// TestSceneKills: the scene's answers for each kill of a crowd's views
+// are feedMine's for every player and feedOthers' past the camera for
+// every renderer (feedNotable).
+func TestSceneKills(t *testing.T) {
+	c := newLoadCrowd(t, 600, 1, 0)
+	kills, mine := 0, 0
+	for range 120 {
+		c.step()
+		v := c.w.Acquire()
+		s := sceneFor(v)
+		if s == nil || len(s.kills) != len(v.Kills) {
+			v.Release()
+			t.Fatal("no scene, or one without the view's kills")
+		}
+		top := topSlots(v)
+		for i := range v.Kills {
+			k, e := &v.Kills[i], &s.kills[i]
+			if e.notable != feedNotable(v, k, top) || e.tick != k.Tick || e.headOn != k.HeadOn ||
+				int(e.x) != k.At.X || int(e.y) != k.At.Y {
+				t.Fatalf("kill %+v: scene %+v", *k, *e)
+			}
+			for own := -1; own < len(v.Snakes); own++ {
+				if got, want := e.mine(v, own, k), feedMine(v, own, k); got != want {
+					t.Fatalf("kill %+v, player in slot %d: scene says mine %v, feedMine %v", *k, own, got, want)
+				} else if got {
+					mine++
+				}
+			}
+			kills++
+		}
+		v.Release()
+	}
+	if kills == 0 || mine == 0 {
+		t.Fatalf("%d kills, %d of them someone's: nothing checked", kills, mine)
+	}
+	t.Logf("%d kills checked, %d (kill, player) pairs mine", kills, mine)
 }
 
 // sameShown reports the first cell where what r believes the terminal
