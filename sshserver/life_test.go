@@ -435,8 +435,9 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Error("pprof index missing")
 	}
 	if runtime.GOOS == "linux" {
-		// One frame in renderCPUEvery is timed on its thread's clock.
-		if !eventually(3*renderCPUEvery*time.Second/game.TicksPerSecond, func() bool {
+		// One frame in cpuEvery (the cpuAt-th first) is timed on its
+		// thread's clock.
+		if !eventually(3*(cpuAt+1)*time.Second/game.TicksPerSecond, func() bool {
 			body = get("/metrics")
 			return strings.Contains(body, "snaked_render_cpu_seconds_count") && !strings.Contains(body, "snaked_render_cpu_seconds_count 0\n")
 		}) {

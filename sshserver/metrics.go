@@ -66,7 +66,7 @@ func newMetrics() *metrics {
 		Name: "snaked_render_seconds", Help: "Time to render one frame for one session, one frame in " + strconv.Itoa(renderCPUEvery) + " sampled.", Buckets: fast,
 	})
 	m.renderCPU = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name: "snaked_render_cpu_seconds", Help: "CPU time (the thread's) to render one frame for one session, one frame in " + strconv.Itoa(renderCPUEvery) + " sampled.", Buckets: fast,
+		Name: "snaked_render_cpu_seconds", Help: "CPU time (the thread's) to render one frame for one session, one frame in " + strconv.Itoa(cpuEvery) + " sampled.", Buckets: fast,
 	})
 	m.write = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "snaked_write_seconds", Help: "Time of one frame's channel write, one frame in " + strconv.Itoa(renderCPUEvery) + " sampled.", Buckets: fast,

@@ -309,15 +309,23 @@ func (s *session) prepare() bool {
 	return false
 }
 
-// renderCPUEvery is how often a session measures the CPU time of a frame's
-// rendering (snaked_render_cpu_seconds), and the wall time of another
+// renderCPUEvery is how often a session measures the wall time of a
 // frame's rendering and write (snaked_render_seconds,
-// snaked_write_seconds): one frame in this many each. The wall time
+// snaked_write_seconds): one frame in this many. cpuEvery is how often it
+// measures the CPU time of a frame's rendering
+// (snaked_render_cpu_seconds), the frames cpuAt past a multiple of it
+// (the fourth frame first, past the first's whole repaint). The wall time
 // includes the writer being descheduled on a busy machine; the thread's
 // CPU time does not, so runs of two builds on a shared machine compare.
-// Two clock reads a CPU sample (a system call each), whose own cost
-// (clockCost) the sample leaves out.
-const renderCPUEvery = 16
+// A CPU sample takes two clock reads (a system call each, whose own cost,
+// clockCost, the sample leaves out) with the goroutine locked to its
+// thread: at one frame in 16 that was 0.8 % of the daemon's CPU at 2,500
+// sessions; one in 64 still gives ~400 samples a second there.
+const (
+	renderCPUEvery = 16
+	cpuEvery       = 64
+	cpuAt          = 4 // not renderCPUEvery/2: the wall-time samples' frames
+)
 
 // canvas is a writer's renderer and its share of the server's cell budget.
 type canvas struct {
@@ -427,12 +435,13 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 		r.Invalidate()
 	}
 	s.frames++
-	// One frame in renderCPUEvery has its rendering's CPU time measured,
-	// another (half way between, clear of the first's clock system calls)
-	// its rendering's and its write's wall time: each observation is a
+	// One frame in cpuEvery has its rendering's CPU time measured, one
+	// in renderCPUEvery (never the same, clear of the first's clock
+	// system calls) its rendering's and its write's wall time: each
+	// observation is a
 	// few atomic operations on cache lines every writer shares, which
 	// cost 1-2 % of the daemon's CPU when every frame made them.
-	sample := s.frames%renderCPUEvery == 0
+	sample := s.frames%cpuEvery == cpuAt
 	timed := s.frames%renderCPUEvery == renderCPUEvery/2
 	var c0 int64
 	if sample {

@@ -83,7 +83,7 @@ type session struct {
 	last     game.SnakeInfo   // the player's snake in the last frame
 	life     life             // the life being played, for scores (scores.go)
 	lost     int              // frames in a row without the player's snake in the world
-	frames   uint32           // frames rendered (renderCPU samples one in renderCPUEvery)
+	frames   uint32           // frames rendered (renderCPU samples one in cpuEvery)
 	buf      []byte           // join screen bytes
 	pend     []byte           // the frame render made and send writes (in pendR's buffer)
 	pendR    *render.Renderer // the renderer of pend, released by send; nil for a cast's frame
