@@ -302,10 +302,28 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 		k.shown = r.rowsKey.shown
 		put(r, 0, r.rows-1, r.stat, white, def)
 	default:
-		clear(r.next[(r.pfTop+r.pfRows)*r.cols:])
-		r.mask[r.rows-1] = r.allMask()
+		// The row drawn again. Over the row it had (kept), put marks only
+		// the cells that change, and the cells past the new row's end are
+		// blanked the same way: a row cleared first was marked whole, and
+		// the encoder compared all of it (every boardEvery ticks in a
+		// crowd).
+		y := r.rows - 1
+		row := r.next[y*r.cols : (y+1)*r.cols]
+		if !kept {
+			clear(row)
+			r.mask[y] = r.allMask()
+		}
+		end := 0
 		if k.ok {
-			k.shown = int8(r.bottom(&k) + 1)
+			var drawn int
+			drawn, end = r.bottom(&k)
+			k.shown = int8(drawn + 1)
+		}
+		for x := end; kept && x < len(row); x++ {
+			if row[x] != blank {
+				row[x] = blank
+				r.mask[y] |= 1 << (x / span)
+			}
 		}
 	}
 	r.rowsKey, r.rowsOK = k, true
@@ -359,8 +377,9 @@ const (
 // is highlighted, bright white on blue (Mono: in brackets).
 //
 // It draws k: the status text in r.stat (status), then k's entries, k.mark
-// highlighted. It returns how many entries it drew.
-func (r *Renderer) bottom(k *rowsKey) (drawn int) {
+// highlighted. It returns how many entries it drew and the column past
+// the last cell it drew.
+func (r *Renderer) bottom(k *rowsKey) (drawn, end int) {
 	y := r.rows - 1
 	x := put(r, 0, y, r.stat, white, def)
 	b := r.num
@@ -385,7 +404,7 @@ func (r *Renderer) bottom(k *rowsKey) (drawn int) {
 		}
 		r.num = b
 		if x+len(entrySep)+len(b) > r.cols {
-			return i
+			return i, x
 		}
 		if i == 0 {
 			x = put(r, x, y, boardSep, white, def)
@@ -401,7 +420,7 @@ func (r *Renderer) bottom(k *rowsKey) (drawn int) {
 		}
 		x = put(r, x, y, b, fg, bg)
 	}
-	return int(k.ntop)
+	return int(k.ntop), x
 }
 
 // status makes the status row's text (the player's figures, or what the
