@@ -227,8 +227,37 @@ func (st *stmts) close() {
 	}
 }
 
+// dayKey is an identity's row in days.
+type dayKey struct {
+	kind  Kind
+	ident string
+	day   int64
+}
+
+// dayNote is a length a batch wrote to a days row: known there once the
+// batch commits.
+type dayNote struct {
+	k    dayKey
+	best int
+}
+
+// dayKeep bounds the writer's dayBest; past it the map starts again
+// (it is only a cache: a miss writes the row).
+const dayKeep = 1 << 17
+
+// dayKnown reports whether k's row in days holds a best of length or
+// more already, so that upserting a game of length there would change
+// nothing: its best, name and best_at change only for a longer game. A
+// days row is never deleted and its best never falls, so what a
+// committed batch wrote stays true.
+func (s *Store) dayKnown(k dayKey, length int) bool {
+	b, ok := s.dayBest[k]
+	return ok && length <= b
+}
+
 // write commits batch (already cleaned) in one transaction.
 func (s *Store) write(ctx context.Context, batch []Result) error {
+	s.dayNotes = s.dayNotes[:0] // a failed batch's notes were never true
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("scores: begin batch: %w", err)
@@ -248,8 +277,15 @@ func (s *Store) write(ctx context.Context, batch []Result) error {
 		if _, err := pl.ExecContext(ctx, int(r.ID.Kind), r.ID.Value, r.Name, r.Length, end, r.Kills, deaths, played, first); err != nil {
 			return fmt.Errorf("scores: write %s %s: %w", r.ID.Kind, r.ID.Value, err)
 		}
-		if _, err := dy.ExecContext(ctx, int(r.ID.Kind), r.ID.Value, day(r.End), r.Name, r.Length, end); err != nil {
-			return fmt.Errorf("scores: write day of %s %s: %w", r.ID.Kind, r.ID.Value, err)
+		// The day's row, unless it holds this length already (in a
+		// crowd most games: a player's day best moves seldom).
+		if k := (dayKey{r.ID.Kind, r.ID.Value, day(r.End)}); s.dayKnown(k, r.Length) {
+			s.daySkips.Add(1)
+		} else {
+			if _, err := dy.ExecContext(ctx, int(r.ID.Kind), r.ID.Value, k.day, r.Name, r.Length, end); err != nil {
+				return fmt.Errorf("scores: write day of %s %s: %w", r.ID.Kind, r.ID.Value, err)
+			}
+			s.dayNotes = append(s.dayNotes, dayNote{k, r.Length})
 		}
 		if r.ID.Kind == Key {
 			if _, err := cl.ExecContext(ctx, strings.ToLower(r.Name), r.ID.Value, end); err != nil {
@@ -260,7 +296,27 @@ func (s *Store) write(ctx context.Context, batch []Result) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("scores: commit batch of %d: %w", len(batch), err)
 	}
+	s.noteDays()
 	return nil
+}
+
+// noteDays takes the days rows a committed batch wrote into dayBest,
+// keeping only the newest day's (and starting again past dayKeep).
+func (s *Store) noteDays() {
+	for _, n := range s.dayNotes {
+		if n.k.day > s.dayOf || s.dayBest == nil || len(s.dayBest) >= dayKeep {
+			clear(s.dayBest)
+			if s.dayBest == nil {
+				s.dayBest = make(map[dayKey]int)
+			}
+			s.dayOf = max(s.dayOf, n.k.day)
+		}
+		if n.k.day == s.dayOf && n.best > s.dayBest[n.k] {
+			s.dayBest[n.k] = n.best
+		}
+	}
+	clear(s.dayNotes) // drop the identities' memory
+	s.dayNotes = s.dayNotes[:0]
 }
 
 // day is t's UTC day: days since 1970-01-01.

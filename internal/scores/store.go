@@ -76,7 +76,15 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error // Close's result, set once
 
-	recorded, dropped, invalid, written, lost, batches, errs atomic.Uint64
+	// dayBest holds, for identities that played today, a length their
+	// row in days holds at least (the writer's: only it reads or writes
+	// these): a game no longer than that leaves the row as it is, and its
+	// upsert is skipped (record.go). For dayOf only; bounded by dayKeep.
+	dayBest  map[dayKey]int
+	dayOf    int64
+	dayNotes []dayNote
+
+	recorded, dropped, invalid, written, lost, batches, errs, daySkips atomic.Uint64
 }
 
 // Stats are a Store's counters since Open.

@@ -520,3 +520,63 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("Stats = %+v; want Recorded + Dropped = %d, all recorded written", st, writers*each)
 	}
 }
+
+// TestDayRowsSkipped: a game no longer than what its player's row of the
+// day holds, as far as the writer knows from the batches it committed,
+// is not written there again (the upsert would change nothing); the rows
+// come out as if every game had been written, across a day's change, a
+// result from the day before, and a store opened again (which knows
+// nothing yet).
+func TestDayRowsSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scores.db")
+	s := openT(t, path, testOpts(nil))
+	erin := KeyID("SHA256:erin")
+	day2 := t0.Add(2 * time.Hour) // t0 is 23:00 on Nov 30
+	games := []struct {
+		r    Result
+		skip bool
+	}{
+		{Result{ID: erin, Name: "erin1", Length: 10, End: t0}, false},
+		{Result{ID: erin, Name: "erin2", Length: 7, End: t0.Add(time.Minute)}, true},
+		{Result{ID: erin, Name: "erin3", Length: 10, End: t0.Add(2 * time.Minute)}, true},
+		{Result{ID: erin, Name: "erin4", Length: 15, End: t0.Add(3 * time.Minute)}, false},
+		{Result{ID: erin, Name: "erin5", Length: 12, End: t0.Add(4 * time.Minute)}, true},
+		{Result{ID: erin, Name: "erin6", Length: 3, End: day2}, false},                     // a new day
+		{Result{ID: erin, Name: "erin7", Length: 2, End: day2.Add(time.Minute)}, true},     // known on it
+		{Result{ID: erin, Name: "erin8", Length: 14, End: t0.Add(5 * time.Minute)}, false}, // Nov 30 again: forgotten
+	}
+	skips := uint64(0)
+	for i, g := range games {
+		s.Record(g.r)
+		waitWritten(t, s, uint64(i+1))
+		if g.skip {
+			skips++
+		}
+		if got := s.daySkips.Load(); got != skips {
+			t.Fatalf("after game %d (%s, %d): %d day rows skipped, want %d", i, g.r.Name, g.r.Length, got, skips)
+		}
+	}
+	ctx := context.Background()
+	check := func(s *Store, when time.Time, want string) {
+		t.Helper()
+		got, err := s.TopToday(ctx, 10, when)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("TopToday(%s) = %v, want %s", when.Format(time.DateOnly), got, want)
+		}
+	}
+	check(s, t0, "[{1 {key SHA256:erin} erin4 15}]")
+	check(s, day2, "[{1 {key SHA256:erin} erin6 3}]")
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s = openT(t, path, testOpts(nil))
+	s.Record(Result{ID: erin, Name: "erin9", Length: 2, End: day2.Add(2 * time.Minute)})
+	waitWritten(t, s, 1)
+	if got := s.daySkips.Load(); got != 0 {
+		t.Errorf("a store opened again skipped %d day rows; it knows none", got)
+	}
+	check(s, day2, "[{1 {key SHA256:erin} erin6 3}]")
+}
