@@ -522,21 +522,11 @@ func (r *Renderer) plan(x, y int) motion {
 		// frame: CUF (at most 4 bytes) beats CHA (at least 4, and CUF
 		// wins a tie) and CUP (at least 6: the column is past the first),
 		// so only re-printing the cells between can beat it.
-		cuf := csiN(n)
-		row := r.prev[y*r.cols:]
-		c := 0
-		for i := r.cx; i < x && c < cuf; i++ {
-			rc := r.reprintCost(row[i])
-			if rc < 0 {
-				c = cuf
-				break
-			}
-			c += rc
-		}
-		if c < cuf {
+		c, reprint := r.rightMove(y, r.cx, x)
+		if reprint {
 			return motion{c, pH, hReprint, 0}
 		}
-		return motion{cuf, pH, hCUF, 0}
+		return motion{c, pH, hCUF, 0}
 	}
 	if r.cy == y && r.cx >= 0 {
 		// Elsewhere on the same row: a motion on the row always beats
@@ -559,6 +549,27 @@ func (r *Renderer) plan(x, y int) motion {
 		return motion{1 + c, pVH, uint8(k), vLF}
 	}
 	return r.planAny(x, y)
+}
+
+// rightMove is the cheapest motion a few cells right on row y, from
+// column from to column to (plan's and moveTo's shortcut): CUF, or the
+// cells between printed again with the pen as it is, when every one can
+// be and that costs less. It returns the cost and whether it reprints.
+func (r *Renderer) rightMove(y, from, to int) (cost int, reprint bool) {
+	cuf := csiN(to - from)
+	row := r.prev[y*r.cols:]
+	c := 0
+	for i := from; i < to && c < cuf; i++ {
+		rc := r.reprintCost(row[i])
+		if rc < 0 {
+			return cuf, false
+		}
+		c += rc
+	}
+	if c < cuf {
+		return c, true
+	}
+	return cuf, false
 }
 
 // planAny is plan without its shortcuts: every motion it knows but
@@ -624,18 +635,7 @@ func (r *Renderer) moveTo(x, y int) {
 	case n > 0 && n <= 8:
 		// A few cells right: CUF, or the cells between printed again
 		// when that is cheaper (plan).
-		cuf := csiN(n)
-		row := r.prev[y*r.cols:]
-		c := 0
-		for i := cx; i < x && c < cuf; i++ {
-			rc := r.reprintCost(row[i])
-			if rc < 0 {
-				c = cuf
-				break
-			}
-			c += rc
-		}
-		if c < cuf {
+		if _, reprint := r.rightMove(y, cx, x); reprint {
 			r.emitH(hReprint, cx, x)
 		} else {
 			r.out = appendCSI(r.out, n, 'C')
