@@ -120,25 +120,32 @@ func (r *Renderer) feedUpdate(v *game.View, own int) {
 	}
 	room := r.feedRoom(t) // again only after a line is added
 	// The kills' tests that are the same for every renderer, made once
-	// for the view (scene), when there is one.
+	// for the view (scene) when there is one, else here for each kill.
 	var sk []sceneKill
-	if s := sceneFor(v); s != nil && len(s.kills) == len(v.Kills) {
+	if s := sceneFor(v); s != nil && len(s.kills) == len(v.Kills) && !r.noScene {
 		sk = s.kills
 	}
-	if sk == nil || r.noScene {
-		r.feedScan(v, own, t, room)
-		return
+	var top uint64
+	if sk == nil {
+		top = topSlots(v)
 	}
-	start := len(sk)
-	for start > 0 && sk[start-1].tick > r.feedAt {
+	start := len(v.Kills)
+	for start > 0 && v.Kills[start-1].Tick > r.feedAt {
 		start--
 	}
-	for i := start; i < len(sk); i++ {
-		e := &sk[i]
+	var own1 sceneKill
+	for i := start; i < len(v.Kills); i++ {
+		e := &own1
+		if sk != nil {
+			e = &sk[i]
+		} else {
+			own1 = sceneKillOf(v, &v.Kills[i], top)
+		}
 		if e.tick+feedShow <= t {
 			continue
 		}
-		// feedMine and feedOthers, with the scene's answers.
+		// The player's death or kill, or, room permitting, a death within
+		// a screen of the camera or about the top 10.
 		if !e.mine(v, own, &v.Kills[i]) && !(room && (e.notable || r.feedNear(v, int(e.x), int(e.y)))) {
 			continue
 		}
@@ -150,29 +157,10 @@ func (r *Renderer) feedUpdate(v *game.View, own int) {
 	r.feedAt = t
 }
 
-// mine is feedMine(v, own, k) for k, the entry e was made from.
+// mine reports whether k, the kill e was made from, is the player's
+// death or kill.
 func (e *sceneKill) mine(v *game.View, own int, k *game.Kill) bool {
 	return own >= 0 && (int(e.victim) == own || int(e.killer) == own || e.headOn && k.Other == v.Snakes[own].Name)
-}
-
-// feedScan is feedUpdate's scan of the view's new kills without a scene.
-func (r *Renderer) feedScan(v *game.View, own int, t uint64, room bool) {
-	start := len(v.Kills)
-	for start > 0 && v.Kills[start-1].Tick > r.feedAt {
-		start--
-	}
-	top := topSlots(v)
-	for i := start; i < len(v.Kills); i++ {
-		k := &v.Kills[i]
-		if k.Tick+feedShow <= t {
-			continue
-		}
-		if (feedMine(v, own, k) || room && r.feedOthers(v, k, top)) && !r.feedHas(k) {
-			r.feedAdd(v, own, k)
-			room = r.feedRoom(t)
-		}
-	}
-	r.feedAt = t
 }
 
 // feedRoom reports whether a row is free, or its line has stayed
@@ -201,26 +189,14 @@ func named(v *game.View, slot int, name string) int32 {
 }
 
 // topSlots has bit s%64 set for the slot s of each snake on View.Top: a
-// killer whose bit is clear is not on it (feedOthers looks for it only when
-// its bit is set).
+// killer whose bit is clear is not on it (feedNotable looks for it only
+// when its bit is set).
 func topSlots(v *game.View) uint64 {
 	var m uint64
 	for _, e := range v.Top {
 		m |= 1 << (uint(e.Slot) % 64)
 	}
 	return m
-}
-
-// feedMine reports whether k is the player's death or kill.
-func feedMine(v *game.View, own int, k *game.Kill) bool {
-	return isYou(v, own, k.VictimSlot, k.Victim) || isYou(v, own, k.KillerSlot, k.Killer) ||
-		k.HeadOn && own >= 0 && k.Other == v.Snakes[own].Name
-}
-
-// feedOthers reports whether k, not the player's, goes in the feed (room
-// permitting): near the camera or about the top 10; top is topSlots(v).
-func (r *Renderer) feedOthers(v *game.View, k *game.Kill, top uint64) bool {
-	return r.feedNear(v, k.At.X, k.At.Y) || feedNotable(v, k, top)
 }
 
 // feedNear reports whether world pixel (x, y) is within a screen of the

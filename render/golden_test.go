@@ -394,8 +394,9 @@ func TestGoldenSmall(t *testing.T) {
 	golden(t, b.String())
 }
 
-// TestFeedWants: which deaths the feed takes when it has room (feedMine,
-// feedOthers; TestFeedLineReplaced checks the room). The player (alice, followed
+// TestFeedWants: which deaths the feed takes when it has room (a
+// renderer with an empty feed takes the view's one new death, or not:
+// feedUpdate; TestFeedLineReplaced checks the room). The player (alice, followed
 // at the centre of an 80x24 screen, camera at rest) sees deaths within a
 // screen of the screen's centre (80 columns, 44 pixel rows: the playfield
 // and half a screen past each edge), her own, and those of the top 10;
@@ -424,7 +425,18 @@ func TestFeedWants(t *testing.T) {
 		{"far, killer's slot 64 past a top one", game.Kill{Victim: "zed", VictimSlot: 9, Length: 1, Killer: v.Top[0].Name, KillerSlot: v.Top[0].Slot + 64, At: game.Point{X: cx + 150, Y: cy + 80}}, false},
 	} {
 		k := c.k
-		if got := feedMine(v, own, &k) || r.feedOthers(v, &k, topSlots(v)); got != c.want {
+		k.Tick = v.Tick
+		v.Kills = []game.Kill{k}
+		for i := range r.feed {
+			r.feed[i].on = false
+		}
+		r.feedAt = v.Tick - 1
+		r.feedUpdate(v, own)
+		got := false
+		for i := range r.feed {
+			got = got || r.feed[i].on
+		}
+		if got != c.want {
 			t.Errorf("%s: wanted in the feed = %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -40,6 +40,16 @@ type sceneKill struct {
 	headOn         bool
 }
 
+// sceneKillOf is kill k of v as the kill feed weighs it; top is
+// topSlots(v).
+func sceneKillOf(v *game.View, k *game.Kill, top uint64) sceneKill {
+	return sceneKill{
+		tick: k.Tick, x: int32(k.At.X), y: int32(k.At.Y),
+		victim: named(v, k.VictimSlot, k.Victim), killer: named(v, k.KillerSlot, k.Killer),
+		notable: feedNotable(v, k, top), headOn: k.HeadOn,
+	}
+}
+
 // scene.fresh's head bits.
 const (
 	sceneTop = 1 << 16
@@ -117,11 +127,7 @@ func sceneFor(v *game.View) *scene {
 	top := topSlots(v)
 	for i := range v.Kills {
 		k := &v.Kills[i]
-		s.kills = append(s.kills, sceneKill{
-			tick: k.Tick, x: int32(k.At.X), y: int32(k.At.Y),
-			victim: named(v, k.VictimSlot, k.Victim), killer: named(v, k.KillerSlot, k.Killer),
-			notable: feedNotable(v, k, top), headOn: k.HeadOn,
-		})
+		s.kills = append(s.kills, sceneKillOf(v, k, top))
 	}
 	fp := v.FreshPix
 	for i := range s.fresh {

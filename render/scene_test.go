@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"snaked/game"
 )
 
 // TestSceneSameFrames: renderers that take the cells' looks and the kill
 // feed's tests from the view's scene draw, frame for frame, the very
 // cells and bytes that renderers working each out themselves (pixCell,
-// feedScan) do, in a crowd where heads, the player's own among them,
+// sceneKillOf for each kill) do, in a crowd where heads, the player's own among them,
 // fruit, spawn shields and deaths (the feed's lines) pass.
 func TestSceneSameFrames(t *testing.T) {
 	c := newLoadCrowd(t, 600, 20, 0)
@@ -56,8 +58,8 @@ func TestSceneSameFrames(t *testing.T) {
 }
 
 // TestSceneKills: the scene's answers for each kill of a crowd's views
-// are feedMine's for every player and feedOthers' past the camera for
-// every renderer (feedNotable).
+// are feedMine's for every player, and the kill's own tick, place and
+// top-10 test (feedNotable).
 func TestSceneKills(t *testing.T) {
 	c := newLoadCrowd(t, 600, 1, 0)
 	kills, mine := 0, 0
@@ -91,6 +93,14 @@ func TestSceneKills(t *testing.T) {
 		t.Fatalf("%d kills, %d of them someone's: nothing checked", kills, mine)
 	}
 	t.Logf("%d kills checked, %d (kill, player) pairs mine", kills, mine)
+}
+
+// feedMine is the rule for a player's own kill-feed lines as the names
+// say it (isYou: the slot and the name), the reference for
+// sceneKill.mine: the player's death, kill, or head-on.
+func feedMine(v *game.View, own int, k *game.Kill) bool {
+	return isYou(v, own, k.VictimSlot, k.Victim) || isYou(v, own, k.KillerSlot, k.Killer) ||
+		k.HeadOn && own >= 0 && k.Other == v.Snakes[own].Name
 }
 
 // sameShown reports the first cell where what r believes the terminal
