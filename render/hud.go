@@ -319,10 +319,12 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 			drawn, end = r.bottom(&k)
 			k.shown = int8(drawn + 1)
 		}
-		for x := end; kept && x < len(row); x++ {
-			if row[x] != blank {
-				row[x] = blank
-				r.mask[y] |= 1 << (x / span)
+		if kept {
+			for x := end; x < len(row); x++ {
+				if row[x] != blank {
+					row[x] = blank
+					r.mask[y] |= 1 << (x / span)
+				}
 			}
 		}
 	}

@@ -438,9 +438,9 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	// One frame in cpuEvery has its rendering's CPU time measured, one
 	// in renderCPUEvery (never the same, clear of the first's clock
 	// system calls) its rendering's and its write's wall time: each
-	// observation is a
-	// few atomic operations on cache lines every writer shares, which
-	// cost 1-2 % of the daemon's CPU when every frame made them.
+	// observation is a few atomic operations on cache lines every writer
+	// shares, which cost 1-2 % of the daemon's CPU when every frame made
+	// them.
 	sample := s.frames%cpuEvery == cpuAt
 	timed := s.frames%renderCPUEvery == renderCPUEvery/2
 	var c0 int64
