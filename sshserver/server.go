@@ -118,6 +118,7 @@ func New(cfg Config, w game.Host) (*Server, error) {
 		// "none" is refused so that clients offer their keys (auth.go).
 		PublicKeyCallback:           acceptKey,
 		KeyboardInteractiveCallback: keyless,
+		MaxAuthTries:                maxAuthFailures,
 	}
 	sc.KeyExchanges = []string{ssh.KeyExchangeMLKEM768X25519, ssh.KeyExchangeCurve25519}
 	for _, k := range cfg.HostSigners {
