@@ -239,7 +239,7 @@ func BenchmarkQueries(b *testing.B) {
 	})
 	// The rank counts the identities ahead: the last-ranked player costs most.
 	var lastID ID
-	if err := s.r.QueryRowContext(ctx, `SELECT kind, ident FROM players ORDER BY best, best_at DESC LIMIT 1`).Scan(&lastID.Kind, &lastID.Value); err != nil {
+	if err := s.conns().r.QueryRowContext(ctx, `SELECT kind, ident FROM players ORDER BY best, best_at DESC LIMIT 1`).Scan(&lastID.Kind, &lastID.Value); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("Player/last", func(b *testing.B) {

@@ -160,7 +160,7 @@ func TestKill9Durability(t *testing.T) {
 	}
 	var n int
 	var maxID string
-	if err := s.r.QueryRowContext(context.Background(), `SELECT count(*), coalesce(max(ident), '') FROM players`).Scan(&n, &maxID); err != nil {
+	if err := s.conns().r.QueryRowContext(context.Background(), `SELECT count(*), coalesce(max(ident), '') FROM players`).Scan(&n, &maxID); err != nil {
 		t.Fatal(err)
 	}
 	// Batches commit in Record's order: the rows must be g0000000..g<n-1>.

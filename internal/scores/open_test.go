@@ -6,10 +6,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -34,7 +36,9 @@ func fill(t *testing.T, db *sql.DB, v int) {
 		}
 	}
 	if v >= 3 {
-		if _, err := db.ExecContext(ctx, `INSERT INTO claims (name, fp, claimed, used) VALUES ('old', 'SHA256:old', ?1, ?1)`, end); err != nil {
+		if _, err := db.ExecContext(ctx, `INSERT INTO claims (name, fp, claimed, used) VALUES ('old', 'SHA256:old', ?1, ?1),
+			('guest1234', 'SHA256:old', ?1, ?1), ('guest123456789012', 'SHA256:old', ?1, ?1),
+			('guest1234567890123', 'SHA256:old', ?1, ?1), ('guest12a', 'SHA256:old', ?1, ?1)`, end); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,17 +90,17 @@ func TestMigrations(t *testing.T) {
 				db.Close()
 			}
 			s := openT(t, path, testOpts(nil))
-			if got, err := userVersion(ctx, s.r); err != nil || got != version {
+			if got, err := userVersion(ctx, s.conns().r); err != nil || got != version {
 				t.Fatalf("after Open, version %d (%v), want %d", got, err, version)
 			}
-			schema := schemaOf(t, s.r)
+			schema := schemaOf(t, s.conns().r)
 			if v == 0 {
 				fresh = schema
 			} else if schema != fresh {
 				t.Errorf("schema migrated from %d differs from a fresh one:\n%s\nfresh:\n%s", v, schema, fresh)
 			}
 			checkBestCounts(t, s)
-			for _, want := range []string{"table players", "table days", "table claims", "index players_best", "index days_best", "table best_counts", "trigger players_best_update"} {
+			for _, want := range []string{"table players", "table days", "table claims", "index players_best", "index days_best", "table best_counts", "trigger players_best_update", "index claims_fp"} {
 				if !strings.Contains(schema, want) {
 					t.Errorf("schema lacks %s:\n%s", want, schema)
 				}
@@ -119,6 +123,21 @@ func TestMigrations(t *testing.T) {
 			}
 			if fp, ok, err := s.Owner(ctx, "OLD", t0); v >= 3 && (fp != "SHA256:old" || !ok || err != nil) {
 				t.Errorf("Owner(old) = %q, %v, %v; want the claim kept", fp, ok, err)
+			}
+			// Claims on generated names go; names merely like them stay.
+			var claims string
+			if err := s.conns().r.QueryRow(`SELECT coalesce(group_concat(name, ' '), '') FROM (SELECT name FROM claims ORDER BY name)`).Scan(&claims); err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			switch {
+			case v >= 5: // no migration ran over these rows
+				want = "guest1234 guest123456789012 guest1234567890123 guest12a old"
+			case v >= 3:
+				want = "guest1234567890123 guest12a old"
+			}
+			if claims != want {
+				t.Errorf("claims after migrating = %q, want %q", claims, want)
 			}
 			// The migrated file takes new games.
 			s.Record(Result{ID: old, Name: "Old", Length: 20, Kills: 1, Died: true, Duration: time.Minute, End: t0.Add(time.Hour)})
@@ -143,6 +162,7 @@ func TestNewerSchemaDisables(t *testing.T) {
 	}
 	db.Close()
 	s, err := Open(path, testOpts(nil))
+	defer s.Close(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "newer") || s.Err() == nil {
 		t.Fatalf("Open of a newer schema = %v; want a disabled store and an error saying newer", err)
 	}
@@ -236,9 +256,10 @@ func checkMovedAside(t *testing.T, path string, data, wal []byte) {
 	}
 }
 
-// readOnly makes path unwritable, also for root (chattr +i), and undoes it
-// at cleanup; it skips the test when it cannot.
-func readOnly(t *testing.T, path string) {
+// readOnly makes path unwritable, also for root (chattr +i), and returns
+// the function making it writable again, also run at cleanup; it skips the
+// test when it cannot.
+func readOnly(t *testing.T, path string) (undo func()) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		st, err := os.Stat(path)
@@ -248,17 +269,58 @@ func readOnly(t *testing.T, path string) {
 		if err := os.Chmod(path, st.Mode().Perm()&^0o222); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { os.Chmod(path, st.Mode().Perm()) })
-		return
+		undo = func() { os.Chmod(path, st.Mode().Perm()) }
+		t.Cleanup(undo)
+		return undo
 	}
 	if out, err := exec.Command("chattr", "+i", path).CombinedOutput(); err != nil {
 		t.Skipf("running as root and chattr +i %s failed (%v: %s): cannot make a file unwritable", path, err, out)
 	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("chattr", "-i", path).CombinedOutput(); err != nil {
-			t.Errorf("chattr -i %s: %v: %s", path, err, out)
+	var once sync.Once
+	undo = func() {
+		once.Do(func() {
+			if out, err := exec.Command("chattr", "-i", path).CombinedOutput(); err != nil {
+				t.Errorf("chattr -i %s: %v: %s", path, err, out)
+			}
+		})
+	}
+	t.Cleanup(undo)
+	return undo
+}
+
+// parentIsFile returns a path that is a regular file, under which no
+// directory can be made (whoever runs the test, root included).
+func parentIsFile(t *testing.T) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// waitTries waits (boundedly) until a disabled store has tried n opens.
+func waitTries(t *testing.T, s *Store, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.tries.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("store tried %d opens in 10 s, want %d", s.tries.Load(), n)
 		}
-	})
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// waitOpen waits (boundedly) for a retrying store's database to open.
+func waitOpen(t *testing.T, s *Store) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("store still disabled after 10 s: %v", s.Err())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 func TestUnwritableDisables(t *testing.T) {
@@ -273,11 +335,7 @@ func TestUnwritableDisables(t *testing.T) {
 	}
 	cases := map[string]func(t *testing.T) string{
 		"parent is a file": func(t *testing.T) string {
-			f := filepath.Join(t.TempDir(), "file")
-			if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			return filepath.Join(f, "scores.db")
+			return filepath.Join(parentIsFile(t), "scores.db")
 		},
 		"path is a directory": func(t *testing.T) string {
 			d := filepath.Join(t.TempDir(), "scores.db")
@@ -310,19 +368,26 @@ func TestUnwritableDisables(t *testing.T) {
 				t.Fatalf("Open = %v, %v; want a disabled store holding the error", s, err)
 			}
 			t.Logf("Open: %v", err)
+			// Results wait on the queue for the database to open.
 			for range 3 {
-				if s.Record(Result{ID: NameID("b"), Name: "b", Length: 1, End: t0}) {
-					t.Error("disabled store accepted a result")
+				if !s.Record(Result{ID: NameID("b"), Name: "b", Length: 1, End: t0}) {
+					t.Error("disabled store refused a result with room on its queue")
 				}
 			}
-			if st := s.Stats(); st.Dropped != 3 || st.Recorded != 0 {
-				t.Errorf("Stats = %+v; want 3 dropped", st)
+			if st := s.Stats(); st.Dropped != 0 || st.Recorded != 3 || st.Queued != 3 {
+				t.Errorf("Stats = %+v; want 3 recorded, queued", st)
 			}
 			if _, err := s.Top(context.Background(), 10); !errors.Is(err, ErrDisabled) {
 				t.Errorf("Top on a disabled store: %v", err)
 			}
+			if _, err := s.Claim(context.Background(), "b", "SHA256:b", "", t0); !errors.Is(err, ErrDisabled) {
+				t.Errorf("Claim on a disabled store: %v", err)
+			}
 			if err := s.Close(context.Background()); err != nil {
 				t.Errorf("Close = %v", err)
+			}
+			if st := s.Stats(); st.Lost != 3 || st.Written != 0 {
+				t.Errorf("after Close, Stats = %+v; want the 3 queued lost", st)
 			}
 			if m, _ := filepath.Glob(path + ".corrupt-*"); len(m) != 0 {
 				t.Errorf("an unwritable database was moved aside as corrupt: %v", m)
@@ -338,7 +403,7 @@ func TestUnwritableDisables(t *testing.T) {
 func checkBestCounts(t *testing.T, s *Store) {
 	t.Helper()
 	var bad int
-	err := s.r.QueryRow(`SELECT
+	err := s.conns().r.QueryRow(`SELECT
 		(SELECT count(*) FROM (SELECT best, count(*) FROM players GROUP BY best
 			EXCEPT SELECT best, n FROM best_counts)) +
 		(SELECT count(*) FROM (SELECT best, n FROM best_counts
@@ -348,5 +413,150 @@ func checkBestCounts(t *testing.T, s *Store) {
 	}
 	if bad != 0 {
 		t.Errorf("best_counts disagrees with players on %d lengths", bad)
+	}
+}
+
+// TestRetryOpen: a store whose directory cannot be made (its parent is a
+// regular file) is disabled, queues results (a full queue drops them), and
+// once the file is replaced by a directory opens by itself, writes the
+// queue, and claims and queries work. Err is read from other goroutines
+// throughout (run with -race).
+func TestRetryOpen(t *testing.T) {
+	parent := parentIsFile(t)
+	path := filepath.Join(parent, "scores.db")
+	var log syncBuf
+	o := testOpts(&log)
+	o.RetryEvery = 20 * time.Millisecond
+	o.QueueSize = 2
+	s, err := Open(path, o)
+	defer s.Close(context.Background())
+	if err == nil || s.Err() == nil || !s.Stats().Disabled {
+		t.Fatalf("Open under a regular file = %v, Err %v; want disabled", err, s.Err())
+	}
+	if !strings.Contains(err.Error(), "scores are off until this is fixed") {
+		t.Errorf("Open's error lacks the operator's text: %v", err)
+	}
+	ctx := context.Background()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if s.Err() == nil {
+					if _, err := s.Top(ctx, 1); err != nil {
+						t.Errorf("Top with Err nil: %v", err)
+						return
+					}
+				}
+			}
+		})
+	}
+	games := []Result{
+		{ID: KeyID("SHA256:a"), Name: "alice", Length: 7, End: t0},
+		{ID: NameID("bob"), Name: "bob", Length: 5, End: t0},
+		{ID: NameID("carol"), Name: "carol", Length: 3, End: t0},
+	}
+	for i, g := range games {
+		if got := s.Record(g); got != (i < 2) {
+			t.Errorf("Record %d on a disabled store with a queue of 2 = %v", i, got)
+		}
+	}
+	if _, err := s.Claim(ctx, "alice", "SHA256:a", "192.0.2.1", t0); !errors.Is(err, ErrDisabled) {
+		t.Errorf("Claim while disabled = %v, want ErrDisabled", err)
+	}
+	waitTries(t, s, 3)
+	if s.Err() == nil || s.Err().Error() != err.Error() {
+		t.Errorf("after failed tries, Err = %v; want Open's error", s.Err())
+	}
+	if n := strings.Count(log.String(), "will retry"); n != 0 {
+		t.Errorf("tries failing as Open did logged %d lines, want none:\n%s", n, log.String())
+	}
+	if err := os.Remove(parent); err != nil {
+		t.Fatal(err)
+	}
+	// A try may make the directory first.
+	if err := os.Mkdir(parent, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		t.Fatal(err)
+	}
+	waitOpen(t, s)
+	close(stop)
+	wg.Wait()
+	waitWritten(t, s, 2)
+	if st := s.Stats(); st.Disabled || st.Recorded != 2 || st.Dropped != 1 || st.Written != 2 {
+		t.Errorf("Stats = %+v; want 2 recorded and written, 1 dropped", st)
+	}
+	if rec, ok, err := s.Player(ctx, KeyID("SHA256:a")); err != nil || !ok || rec.Best != 7 {
+		t.Errorf("Player(alice) after the store opened = %+v, %v, %v", rec, ok, err)
+	}
+	if res, err := s.Claim(ctx, "alice", "SHA256:a", "192.0.2.1", t0); err != nil || res.Outcome != Claimed {
+		t.Errorf("Claim after the store opened = %+v, %v", res, err)
+	}
+	if fp, ok, err := s.Owner(ctx, "alice", t0); err != nil || !ok || fp != "SHA256:a" {
+		t.Errorf("Owner(alice) = %q, %v, %v", fp, ok, err)
+	}
+	if !s.Record(Result{ID: NameID("dave"), Name: "dave", Length: 1, End: t0}) {
+		t.Error("Record refused after the store opened")
+	}
+	waitWritten(t, s, 3)
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "scores are on") {
+		t.Errorf("the opening was not logged:\n%s", log.String())
+	}
+	// The file holds what was written.
+	s2 := openT(t, path, testOpts(nil))
+	if top, err := s2.Top(ctx, 10); err != nil || len(top) != 3 {
+		t.Errorf("reopened: Top = %v, %v; want 3 entries", top, err)
+	}
+}
+
+// TestRetryMovesCorruptAside: a corrupt file that cannot be moved aside
+// (its directory is read-only) disables the store; each try finds it so
+// again, without moving anything; once the directory is writable a try
+// moves it aside, once, and opens a fresh database.
+func TestRetryMovesCorruptAside(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "scores.db")
+	garbage := bytes.Repeat([]byte("this is not an SQLite database\n"), 300)
+	if err := os.WriteFile(path, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	undo := readOnly(t, dir)
+	var log syncBuf
+	o := testOpts(&log)
+	o.RetryEvery = 20 * time.Millisecond
+	s, err := Open(path, o)
+	defer s.Close(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "could not be moved aside") {
+		t.Fatalf("Open of a corrupt file in a read-only directory = %v", err)
+	}
+	waitTries(t, s, 3)
+	if m, _ := filepath.Glob(path + ".corrupt-*"); len(m) != 0 || s.Err() == nil {
+		t.Fatalf("after tries in a read-only directory: moved %v, Err %v", m, s.Err())
+	}
+	undo()
+	waitOpen(t, s)
+	m, _ := filepath.Glob(path + ".corrupt-*")
+	if len(m) != 1 {
+		t.Fatalf("moved-aside files: %v; want one", m)
+	}
+	if got, err := os.ReadFile(m[0]); err != nil || !bytes.Equal(got, garbage) {
+		t.Errorf("moved-aside file differs from the corrupt one (%v)", err)
+	}
+	if n := strings.Count(log.String(), "CORRUPT"); n != 1 {
+		t.Errorf("%d moves logged, want 1:\n%s", n, log.String())
+	}
+	ctx := context.Background()
+	if res, err := s.Claim(ctx, "alice", "SHA256:a", "", t0); err != nil || res.Outcome != Claimed {
+		t.Errorf("Claim on the fresh database = %+v, %v", res, err)
 	}
 }

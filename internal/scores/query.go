@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -50,14 +49,15 @@ func (s *Store) TopToday(ctx context.Context, n int, now time.Time) ([]Entry, er
 }
 
 func (s *Store) top(ctx context.Context, n int, query string, args ...any) ([]Entry, error) {
-	if s == nil || s.err != nil {
+	c := s.conns()
+	if c == nil {
 		return nil, ErrDisabled
 	}
 	n = min(n, MaxTop)
 	if n <= 0 {
 		return nil, nil
 	}
-	rows, err := s.r.QueryContext(ctx, query, append([]any{n}, args...)...)
+	rows, err := c.r.QueryContext(ctx, query, append([]any{n}, args...)...)
 	if err != nil {
 		s.errs.Add(1)
 		return nil, fmt.Errorf("scores: leaderboard: %w", err)
@@ -87,7 +87,8 @@ func (s *Store) top(ctx context.Context, n int, query string, args ...any) ([]En
 
 // Player returns id's record and rank; false when the store has none.
 func (s *Store) Player(ctx context.Context, id ID) (Record, bool, error) {
-	if s == nil || s.err != nil {
+	c := s.conns()
+	if c == nil {
 		return Record{}, false, ErrDisabled
 	}
 	id, ok := id.valid()
@@ -96,7 +97,7 @@ func (s *Store) Player(ctx context.Context, id ID) (Record, bool, error) {
 	}
 	rec := Record{ID: id}
 	var bestAt, played, first, last int64
-	err := s.st.player.QueryRowContext(ctx, int(id.Kind), id.Value).
+	err := c.st.player.QueryRowContext(ctx, int(id.Kind), id.Value).
 		Scan(&rec.Name, &rec.Best, &bestAt, &rec.Kills, &rec.Deaths, &rec.Games, &played, &first, &last, &rec.Rank)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, false, nil
@@ -110,66 +111,4 @@ func (s *Store) Player(ctx context.Context, id ID) (Record, bool, error) {
 	rec.First = time.Unix(first, 0).UTC()
 	rec.Last = time.Unix(last, 0).UTC()
 	return rec, true, nil
-}
-
-// ErrNoKey is returned by Claim without a fingerprint: keyless players never
-// claim names.
-var ErrNoKey = errors.New("scores: a name is claimed by a key; keyless players never claim")
-
-// Claim gives name (case ignored) to the key fp unless another key holds a
-// claim on it used within ClaimTTL of now; it reports whether fp holds the
-// claim afterwards. Claiming a name fp already holds refreshes its last use,
-// as does every game Recorded under it. On error (ErrDisabled included) the
-// caller knows nothing about the name and should let the player use it.
-func (s *Store) Claim(ctx context.Context, name, fp string, now time.Time) (bool, error) {
-	if s == nil || s.err != nil {
-		return false, ErrDisabled
-	}
-	if fp == "" {
-		return false, ErrNoKey
-	}
-	if name == "" || len(name) > maxName || len(fp) > maxID {
-		return false, fmt.Errorf("scores: claim: name or fingerprint empty or too long")
-	}
-	t := now.Unix()
-	cutoff := now.Add(-s.opts.ClaimTTL).Unix()
-	res, err := s.w.ExecContext(ctx, `INSERT INTO claims (name, fp, claimed, used) VALUES (?1, ?2, ?3, ?3)
-		ON CONFLICT (name) DO UPDATE SET
-			claimed = CASE WHEN claims.fp = excluded.fp THEN claims.claimed ELSE excluded.claimed END,
-			used    = CASE WHEN claims.fp = excluded.fp THEN max(claims.used, excluded.used) ELSE excluded.used END,
-			fp      = excluded.fp
-		WHERE claims.fp = excluded.fp OR claims.used < ?4`,
-		strings.ToLower(name), fp, t, cutoff)
-	if err != nil {
-		s.errs.Add(1)
-		return false, fmt.Errorf("scores: claim %s: %w", name, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		s.errs.Add(1)
-		return false, fmt.Errorf("scores: claim %s: %w", name, err)
-	}
-	return n == 1, nil
-}
-
-// Owner returns the fingerprint of the key holding a live claim (used within
-// ClaimTTL of now) on name, case ignored; false when nobody does.
-func (s *Store) Owner(ctx context.Context, name string, now time.Time) (string, bool, error) {
-	if s == nil || s.err != nil {
-		return "", false, ErrDisabled
-	}
-	var fp string
-	var used int64
-	err := s.st.owner.QueryRowContext(ctx, strings.ToLower(name)).Scan(&fp, &used)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
-		s.errs.Add(1)
-		return "", false, fmt.Errorf("scores: owner of %s: %w", name, err)
-	}
-	if used < now.Add(-s.opts.ClaimTTL).Unix() {
-		return "", false, nil
-	}
-	return fp, true, nil
 }

@@ -84,18 +84,16 @@ func (r Result) clean() (Result, bool) {
 
 // Record queues a finished game for the writer and returns at once; it never
 // blocks. It returns false, and counts the result as dropped, when the queue
-// is full or the store is disabled or closed.
+// is full, the store is closed, or its path can never hold a database. A
+// store whose database has not opened yet keeps the queue for when it does
+// (see Open).
 func (s *Store) Record(r Result) bool {
 	if s == nil {
 		return false
 	}
-	if s.err != nil {
-		s.dropped.Add(1)
-		return false
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.closed {
+	if s.closed || s.queue == nil {
 		s.dropped.Add(1)
 		return false
 	}
@@ -109,10 +107,20 @@ func (s *Store) Record(r Result) bool {
 	}
 }
 
-// run is the writer: it commits the queue every FlushEvery, and everything
-// left when Close stops it. Close waits for it.
+// run is the writer: until the database opens it retries the open (see
+// retry); then it commits the queue every FlushEvery, and everything left
+// when Close stops it. Close waits for it.
 func (s *Store) run(ctx context.Context) {
 	defer close(s.done)
+	if s.conns() == nil && !s.retry(ctx) {
+		// Closed before the database opened: Record no longer sends,
+		// and what it queued is lost.
+		for len(s.queue) > 0 {
+			<-s.queue
+			s.lost.Add(1)
+		}
+		return
+	}
 	t := time.NewTicker(s.opts.FlushEvery)
 	defer t.Stop()
 	var pending []Result
@@ -182,21 +190,35 @@ const (
 			name    = CASE WHEN excluded.best > days.best THEN excluded.name ELSE days.name END,
 			best_at = CASE WHEN excluded.best > days.best THEN excluded.best_at ELSE days.best_at END,
 			best    = max(days.best, excluded.best)`
-	touchClaim = `UPDATE claims SET used = max(used, ?3) WHERE name = ?1 AND fp = ?2`
+	// A game refreshes only a live claim: one that lapsed is no longer
+	// the key's (claiming it again is a new claim, see Claim).
+	touchClaim = `UPDATE claims SET used = max(used, ?3) WHERE name = ?1 AND fp = ?2 AND used >= ?4`
 
 	playerQuery = `SELECT name, best, best_at, kills, deaths, games, played, first, last,
 			(SELECT coalesce(sum(n), 0) FROM best_counts c WHERE c.best > p.best) + 1
 		FROM players p WHERE kind = ?1 AND ident = ?2`
 	ownerQuery = `SELECT fp, used FROM claims WHERE name = ?1`
+
+	refreshClaim = `UPDATE claims SET used = max(used, ?2) WHERE name = ?1`
+	heldQuery    = `SELECT name FROM claims WHERE fp = ?1 AND used >= ?2 ORDER BY used, name`
+	releaseClaim = `DELETE FROM claims WHERE name = ?1 AND fp = ?2`
+	newClaim     = `INSERT INTO claims (name, fp, claimed, used) VALUES (?1, ?2, ?3, ?3)
+		ON CONFLICT (name) DO UPDATE SET fp = excluded.fp, claimed = excluded.claimed, used = excluded.used`
 )
 
 // stmts are the statements a Store runs for every game and every join,
-// prepared once at Open: the writer's on its connection, the queries on
-// the read pool (database/sql prepares them again on each connection
-// that runs them, once).
+// prepared once at Open: the writer's and Claim's on the writer's
+// connection, the queries on the read pool (database/sql prepares them
+// again on each connection that runs them, once).
 type stmts struct {
-	upPlayer, upDay, touch *sql.Stmt // the writer's batch
-	player, owner          *sql.Stmt // Player, Owner
+	upPlayer, upDay, touch             *sql.Stmt // the writer's batch
+	get, refresh, held, release, claim *sql.Stmt // Claim's transaction
+	player, owner                      *sql.Stmt // Player, Owner
+}
+
+// all lists the statements, for closing.
+func (st *stmts) all() []*sql.Stmt {
+	return []*sql.Stmt{st.upPlayer, st.upDay, st.touch, st.get, st.refresh, st.held, st.release, st.claim, st.player, st.owner}
 }
 
 // prepareStmts prepares a Store's statements on w (the writer) and r
@@ -209,6 +231,8 @@ func prepareStmts(ctx context.Context, w, r *sql.DB) (stmts, error) {
 		to **sql.Stmt
 		q  string
 	}{{w, &st.upPlayer, upsertPlayer}, {w, &st.upDay, upsertDay}, {w, &st.touch, touchClaim},
+		{w, &st.get, ownerQuery}, {w, &st.refresh, refreshClaim}, {w, &st.held, heldQuery},
+		{w, &st.release, releaseClaim}, {w, &st.claim, newClaim},
 		{r, &st.player, playerQuery}, {r, &st.owner, ownerQuery}} {
 		if *p.to, err = p.db.PrepareContext(ctx, p.q); err != nil {
 			st.close()
@@ -220,7 +244,7 @@ func prepareStmts(ctx context.Context, w, r *sql.DB) (stmts, error) {
 
 // close closes the statements prepared (nil ones are skipped).
 func (st *stmts) close() {
-	for _, s := range []*sql.Stmt{st.upPlayer, st.upDay, st.touch, st.player, st.owner} {
+	for _, s := range st.all() {
 		if s != nil {
 			s.Close()
 		}
@@ -258,14 +282,15 @@ func (s *Store) dayKnown(k dayKey, length int) bool {
 // write commits batch (already cleaned) in one transaction.
 func (s *Store) write(ctx context.Context, batch []Result) error {
 	s.dayNotes = s.dayNotes[:0] // a failed batch's notes were never true
-	tx, err := s.w.BeginTx(ctx, nil)
+	c := s.conns()
+	tx, err := c.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("scores: begin batch: %w", err)
 	}
 	defer tx.Rollback()
 	// The writer's one connection prepared these at Open: the batch
 	// borrows them rather than preparing three statements each time.
-	pl, dy, cl := tx.StmtContext(ctx, s.st.upPlayer), tx.StmtContext(ctx, s.st.upDay), tx.StmtContext(ctx, s.st.touch)
+	pl, dy, cl := tx.StmtContext(ctx, c.st.upPlayer), tx.StmtContext(ctx, c.st.upDay), tx.StmtContext(ctx, c.st.touch)
 	for _, r := range batch {
 		end := r.End.Unix()
 		deaths := 0
@@ -288,7 +313,8 @@ func (s *Store) write(ctx context.Context, batch []Result) error {
 			s.dayNotes = append(s.dayNotes, dayNote{k, r.Length})
 		}
 		if r.ID.Kind == Key {
-			if _, err := cl.ExecContext(ctx, strings.ToLower(r.Name), r.ID.Value, end); err != nil {
+			cutoff := r.End.Add(-s.opts.ClaimTTL).Unix()
+			if _, err := cl.ExecContext(ctx, strings.ToLower(r.Name), r.ID.Value, end, cutoff); err != nil {
 				return fmt.Errorf("scores: touch claim %s: %w", r.Name, err)
 			}
 		}

@@ -82,6 +82,13 @@ var migrations = []string{
 		UPDATE best_counts SET n = n - 1 WHERE best = old.best;
 		DELETE FROM best_counts WHERE best = old.best AND n <= 0;
 	END;`,
+
+	// 5: a key's claims by last use, for Claim's bound on names per key;
+	// the claims on names the server generates ("guest" and 1 to 12
+	// digits), which nobody may hold, go.
+	`CREATE INDEX claims_fp ON claims (fp, used);
+	DELETE FROM claims WHERE name GLOB 'guest[0-9]*'
+		AND substr(name, 6) NOT GLOB '*[^0-9]*' AND length(name) <= 17;`,
 }
 
 // version is the schema version this package writes.

@@ -21,9 +21,12 @@ import (
 
 // Defaults for the zero fields of Options.
 const (
-	DefaultQueueSize  = 4096
-	DefaultFlushEvery = time.Second
-	DefaultClaimTTL   = 30 * 24 * time.Hour
+	DefaultQueueSize     = 4096
+	DefaultFlushEvery    = time.Second
+	DefaultClaimTTL      = 30 * 24 * time.Hour
+	DefaultNamesPerKey   = 3
+	DefaultClaimsPerHour = 60 // admits a classroom behind one NAT joining at once
+	DefaultRetryEvery    = 30 * time.Second
 )
 
 // Options configure a Store; a zero field takes its default.
@@ -32,6 +35,18 @@ type Options struct {
 	QueueSize  int           // results waiting for the writer before Record drops; default 4096
 	FlushEvery time.Duration // how often the writer commits the queue; default 1s
 	ClaimTTL   time.Duration // a name claim lapses after this long unused; default 30 days
+
+	// NamesPerKey is the most names a key holds; a new claim beyond it
+	// releases the key's least recently played name. Default 3.
+	NamesPerKey int
+	// ClaimsPerHour bounds the new claims per source (Claim's from): a
+	// source may make this many at once, and regains one every
+	// hour/ClaimsPerHour, a token bucket. Refreshing a name the key holds
+	// never counts. Default 60; negative: no limit.
+	ClaimsPerHour int
+	// RetryEvery is how often a Store whose database could not be used
+	// tries to open it again. Default 30s.
+	RetryEvery time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -47,11 +62,20 @@ func (o Options) withDefaults() Options {
 	if o.ClaimTTL <= 0 {
 		o.ClaimTTL = DefaultClaimTTL
 	}
+	if o.NamesPerKey <= 0 {
+		o.NamesPerKey = DefaultNamesPerKey
+	}
+	if o.ClaimsPerHour == 0 {
+		o.ClaimsPerHour = DefaultClaimsPerHour
+	}
+	if o.RetryEvery <= 0 {
+		o.RetryEvery = DefaultRetryEvery
+	}
 	return o
 }
 
-// ErrDisabled is returned by the methods of a Store that could not open its
-// database (see Open) and of a nil Store.
+// ErrDisabled is returned by the methods of a Store whose database is not
+// open (see Open) and of a nil Store.
 var ErrDisabled = errors.New("scores: store disabled")
 
 // Store is the scores database. Its methods are safe for concurrent use.
@@ -59,16 +83,15 @@ type Store struct {
 	path string
 	opts Options
 	log  *slog.Logger
-	err  error // why the store is disabled; nil when it works
+	lim  *limiter // new claims per source; nil: no limit
 
-	w  *sql.DB // one connection: the writer's batches, claims, backups
-	r  *sql.DB // queries; read-only connections
-	st stmts   // prepared on w and r at Open; closed with them
+	db  atomic.Pointer[conns]   // the open database; nil while disabled, set once
+	err atomic.Pointer[failure] // why the store is disabled; nil when it works
 
-	queue  chan Result
+	queue  chan Result        // nil when the path can never hold a database
 	stop   chan struct{}      // closed by Close: the writer flushes and exits
-	done   chan struct{}      // closed by the writer when it has exited
-	cancel context.CancelFunc // cancels the writer's context: aborts its transaction when Close's deadline passes
+	done   chan struct{}      // closed by the writer when it has exited; nil: no writer
+	cancel context.CancelFunc // cancels the writer's context: aborts its transaction (or open) when Close's deadline passes
 
 	mu     sync.RWMutex // guards closed: Record sends under RLock, Close sets it under Lock
 	closed bool
@@ -85,19 +108,47 @@ type Store struct {
 	dayNotes []dayNote
 
 	recorded, dropped, invalid, written, lost, batches, errs, daySkips atomic.Uint64
+	tries                                                              atomic.Uint64 // opens retry tried
+}
+
+// conns is an open database.
+type conns struct {
+	w  *sql.DB // one connection: the writer's batches, claims, backups
+	r  *sql.DB // queries; read-only connections
+	st stmts   // prepared on w and r at open; closed with them
+}
+
+// failure holds why a store is disabled.
+type failure struct{ err error }
+
+// conns returns the open database, or nil while the store is disabled.
+func (s *Store) conns() *conns {
+	if s == nil {
+		return nil
+	}
+	return s.db.Load()
+}
+
+// setErr records why the store is disabled; nil: it works.
+func (s *Store) setErr(err error) {
+	if err == nil {
+		s.err.Store(nil)
+		return
+	}
+	s.err.Store(&failure{err})
 }
 
 // Stats are a Store's counters since Open.
 type Stats struct {
 	Recorded uint64 // results Record put on the queue
-	Dropped  uint64 // results Record refused: queue full, store disabled or closed
+	Dropped  uint64 // results Record refused: queue full, store closed, or a path that can never hold a database
 	Invalid  uint64 // queued results the writer refused (empty identity, negative length, ...)
 	Written  uint64 // results committed to the database
-	Lost     uint64 // queued results whose commit failed and could not be retried
+	Lost     uint64 // queued results whose commit failed and could not be retried, or still queued when Close found the database never opened
 	Batches  uint64 // transactions the writer committed
 	Errors   uint64 // failed database operations: batches, queries, claims
 	Queued   int    // results waiting for the writer now
-	Disabled bool   // the store has no database (see Open)
+	Disabled bool   // the store has no database open (see Open)
 }
 
 // Open opens the scores database at path, creating it (and its directory,
@@ -107,34 +158,96 @@ type Stats struct {
 // replaced by a fresh database.
 //
 // When the database cannot be used (unwritable file or directory, a schema
-// newer than this package, a corrupt file that cannot be moved aside), Open
-// returns a disabled Store together with the error: Record, Claim and the
-// queries then do nothing and count or report ErrDisabled, so the game runs
-// on without scores. The Store is never nil; close it either way.
+// newer than this package, a corrupt file that cannot be moved aside, a full
+// disk), Open returns a disabled Store together with the error: Claim, the
+// queries and Backup report ErrDisabled and Err returns why, so the game
+// runs on without scores. Record keeps results on the queue (a full queue
+// drops and counts them). The Store tries again every RetryEvery, each try
+// as Open's own (a corrupt file found is moved aside once per try), until
+// the database opens or Close: then Err returns nil, the queue is written
+// and everything works. Only an empty path, or one holding ? or #, is never
+// retried; Record drops everything there. The Store is never nil; close it
+// either way.
 func Open(path string, opts Options) (*Store, error) {
 	opts = opts.withDefaults()
-	s, err := open(path, opts)
+	if err := checkPath(path); err != nil {
+		return disabled(path, opts, err), err
+	}
+	s := &Store{
+		path:  path,
+		opts:  opts,
+		log:   opts.Log,
+		lim:   newLimiter(opts.ClaimsPerHour),
+		queue: make(chan Result, opts.QueueSize),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	c, err := connect(context.Background(), path, opts)
+	if err != nil {
+		s.setErr(err)
+	} else {
+		s.db.Store(c)
+	}
+	var ctx context.Context
+	ctx, s.cancel = context.WithCancel(context.Background())
+	go s.run(ctx)
+	return s, err
+}
+
+// connect opens the database at path as Open describes, moving a corrupt
+// file aside at most once; its error says what to fix.
+func connect(ctx context.Context, path string, opts Options) (*conns, error) {
+	c, err := open(ctx, path)
 	if err == nil {
-		return s, nil
+		return c, nil
 	}
 	if isCorrupt(err) {
 		aside, merr := moveAside(path, time.Now())
 		if merr != nil {
-			err = fmt.Errorf("scores: %s is corrupt (%v) and could not be moved aside: %w; scores are off until this is fixed", path, err, merr)
-			return disabled(path, opts, err), err
+			return nil, fmt.Errorf("scores: %s is corrupt (%v) and could not be moved aside: %w; scores are off until this is fixed", path, err, merr)
 		}
 		opts.Log.Error("scores: DATABASE FILE IS CORRUPT; moved it aside and started a fresh one (old scores are in the moved file)",
 			"path", path, "moved_to", aside, "err", err)
-		s, err = open(path, opts)
+		c, err = open(ctx, path)
 		if err == nil {
-			return s, nil
+			return c, nil
 		}
 	}
 	if accessDenied(err) {
 		err = fmt.Errorf("%w; let this user write %s and its directory (SQLite creates %s-wal and %s-shm beside it)", err, path, filepath.Base(path), filepath.Base(path))
 	}
-	err = fmt.Errorf("%w; scores are off until this is fixed", err)
-	return disabled(path, opts, err), err
+	return nil, fmt.Errorf("%w; scores are off until this is fixed", err)
+}
+
+// retry opens the database every RetryEvery until it opens (true) or Close
+// stops the writer (false). It logs an error when it differs from the last
+// one, and the database's opening.
+func (s *Store) retry(ctx context.Context) bool {
+	t := time.NewTicker(s.opts.RetryEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return false
+		case <-t.C:
+		}
+		c, err := connect(ctx, s.path, s.opts)
+		s.tries.Add(1)
+		if err != nil && ctx.Err() != nil {
+			return false // Close gave up waiting: the try was aborted, not failed
+		}
+		if err != nil {
+			if prev := s.Err(); prev == nil || prev.Error() != err.Error() {
+				s.log.Warn("scores: still off; will retry", "path", s.path, "every", s.opts.RetryEvery, "err", err)
+			}
+			s.setErr(err)
+			continue
+		}
+		s.db.Store(c)
+		s.setErr(nil)
+		s.log.Info("scores: database opened; scores are on", "path", s.path, "queued", len(s.queue))
+		return true
+	}
 }
 
 // accessDenied reports whether err is SQLite failing to open or write a file.
@@ -149,8 +262,12 @@ func accessDenied(err error) bool {
 	return false
 }
 
+// disabled returns a Store that stays disabled with err: no queue, no
+// writer, no retry.
 func disabled(path string, opts Options, err error) *Store {
-	return &Store{path: path, opts: opts, log: opts.Log, err: err}
+	s := &Store{path: path, opts: opts, log: opts.Log}
+	s.setErr(err)
+	return s
 }
 
 // Synchronous mode: NORMAL. In WAL mode a COMMIT has written its frames to
@@ -169,13 +286,19 @@ const (
 // errCorrupt marks a database that opened but failed its quick check.
 var errCorrupt = errors.New("database failed its integrity check")
 
-func open(path string, opts Options) (*Store, error) {
+// checkPath refuses a path that can never hold a database.
+func checkPath(path string) error {
 	if path == "" {
-		return nil, errors.New("scores: empty database path")
+		return errors.New("scores: empty database path")
 	}
 	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("scores: database path %q contains ? or #; choose another state directory", path)
+		return fmt.Errorf("scores: database path %q contains ? or #; choose another state directory", path)
 	}
+	return nil
+}
+
+// open opens, checks, migrates and test-writes the database at path.
+func open(ctx context.Context, path string) (*conns, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("scores: create database directory: %w", err)
 	}
@@ -185,7 +308,6 @@ func open(path string, opts Options) (*Store, error) {
 	if err := checkHeader(path); err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
 	w, err := sql.Open("sqlite", path+writeDSN)
 	if err != nil {
 		return nil, fmt.Errorf("scores: open %s: %w", path, err)
@@ -214,20 +336,7 @@ func open(path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("scores: open %s: %w", path, err)
 	}
-	s := &Store{
-		path:  path,
-		opts:  opts,
-		log:   opts.Log,
-		w:     w,
-		r:     r,
-		st:    st,
-		queue: make(chan Result, opts.QueueSize),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
-	}
-	ctx, s.cancel = context.WithCancel(context.Background())
-	go s.run(ctx)
-	return s, nil
+	return &conns{w: w, r: r, st: st}, nil
 }
 
 // prepare checks, migrates and test-writes a freshly opened database.
@@ -348,12 +457,16 @@ func moveAside(path string, now time.Time) (string, error) {
 	return dst, nil
 }
 
-// Err reports why the store is disabled, or nil when it works.
+// Err reports why the store is disabled, or nil when it works. A store
+// whose database opens later (see Open) has Err nil from then on.
 func (s *Store) Err() error {
 	if s == nil {
 		return ErrDisabled
 	}
-	return s.err
+	if f := s.err.Load(); f != nil {
+		return f.err
+	}
+	return nil
 }
 
 // Path is the database file's path.
@@ -378,17 +491,19 @@ func (s *Store) Stats() Stats {
 		Batches:  s.batches.Load(),
 		Errors:   s.errs.Load(),
 		Queued:   len(s.queue),
-		Disabled: s.err != nil,
+		Disabled: s.db.Load() == nil,
 	}
 }
 
 // Close stops accepting results, commits what is queued, stops the writer,
 // checkpoints the WAL into the database file and closes it. When ctx ends
 // first, the writer's transaction is aborted (its results count as lost) and
-// Close still waits for the writer before returning ctx's error. Later calls
-// return the first call's result.
+// Close still waits for the writer before returning ctx's error. A store
+// whose database never opened stops retrying (aborting a try under way when
+// ctx ends) and counts what was queued as lost. Later calls return the first
+// call's result.
 func (s *Store) Close(ctx context.Context) error {
-	if s == nil || s.err != nil {
+	if s == nil || s.done == nil {
 		return nil
 	}
 	s.closeOnce.Do(func() {
@@ -404,15 +519,19 @@ func (s *Store) Close(ctx context.Context) error {
 			s.closeErr = fmt.Errorf("scores: close: %w", ctx.Err())
 		}
 		s.cancel()
+		c := s.db.Load() // the writer has exited: final
+		if c == nil {
+			return
+		}
 		if s.closeErr == nil {
 			// Best effort: leaves a self-contained file for backups.
-			if _, err := s.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			if _, err := c.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 				s.log.Warn("scores: checkpoint at close", "path", s.path, "err", err)
 			}
 		}
-		s.st.close()
-		rerr := s.r.Close()
-		werr := s.w.Close()
+		c.st.close()
+		rerr := c.r.Close()
+		werr := c.w.Close()
 		if s.closeErr == nil {
 			if err := errors.Join(rerr, werr); err != nil {
 				s.closeErr = fmt.Errorf("scores: close %s: %w", s.path, err)
@@ -425,10 +544,11 @@ func (s *Store) Close(ctx context.Context) error {
 // Backup writes a consistent copy of the database to dst (which must not
 // exist), waiting for the writer's current batch.
 func (s *Store) Backup(ctx context.Context, dst string) error {
-	if s == nil || s.err != nil {
+	c := s.conns()
+	if c == nil {
 		return ErrDisabled
 	}
-	if _, err := s.w.ExecContext(ctx, "VACUUM INTO ?", dst); err != nil {
+	if _, err := c.w.ExecContext(ctx, "VACUUM INTO ?", dst); err != nil {
 		s.errs.Add(1)
 		return fmt.Errorf("scores: backup to %s: %w", dst, err)
 	}

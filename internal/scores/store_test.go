@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	snakedgame "snaked/game"
 )
 
 // syncBuf is a bytes.Buffer safe for the writer goroutine's log lines.
@@ -226,11 +228,11 @@ func TestClaims(t *testing.T) {
 	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), o)
 	ctx := context.Background()
 	day := 24 * time.Hour
-	claim := func(name, fp string, at time.Time, want bool) {
+	claim := func(name, fp string, at time.Time, want Outcome) {
 		t.Helper()
-		ok, err := s.Claim(ctx, name, fp, at)
-		if err != nil || ok != want {
-			t.Errorf("Claim(%s, %s, +%v) = %v, %v; want %v", name, fp, at.Sub(t0), ok, err, want)
+		res, err := s.Claim(ctx, name, fp, "", at)
+		if err != nil || res != (ClaimResult{Outcome: want}) {
+			t.Errorf("Claim(%s, %s, +%v) = %+v, %v; want %v", name, fp, at.Sub(t0), res, err, want)
 		}
 	}
 	owner := func(name string, at time.Time, want string) {
@@ -241,19 +243,19 @@ func TestClaims(t *testing.T) {
 		}
 	}
 	owner("alice", t0, "")
-	claim("alice", "SHA256:a", t0, true)
-	claim("ALICE", "SHA256:b", t0.Add(time.Hour), false)
+	claim("alice", "SHA256:a", t0, Claimed)
+	claim("ALICE", "SHA256:b", t0.Add(time.Hour), Taken)
 	owner("Alice", t0.Add(time.Hour), "SHA256:a")
-	claim("alice", "SHA256:a", t0.Add(20*day), true) // refreshes
+	claim("alice", "SHA256:a", t0.Add(20*day), Claimed) // refreshes
 	owner("alice", t0.Add(45*day), "SHA256:a")
-	claim("alice", "SHA256:b", t0.Add(45*day), false)
+	claim("alice", "SHA256:b", t0.Add(45*day), Taken)
 	owner("alice", t0.Add(51*day), "") // lapsed: 31 days unused
-	claim("alice", "SHA256:b", t0.Add(51*day), true)
+	claim("alice", "SHA256:b", t0.Add(51*day), Claimed)
 	owner("alice", t0.Add(51*day), "SHA256:b")
-	claim("alice", "SHA256:a", t0.Add(52*day), false)
+	claim("alice", "SHA256:a", t0.Add(52*day), Taken)
 
 	// Playing under a claimed name refreshes it too.
-	claim("carol", "SHA256:c", t0, true)
+	claim("carol", "SHA256:c", t0, Claimed)
 	s.Record(Result{ID: KeyID("SHA256:c"), Name: "Carol", Length: 4, Duration: time.Minute, End: t0.Add(25 * day)})
 	// A game by another key under the name does not.
 	s.Record(Result{ID: KeyID("SHA256:x"), Name: "carol", Length: 4, Duration: time.Minute, End: t0.Add(40 * day)})
@@ -261,13 +263,272 @@ func TestClaims(t *testing.T) {
 	owner("carol", t0.Add(50*day), "SHA256:c")
 	owner("carol", t0.Add(56*day), "")
 
-	if _, err := s.Claim(ctx, "dave", "", t0); !errors.Is(err, ErrNoKey) {
+	if _, err := s.Claim(ctx, "dave", "", "", t0); !errors.Is(err, ErrNoKey) {
 		t.Errorf("keyless Claim: err = %v, want ErrNoKey", err)
 	}
-	if _, err := s.Claim(ctx, "", "SHA256:a", t0); err == nil {
+	if _, err := s.Claim(ctx, "", "SHA256:a", "", t0); err == nil {
 		t.Error("Claim of an empty name succeeded")
 	}
 	owner("dave", t0, "")
+}
+
+// TestNamesPerKey: a key holds NamesPerKey names (3 by default); a new
+// claim beyond releases its least recently played (ties by name), which is
+// then free for another key. A lapsed claim is not held: it does not count,
+// and a game under it does not bring it back.
+func TestNamesPerKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scores.db")
+	s := openT(t, path, testOpts(nil))
+	ctx := context.Background()
+	claim := func(s *Store, name, fp string, at time.Time, want ClaimResult) {
+		t.Helper()
+		res, err := s.Claim(ctx, name, fp, "", at)
+		if err != nil || res != want {
+			t.Errorf("Claim(%s, %s, +%v) = %+v, %v; want %+v", name, fp, at.Sub(t0), res, err, want)
+		}
+	}
+	owner := func(s *Store, name string, at time.Time, want string) {
+		t.Helper()
+		fp, ok, err := s.Owner(ctx, name, at)
+		if err != nil || ok != (want != "") || fp != want {
+			t.Errorf("Owner(%s, +%v) = %q, %v, %v; want %q", name, at.Sub(t0), fp, ok, err, want)
+		}
+	}
+	claimed := ClaimResult{Outcome: Claimed}
+	a, b := "SHA256:a", "SHA256:b"
+	claim(s, "one", a, t0, claimed)
+	claim(s, "Two", a, t0.Add(time.Minute), claimed)
+	claim(s, "three", a, t0.Add(2*time.Minute), claimed)
+	claim(s, "one", a, t0.Add(3*time.Minute), claimed) // refreshed: "two" is now the least recently played
+	s.Record(Result{ID: KeyID(a), Name: "THREE", Length: 3, End: t0.Add(4 * time.Minute)})
+	waitWritten(t, s, 1)
+	claim(s, "four", a, t0.Add(5*time.Minute), ClaimResult{Outcome: Claimed, Released: "two"})
+	now := t0.Add(6 * time.Minute)
+	owner(s, "two", now, "")
+	for _, n := range []string{"one", "three", "four"} {
+		owner(s, n, now, a)
+	}
+	claim(s, "TWO", b, now, claimed) // free for another key
+	owner(s, "two", now, b)
+	claim(s, "one", a, now, claimed) // held: refreshing releases nothing
+	claim(s, "five", a, now.Add(time.Minute), ClaimResult{Outcome: Claimed, Released: "three"})
+
+	// Ties by name.
+	c := "SHA256:c"
+	for _, n := range []string{"x3", "x1", "x2"} {
+		claim(s, n, c, t0, claimed)
+	}
+	claim(s, "x4", c, t0, ClaimResult{Outcome: Claimed, Released: "x1"})
+
+	// d's claim on "old" lapses (30 days unused): it no longer counts,
+	// and a game under it does not revive it.
+	d := "SHA256:d"
+	claim(s, "old", d, t0, claimed)
+	later := t0.Add(31 * 24 * time.Hour)
+	for _, n := range []string{"d1", "d2", "d3"} {
+		claim(s, n, d, later, claimed)
+	}
+	s.Record(Result{ID: KeyID(d), Name: "old", Length: 3, End: later})
+	waitWritten(t, s, 2)
+	owner(s, "old", later, "")
+	claim(s, "old", d, later.Add(time.Minute), ClaimResult{Outcome: Claimed, Released: "d1"}) // a new claim
+
+	// NamesPerKey lowered under what a key holds: a new claim brings it
+	// down to the bound.
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o := testOpts(nil)
+	o.NamesPerKey = 1
+	s = openT(t, path, o)
+	claim(s, "six", a, now.Add(2*time.Minute), ClaimResult{Outcome: Claimed, Released: "four"})
+	for _, n := range []string{"one", "four", "five"} {
+		owner(s, n, now.Add(2*time.Minute), "")
+	}
+	owner(s, "six", now.Add(2*time.Minute), a)
+	var n int
+	if err := s.conns().r.QueryRow(`SELECT count(*) FROM claims WHERE fp = ?`, a).Scan(&n); err != nil || n != 1 {
+		t.Errorf("a holds %d claims (%v), want 1", n, err)
+	}
+}
+
+// TestGeneratedNames: the names the join screen hands out, and any of
+// their form, are never claimed and belong to nobody; names that only
+// start like them are claimed as any other.
+func TestGeneratedNames(t *testing.T) {
+	for n := 1000; n <= 9999; n++ {
+		if g := snakedgame.GuestName(n); !snakedgame.IsGuestName(g) || g != fmt.Sprint("guest", n) {
+			t.Fatalf("GuestName(%d) = %q, IsGuestName %v", n, g, snakedgame.IsGuestName(g))
+		}
+	}
+	for name, want := range map[string]bool{
+		"guest1234": true, "GUEST42": true, "Guest0": true, "guest123456789012": true,
+		"guest": false, "guesthouse": false, "guest12a": false, "guest1234567890123": false,
+		"xguest1": false, "guest-1": false, "guest 1": false, "guest１": false, "": false,
+	} {
+		if got := snakedgame.IsGuestName(name); got != want {
+			t.Errorf("IsGuestName(%q) = %v, want %v", name, got, want)
+		}
+	}
+	o := testOpts(nil)
+	o.ClaimsPerHour = 1
+	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), o)
+	ctx := context.Background()
+	for _, name := range []string{"guest1234", "GUEST42", "guest1234"} {
+		res, err := s.Claim(ctx, name, "SHA256:g", "192.0.2.1", t0)
+		if err != nil || res != (ClaimResult{Outcome: Generated}) {
+			t.Errorf("Claim(%s) = %+v, %v; want generated", name, res, err)
+		}
+		if fp, ok, err := s.Owner(ctx, name, t0); ok || err != nil {
+			t.Errorf("Owner(%s) = %q, %v, %v; want nobody", name, fp, ok, err)
+		}
+	}
+	// A claim on a generated name made before this rule (the row kept by
+	// an older database) does not count either.
+	if _, err := s.conns().w.Exec(`INSERT INTO claims (name, fp, claimed, used) VALUES ('guest7777', 'SHA256:old', ?1, ?1)`, t0.Unix()); err != nil {
+		t.Fatal(err)
+	}
+	if fp, ok, err := s.Owner(ctx, "guest7777", t0); ok || err != nil {
+		t.Errorf("Owner(guest7777) held by an old row = %q, %v, %v; want nobody", fp, ok, err)
+	}
+	var n int
+	if err := s.conns().r.QueryRow(`SELECT count(*) FROM claims WHERE fp = 'SHA256:g'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d claims on generated names (%v)", n, err)
+	}
+	// Generated answers spent nothing of the source's one claim an hour.
+	for _, name := range []string{"guesthouse", "guest"} {
+		res, err := s.Claim(ctx, name, "SHA256:g", "", t0)
+		if err != nil || res.Outcome != Claimed {
+			t.Errorf("Claim(%s) = %+v, %v; want claimed", name, res, err)
+		}
+	}
+	if res, err := s.Claim(ctx, "guesting", "SHA256:h", "192.0.2.1", t0); err != nil || res.Outcome != Claimed {
+		t.Errorf("the source's first new claim = %+v, %v; want claimed", res, err)
+	}
+}
+
+// TestClaimsPerHour: a source makes ClaimsPerHour new claims, then gets
+// Limited for new names (whichever key asks) until its claims come back,
+// one per hour/ClaimsPerHour, all after an hour; it can always refresh the
+// names its keys hold. Other sources and the unknown source "" are not
+// touched.
+func TestClaimsPerHour(t *testing.T) {
+	o := testOpts(nil)
+	o.ClaimsPerHour = 3
+	o.NamesPerKey = 100
+	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), o)
+	ctx := context.Background()
+	claim := func(name, fp, from string, at time.Time, want Outcome) {
+		t.Helper()
+		res, err := s.Claim(ctx, name, fp, from, at)
+		if err != nil || res != (ClaimResult{Outcome: want}) {
+			t.Errorf("Claim(%s, %s, %q, +%v) = %+v, %v; want %v", name, fp, from, at.Sub(t0), res, err, want)
+		}
+	}
+	const src, other = "203.0.113.7", "2001:db8:1:2::/64"
+	k, j := "SHA256:k", "SHA256:j"
+	claim("a", k, src, t0, Claimed)
+	claim("b", k, src, t0, Claimed)
+	claim("taken", j, other, t0, Claimed)
+	claim("taken", k, src, t0, Taken) // does not count
+	claim("c", j, src, t0, Claimed)
+	claim("d", k, src, t0, Limited)
+	claim("d", j, src, t0, Limited) // per source, not per key
+	if _, ok, err := s.Owner(ctx, "d", t0); ok || err != nil {
+		t.Errorf("Owner(d) after Limited = %v, %v; want nobody", ok, err)
+	}
+	for _, n := range []string{"a", "B", "b"} {
+		claim(n, k, src, t0.Add(time.Minute), Claimed) // refreshes: never limited
+	}
+	claim("c", j, src, t0.Add(time.Minute), Claimed)
+	claim("e", k, other, t0, Claimed)
+	for i := range 10 {
+		claim(fmt.Sprint("u", i), k, "", t0, Claimed)
+	}
+	claim("d", k, src, t0.Add(19*time.Minute), Limited)
+	claim("d", k, src, t0.Add(20*time.Minute), Claimed) // one back after hour/3
+	claim("f", k, src, t0.Add(21*time.Minute), Limited)
+	later := t0.Add(time.Hour + 20*time.Minute)
+	for _, n := range []string{"f", "g", "h"} {
+		claim(n, k, src, later, Claimed)
+	}
+	claim("i", k, src, later, Limited)
+
+	// Claiming again a name whose claim lapsed is a new claim.
+	lapse := t0.Add(DefaultClaimTTL + 2*time.Hour)
+	claim("x", k, src, lapse, Claimed)
+	claim("y", k, src, lapse, Claimed)
+	claim("z", k, src, lapse, Claimed)
+	claim("a", k, src, lapse, Limited)
+
+	// Negative: no limit.
+	o.ClaimsPerHour = -1
+	u := openT(t, filepath.Join(t.TempDir(), "scores.db"), o)
+	for i := range DefaultClaimsPerHour + 5 {
+		if res, err := u.Claim(ctx, fmt.Sprint("n", i), k, src, t0); err != nil || res.Outcome != Claimed {
+			t.Fatalf("unlimited store: claim %d = %+v, %v", i, res, err)
+		}
+	}
+	if d := (Options{}).withDefaults(); d.ClaimsPerHour != DefaultClaimsPerHour || d.NamesPerKey != DefaultNamesPerKey || d.RetryEvery != DefaultRetryEvery {
+		t.Errorf("defaults: %+v", d)
+	}
+	if _, err := s.Claim(ctx, "long", k, strings.Repeat("s", maxSource+1), t0); err == nil {
+		t.Error("Claim from an overlong source succeeded")
+	}
+}
+
+// TestLimiterBounded: the limiter tracks at most maxSources sources; past
+// them, new sources share one bucket of ClaimsPerHour; entries whose bucket
+// refilled are dropped, so new sources get their own bucket again.
+func TestLimiterBounded(t *testing.T) {
+	l := newLimiter(DefaultClaimsPerHour)
+	src := func(i int) string { return fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&0xff, i&0xff) }
+	for i := range maxSources {
+		if !l.take(src(i), t0) {
+			t.Fatalf("source %d refused its first claim", i)
+		}
+	}
+	if n := l.sources(); n != maxSources {
+		t.Fatalf("%d sources tracked, want %d", n, maxSources)
+	}
+	admitted := 0
+	for i := maxSources; i < 4*maxSources; i++ {
+		if l.take(src(i), t0.Add(30*time.Second)) {
+			admitted++
+		}
+	}
+	if admitted != DefaultClaimsPerHour {
+		t.Errorf("past the cap, %d new sources admitted, want %d (one shared bucket)", admitted, DefaultClaimsPerHour)
+	}
+	if n := l.sources(); n != maxSources {
+		t.Errorf("%d sources tracked past the cap, want %d", n, maxSources)
+	}
+	if !l.take(src(0), t0.Add(30*time.Second)) {
+		t.Error("a tracked source lost its own bucket past the cap")
+	}
+	// A minute on, the buckets that spent one claim are full again.
+	if !l.take(src(4*maxSources), t0.Add(time.Minute)) {
+		t.Error("a new source refused after the map's entries refilled")
+	}
+	if n := l.sources(); n != 2 {
+		t.Errorf("%d sources tracked after the sweep, want 2 (src(0) and the new one)", n)
+	}
+	// A single source: ClaimsPerHour at once, then none until one comes back.
+	l = newLimiter(DefaultClaimsPerHour)
+	for i := range DefaultClaimsPerHour {
+		if !l.take("a", t0) {
+			t.Fatalf("claim %d refused", i)
+		}
+	}
+	if l.take("a", t0) || !l.take("b", t0) || !l.take("", t0) {
+		t.Error("the limit is not per source")
+	}
+	if !l.take("a", t0.Add(time.Hour/DefaultClaimsPerHour)) {
+		t.Error("no claim back after hour/ClaimsPerHour")
+	}
+	if newLimiter(0) != nil || newLimiter(-1) != nil || !newLimiter(-1).take("a", t0) {
+		t.Error("a limit of 0 or less is not unlimited")
+	}
 }
 
 func TestNilAndDisabledStore(t *testing.T) {
@@ -287,7 +548,7 @@ func TestNilAndDisabledStore(t *testing.T) {
 		if _, _, err := s.Player(ctx, NameID("a")); !errors.Is(err, ErrDisabled) {
 			t.Errorf("%s: Player err = %v", name, err)
 		}
-		if _, err := s.Claim(ctx, "a", "SHA256:a", t0); !errors.Is(err, ErrDisabled) {
+		if _, err := s.Claim(ctx, "a", "SHA256:a", "192.0.2.1", t0); !errors.Is(err, ErrDisabled) {
 			t.Errorf("%s: Claim err = %v", name, err)
 		}
 		if _, _, err := s.Owner(ctx, "a", t0); !errors.Is(err, ErrDisabled) {
@@ -371,6 +632,38 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		t.Errorf("after a cancelled Close, Written %d + Lost %d != Recorded %d", st.Written, st.Lost, st.Recorded)
 	}
 	goroutinesBack(t, before)
+
+	// A store whose database cannot open retries in the background; Close
+	// stops it without waiting for the next try (RetryEvery is 30 s here,
+	// Close's context 10 s), and what was queued is lost.
+	s, err = Open(filepath.Join(parentIsFile(t), "scores.db"), testOpts(nil))
+	if err == nil {
+		t.Fatal("Open under a regular file succeeded")
+	}
+	for i := range 3 {
+		s.Record(Result{ID: NameID(fmt.Sprint("p", i)), Name: "p", Length: i, End: t0})
+	}
+	cctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := s.Close(cctx); err != nil {
+		t.Errorf("Close of a retrying store = %v", err)
+	}
+	if st := s.Stats(); st.Recorded != 3 || st.Lost != 3 || st.Queued != 0 || st.Written != 0 {
+		t.Errorf("after Close of a store that never opened, Stats = %+v; want the 3 recorded lost", st)
+	}
+	if s.Record(Result{ID: NameID("late"), Name: "late", End: t0}) {
+		t.Error("Record after Close accepted a result")
+	}
+	goroutinesBack(t, before)
+
+	// The same, with tries failing every 20 ms while Close comes.
+	o := testOpts(nil)
+	o.RetryEvery = 20 * time.Millisecond
+	s, _ = Open(filepath.Join(parentIsFile(t), "scores.db"), o)
+	if err := s.Close(cctx); err != nil {
+		t.Errorf("Close of a store retrying every 20ms = %v", err)
+	}
+	goroutinesBack(t, before)
 }
 
 func TestBackup(t *testing.T) {
@@ -418,7 +711,7 @@ func TestFailedCommitRetried(t *testing.T) {
 	o.QueueSize = 8
 	s := openT(t, filepath.Join(t.TempDir(), "scores.db"), o)
 	ctx := context.Background()
-	if _, err := s.w.ExecContext(ctx, `ALTER TABLE days RENAME TO days_off`); err != nil {
+	if _, err := s.conns().w.ExecContext(ctx, `ALTER TABLE days RENAME TO days_off`); err != nil {
 		t.Fatal(err)
 	}
 	wait := func(what string, cond func(Stats) bool) {
@@ -448,7 +741,7 @@ func TestFailedCommitRetried(t *testing.T) {
 	if st := s.Stats(); st.Written != 0 {
 		t.Fatalf("written %d while commits fail", st.Written)
 	}
-	if _, err := s.w.ExecContext(ctx, `ALTER TABLE days_off RENAME TO days`); err != nil {
+	if _, err := s.conns().w.ExecContext(ctx, `ALTER TABLE days_off RENAME TO days`); err != nil {
 		t.Fatal(err)
 	}
 	wait("8 written", func(st Stats) bool { return st.Written == 8 })
@@ -501,7 +794,7 @@ func TestConcurrentUse(t *testing.T) {
 					t.Errorf("Player: %v", err)
 					return
 				}
-				if _, err := s.Claim(ctx, fmt.Sprint("n", q), fmt.Sprint("SHA256:", q), t0); err != nil {
+				if _, err := s.Claim(ctx, fmt.Sprint("n", q), fmt.Sprint("SHA256:", q), "192.0.2.1", t0); err != nil {
 					t.Errorf("Claim: %v", err)
 					return
 				}
