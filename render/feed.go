@@ -239,9 +239,18 @@ func (r *Renderer) feedHas(k *game.Kill) bool {
 	return false
 }
 
-// sameName reports whether b is name as kept (cut to 16 bytes).
+// sameName reports whether b is name as kept (game.AppendName's bytes of
+// it cut to 16).
 func sameName(b []byte, name string) bool {
-	return string(b) == name[:min(len(name), 16)]
+	if len(b) != min(len(name), 16) {
+		return false
+	}
+	for i, c := range b {
+		if n := name[i]; c != n && (c != '?' || game.NameByte(n)) {
+			return false
+		}
+	}
+	return true
 }
 
 // feedAdd puts k on a free row, or on the oldest line's (feedUpdate
@@ -265,8 +274,8 @@ func (r *Renderer) feedAdd(v *game.View, own int, k *game.Kill) {
 	switch {
 	case k.HeadOn:
 		l.kind = kHeadOn
-		l.a, l.youA, l.botA = appendName(l.a, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
-		l.b, l.youB = appendName(l.b, k.Other, 16), own >= 0 && k.Other == v.Snakes[own].Name
+		l.a, l.youA, l.botA = game.AppendName(l.a, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
+		l.b, l.youB = game.AppendName(l.b, k.Other, 16), own >= 0 && k.Other == v.Snakes[own].Name
 		for i := range v.Kills { // the other half says whether it is a bot
 			if o := &v.Kills[i]; o.Tick == k.Tick && o.HeadOn && o.Victim == k.Other && o.Other == k.Victim {
 				l.botB = o.VictimBot
@@ -274,11 +283,11 @@ func (r *Renderer) feedAdd(v *game.View, own int, k *game.Kill) {
 		}
 	case k.Killer != "":
 		l.kind = kCut
-		l.a, l.youA, l.botA = appendName(l.a, k.Killer, 16), isYou(v, own, k.KillerSlot, k.Killer), k.KillerBot
-		l.b, l.youB, l.botB = appendName(l.b, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
+		l.a, l.youA, l.botA = game.AppendName(l.a, k.Killer, 16), isYou(v, own, k.KillerSlot, k.Killer), k.KillerBot
+		l.b, l.youB, l.botB = game.AppendName(l.b, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
 	default:
 		l.kind = kSelf
-		l.a, l.youA, l.botA = appendName(l.a, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
+		l.a, l.youA, l.botA = game.AppendName(l.a, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
 	}
 }
 

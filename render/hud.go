@@ -398,7 +398,7 @@ func (r *Renderer) bottom(k *rowsKey) (drawn, end int) {
 		if bot {
 			b = append(b, '~')
 		}
-		b = appendName(b, e.Name, 16)
+		b = game.AppendName(b, e.Name, 16)
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, int64(e.Length), 10)
 		if hl && mono {
@@ -437,7 +437,7 @@ func (r *Renderer) status(k *rowsKey) []byte {
 	switch k.mode {
 	case 1:
 		if !compact {
-			b = appendName(append(b, ' '), k.name, 16)
+			b = game.AppendName(append(b, ' '), k.name, 16)
 			b = append(b, ' ')
 		}
 		b = stat(b, compact, " len ", " L", k.length)
@@ -466,7 +466,7 @@ func (r *Renderer) status(k *rowsKey) []byte {
 		b = append(b, " watching"...)
 		if k.name != "" {
 			b = append(b, ' ')
-			b = appendName(b, k.name, 16)
+			b = game.AppendName(b, k.name, 16)
 		}
 	}
 	r.stat = b
@@ -480,19 +480,6 @@ func stat(b []byte, compact bool, long, short string, n int) []byte {
 		b = append(b, long...)
 	}
 	return strconv.AppendInt(b, int64(n), 10)
-}
-
-// appendName appends a name cut to n bytes of printable ASCII (others
-// become '?').
-func appendName[S string | []byte](b []byte, s S, n int) []byte {
-	for i := 0; i < len(s) && i < n; i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e {
-			c = '?'
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // Boxes: a frame of box-drawing glyphs (Mono: + - |) centred on the
@@ -664,16 +651,16 @@ func (r *Renderer) death(v *game.View, h *HUD, s *game.SnakeInfo) {
 			k := &v.Kills[i]
 			if k.VictimSlot == s.ID.Slot() && k.Tick == s.DeathTick && k.Victim == s.Name {
 				r.dc.headOn, r.dc.known = k.HeadOn, true
-				r.dc.other = appendName(r.dc.other[:0], k.Other, 16)
+				r.dc.other = game.AppendName(r.dc.other[:0], k.Other, 16)
 				break
 			}
 		}
 	}
 	switch {
 	case r.dc.known && r.dc.headOn && len(r.dc.other) > 0:
-		l[0] = appendName(append(l[0][:0], "head-on with "...), r.dc.other, 16)
+		l[0] = game.AppendName(append(l[0][:0], "head-on with "...), r.dc.other, 16)
 	case s.KilledBy != "":
-		l[0] = appendName(append(l[0][:0], "killed by "...), s.KilledBy, 16)
+		l[0] = game.AppendName(append(l[0][:0], "killed by "...), s.KilledBy, 16)
 	default:
 		l[0] = append(l[0][:0], "you ran into yourself"...)
 	}

@@ -473,7 +473,7 @@ func (r *Renderer) appendTag(b []byte, s *game.SnakeInfo) []byte {
 	if s.Bot {
 		b = append(b, '~')
 	}
-	b = appendName(b, s.Name, tagName)
+	b = game.AppendName(b, s.Name, tagName)
 	if r.prof == Mono {
 		b = append(b, ']')
 	}

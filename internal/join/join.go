@@ -14,23 +14,18 @@ import (
 const MaxName = game.MaxName
 
 // Sanitize keeps the bytes of s that may appear in a nickname
-// ([A-Za-z0-9_-]) and cuts the result to MaxName bytes. It never looks at
+// (game.NameByte: [A-Za-z0-9_-]) and cuts the result to MaxName bytes. It never looks at
 // more than a bounded prefix of s.
 func Sanitize(s string) string {
 	var b [MaxName]byte
 	n := 0
 	for i := 0; i < len(s) && i < 4096 && n < MaxName; i++ {
-		if NameByte(s[i]) {
+		if game.NameByte(s[i]) {
 			b[n] = s[i]
 			n++
 		}
 	}
 	return string(b[:n])
-}
-
-// NameByte reports whether c may appear in a nickname.
-func NameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 // generic logins people type out of habit; they make poor nicknames.

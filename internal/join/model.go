@@ -9,6 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"snaked/game"
 )
 
 // Submit tries to join as name. It returns "" when the player is in the
@@ -106,7 +108,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case tea.KeyRunes:
 			keep := msg.Runes[:0:0]
 			for _, r := range msg.Runes {
-				if r < 0x80 && NameByte(byte(r)) {
+				if r < 0x80 && game.NameByte(byte(r)) {
 					keep = append(keep, r)
 				}
 			}
