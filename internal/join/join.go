@@ -14,8 +14,8 @@ import (
 const MaxName = game.MaxName
 
 // Sanitize keeps the bytes of s that may appear in a nickname
-// (game.NameByte: [A-Za-z0-9_-]) and cuts the result to MaxName bytes. It never looks at
-// more than a bounded prefix of s.
+// (game.NameByte: [A-Za-z0-9_-]) and cuts the result to MaxName bytes. It
+// never looks at more than a bounded prefix of s.
 func Sanitize(s string) string {
 	var b [MaxName]byte
 	n := 0
