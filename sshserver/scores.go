@@ -203,12 +203,13 @@ func (s *session) command(cmd string) (out []byte, code uint32, ok bool) {
 }
 
 // scoresText is the all-time leaderboard as plain text, one line each
-// (CRLF: the channel has no terminal to translate).
+// (CRLF: the channel has no terminal to translate), names as
+// game.CleanName makes them.
 func scoresText(top []scores.Entry) []byte {
 	b := []byte("snaked all-time top " + strconv.Itoa(scoresTop) + "\r\n")
 	b = fmt.Appendf(b, "%4s  %5s  %-16s  %s\r\n", "rank", "best", "name", "identity")
 	for _, e := range top {
-		b = fmt.Appendf(b, "%4d  %5d  %-16s  %s\r\n", e.Rank, e.Best, e.Name, e.ID.Kind)
+		b = fmt.Appendf(b, "%4d  %5d  %-16s  %s\r\n", e.Rank, e.Best, game.CleanName(e.Name), e.ID.Kind)
 	}
 	if len(top) == 0 {
 		b = append(b, "nobody yet\r\n"...)
@@ -225,10 +226,13 @@ type scoreJSON struct {
 	Identity string `json:"identity"` // "key" or "keyless"
 }
 
+// scoresJSON is the all-time leaderboard as one JSON object, names as
+// game.CleanName makes them (json.Marshal escapes the C0 controls but
+// passes DEL and the C1 controls, which some terminals obey).
 func scoresJSON(top []scores.Entry) []byte {
 	rows := make([]scoreJSON, 0, len(top))
 	for _, e := range top {
-		rows = append(rows, scoreJSON{Rank: e.Rank, Name: e.Name, Best: e.Best, Identity: e.ID.Kind.String()})
+		rows = append(rows, scoreJSON{Rank: e.Rank, Name: game.CleanName(e.Name), Best: e.Best, Identity: e.ID.Kind.String()})
 	}
 	b, _ := json.Marshal(struct {
 		Top []scoreJSON `json:"top"`

@@ -451,7 +451,7 @@ func (s *session) finish(k *ctl) {
 		b = append(b, "Thanks for playing snaked"...)
 		if s.nick != "" {
 			b = append(b, ", "...)
-			b = append(b, s.nick...)
+			b = game.AppendName(b, s.nick, game.MaxName)
 			if s.last.BestLength > 0 {
 				b = append(b, "! Best length "...)
 				b = strconv.AppendInt(b, int64(s.last.BestLength), 10)

@@ -13,10 +13,13 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"snaked/game"
 	"snaked/internal/scores"
 )
 
-// Data is what the browser shows, read once when it opens.
+// Data is what the browser shows, read once when it opens. Names are shown
+// as game.CleanName makes them: a name from the database is not trusted to
+// be a nickname.
 type Data struct {
 	Top, Today []scores.Entry
 	You        *scores.Record // nil: no record (keyless, or never played)
@@ -58,7 +61,7 @@ func New(d Data, cols, rows int, r *lipgloss.Renderer) Model {
 	for i, es := range [2][]scores.Entry{d.Top, d.Today} {
 		rows := make([]table.Row, 0, len(es))
 		for _, e := range es {
-			rows = append(rows, table.Row{strconv.Itoa(e.Rank), strconv.Itoa(e.Best), e.Name, e.ID.Kind.String()})
+			rows = append(rows, table.Row{strconv.Itoa(e.Rank), strconv.Itoa(e.Best), game.CleanName(e.Name), e.ID.Kind.String()})
 		}
 		m.tables[i] = table.New(table.WithColumns(cols4), table.WithRows(rows), table.WithFocused(true),
 			table.WithStyles(st), table.WithHeight(m.tableHeight()))
@@ -148,7 +151,7 @@ func (m Model) you() string {
 		return "No games recorded for your key yet.\n"
 	}
 	lines := []string{
-		"name         " + r.Name,
+		"name         " + game.CleanName(r.Name),
 		"rank         #" + strconv.Itoa(r.Rank) + " all-time",
 		"best length  " + strconv.Itoa(r.Best),
 		"kills        " + strconv.Itoa(r.Kills),
