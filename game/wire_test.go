@@ -455,17 +455,91 @@ func TestReplicaGap(t *testing.T) {
 }
 
 // TestReplicaCorrupt: every truncation and many bit flips of real messages
-// are refused (or, for a flip that still decodes, applied whole); nothing
-// panics and a refused delta leaves the replica as it was.
+// are refused (or, for a flip that still decodes, applied whole: as a
+// fresh replica applies it); nothing panics and a refused delta leaves the
+// replica as it was. The truncations go to a replica that has followed
+// deltas (so it has logs a view may replay); the flips all go to one
+// replica built from a snapshot, so what a refused one leaves behind would
+// show in the next one applied.
 func TestReplicaCorrupt(t *testing.T) {
 	f := newFollowed(t, 7, 128, 64, 10)
 	f.follow(t, 1<<20)
+	for k := 0; k < 2*logN; k++ {
+		f.next(t)
+	}
 	chunks, _ := f.w.Snapshot(1 << 20)
 	f.step(t)
 	d, _ := f.e.AppendDelta(nil)
+
+	// state is what a replica holds that its views and its next deltas
+	// depend on: the log slots a view may still replay (not the next
+	// one, which Apply reuses), and the newest view.
+	type state struct {
+		Tick, Seq     uint64
+		NSlots        int
+		Grid          []Pixel
+		Snakes        []SnakeInfo
+		Top           [TopN]int32
+		NTop          int
+		Players, Bots int
+		Best          Entry
+		Kills         [MaxKills]Kill
+		NKills        uint64
+		Logs          [logN - 1][]change
+		ViewTick      uint64
+		ViewPix       []Pixel
+		ViewSnakes    []SnakeInfo
+		ViewTop       []Entry
+		ViewKills     []Kill
+		ViewPeople    [2]int
+		ViewBest      Entry
+		ViewSeq       uint64
+		ViewDirty     []uint64
+		ViewFresh     []uint64
+	}
+	stateOf := func(r *Replica) state {
+		v := r.Acquire()
+		defer v.Release()
+		st := state{
+			Tick: r.tick, Seq: r.seq, NSlots: r.nslots, Grid: slices.Clone(r.grid), Snakes: slices.Clone(r.snakes),
+			Top: r.top, NTop: r.ntop, Players: r.players, Bots: r.bots, Best: r.best, Kills: r.kills, NKills: r.nkills,
+			ViewTick: v.Tick, ViewPix: slices.Clone(v.Pix), ViewSnakes: slices.Clone(v.Snakes), ViewTop: slices.Clone(v.Top),
+			ViewKills: slices.Clone(v.Kills), ViewPeople: [2]int{v.Players, v.Bots}, ViewBest: v.Best, ViewSeq: v.st.seq,
+			ViewDirty: slices.Clone(v.Dirty), ViewFresh: slices.Clone(v.Fresh),
+		}
+		for k := range st.Logs {
+			if s := r.seq - uint64(k); s >= 1 && s <= r.seq && len(r.logs[s%logN]) > 0 {
+				st.Logs[k] = slices.Clone(r.logs[s%logN])
+			}
+		}
+		return st
+	}
+	// differs names the fields in which b differs from a.
+	differs := func(a, b state) []string {
+		var fs []string
+		va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+		for i := range va.NumField() {
+			if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+				fs = append(fs, va.Type().Field(i).Name)
+			}
+		}
+		return fs
+	}
+	fresh := func() *Replica {
+		t.Helper()
+		r, err := NewReplica(chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	before := stateOf(f.r)
 	for n := 0; n < len(d); n++ {
 		if err := f.r.Apply(d[:n]); err == nil {
 			t.Fatalf("delta cut at %d of %d applied", n, len(d))
+		}
+		if fs := differs(before, stateOf(f.r)); len(fs) > 0 {
+			t.Fatalf("delta cut at %d of %d, refused, changed the replica's %v", n, len(d), fs)
 		}
 	}
 	for n := 0; n < len(chunks[0]); n += 7 {
@@ -474,14 +548,46 @@ func TestReplicaCorrupt(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	r := fresh()
+	base := stateOf(r)
+	refused, applied := 0, 0
 	for k := 0; k < 500; k++ {
 		b := slices.Clone(d)
 		b[rng.IntN(len(b))] ^= byte(1 << rng.IntN(8))
-		r, _ := NewReplica(chunks)
-		_ = r.Apply(b)
+		if err := r.Apply(b); err != nil {
+			refused++
+			if fs := differs(base, stateOf(r)); len(fs) > 0 {
+				t.Fatalf("flip %d, refused (%v), changed the replica's %v", k, err, fs)
+			}
+		} else {
+			applied++
+			r2 := fresh()
+			if err := r2.Apply(b); err != nil {
+				t.Fatalf("flip %d: applied after %d refused deltas, refused by a fresh replica: %v", k, refused, err)
+			}
+			if fs := differs(stateOf(r2), stateOf(r)); len(fs) > 0 {
+				t.Fatalf("flip %d: applied after %d refused deltas, differs from a fresh replica's in %v", k, refused, fs)
+			}
+			r = fresh()
+		}
 		c := slices.Clone(chunks[0])
 		c[rng.IntN(len(c))] ^= byte(1 << rng.IntN(8))
 		_, _ = NewReplica([][]byte{c})
+	}
+	if refused == 0 {
+		t.Fatalf("no flip refused in 500 (%d applied)", applied)
+	}
+	// The replicas that refused the last flips and the truncations take
+	// the real delta and match the world.
+	if err := r.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	wv, rv := f.w.Acquire(), r.Acquire()
+	err := sameView(wv, rv)
+	wv.Release()
+	rv.Release()
+	if err != nil {
+		t.Fatalf("after the flips, the real delta: %v", err)
 	}
 	if err := f.r.Apply(d); err != nil {
 		t.Fatal(err)
