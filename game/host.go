@@ -3,20 +3,51 @@ package game
 import "errors"
 
 // Host is what a session needs of a world: its newest view, and a way in
-// for the player's joins and inputs. A *World is one; a gateway that
+// for the player's joins and inputs. World.Host is one; a gateway that
 // follows a simulation running elsewhere is another (views from a replica,
 // inputs sent on). The renderer and the sessions read the same View from
 // either and cannot tell them apart.
+//
+// Inputs and leaves name the Seat the join gave, not a bare ID: a host
+// whose world can restart elsewhere (a gateway's) checks the whole seat,
+// so no input reaches a snake its session did not join, even when a new
+// world hands out the same ID.
 type Host interface {
 	Acquire() *View
-	Join(name string) (ID, error)
-	Leave(id ID)
-	Turn(id ID, d Dir)
-	Dash(id ID)
-	Respawn(id ID)
+	// Join adds a player named name; key is the fingerprint of the key
+	// the player authenticated with ("" for none), kept with the snake.
+	Join(name, key string) (Seat, error)
+	Leave(Seat)
+	Turn(Seat, Dir)
+	Dash(Seat)
+	Respawn(Seat)
 }
 
-var _ Host = (*World)(nil)
+// Seat is one join's snake: the ID its views carry, and which world and
+// which join gave it. A local world's seats carry the ID alone.
+type Seat struct {
+	ID    ID
+	World uint64 // the world instance that gave the snake (a simulation's); 0 for a local world
+	Join  uint64 // the join among its host's; 0 for a local world
+}
+
+// Host returns w as a Host: seats are its IDs.
+func (w *World) Host() Host { return localHost{w} }
+
+// localHost is a World as a Host.
+type localHost struct{ w *World }
+
+func (h localHost) Acquire() *View { return h.w.Acquire() }
+
+func (h localHost) Join(name, _ string) (Seat, error) {
+	id, err := h.w.Join(name)
+	return Seat{ID: id}, err
+}
+
+func (h localHost) Leave(s Seat)       { h.w.Leave(s.ID) }
+func (h localHost) Turn(s Seat, d Dir) { h.w.Turn(s.ID, d) }
+func (h localHost) Dash(s Seat)        { h.w.Dash(s.ID) }
+func (h localHost) Respawn(s Seat)     { h.w.Respawn(s.ID) }
 
 // ErrUnavailable is a Host's answer to a join when the world it mirrors
 // cannot be reached right now (a gateway whose simulation is restarting):

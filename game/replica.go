@@ -2,6 +2,7 @@ package game
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync/atomic"
 )
@@ -325,9 +326,22 @@ func chunkHeader(c []byte) (tick uint64, index, count int, payload []byte, err e
 	return tick, int(count_), int(n), r.b, nil
 }
 
+// ChunkInfo reads a snapshot chunk's header: the snapshot's tick, the
+// chunk's index and the snapshot's chunk count. A follower collecting
+// chunks places each by it and builds the replica once all have come.
+func ChunkInfo(c []byte) (tick uint64, index, count int, err error) {
+	tick, index, count, _, err = chunkHeader(c)
+	return tick, index, count, err
+}
+
 // NewReplica builds a replica from the chunks of one snapshot, given in
 // any order. A missing, repeated or foreign chunk is an error.
-func NewReplica(chunks [][]byte) (*Replica, error) {
+func NewReplica(chunks [][]byte) (*Replica, error) { return NewReplicaWithin(chunks, MaxPixels) }
+
+// NewReplicaWithin is NewReplica for a follower that takes worlds of at
+// most maxPixels pixels: a snapshot of a larger world is refused before
+// anything is allocated for it.
+func NewReplicaWithin(chunks [][]byte, maxPixels int) (*Replica, error) {
 	if len(chunks) == 0 {
 		return nil, fmt.Errorf("%w: no snapshot chunks", ErrCorrupt)
 	}
@@ -341,7 +355,7 @@ func NewReplica(chunks [][]byte) (*Replica, error) {
 		}
 		if k == 0 {
 			tick = t
-			if n > len(chunks) {
+			if n != len(chunks) {
 				return nil, fmt.Errorf("%w: snapshot of tick %d has %d chunks, %d given", ErrCorrupt, t, n, len(chunks))
 			}
 			parts = parts[:n]
@@ -362,7 +376,7 @@ func NewReplica(chunks [][]byte) (*Replica, error) {
 		}
 		body = append(body, p...)
 	}
-	r, err := decodeSnapshot(body)
+	r, err := decodeSnapshot(body, maxPixels)
 	if err == nil && r.tick != tick {
 		err = fmt.Errorf("%w: snapshot body of tick %d in chunks of tick %d", ErrCorrupt, r.tick, tick)
 	}
@@ -372,13 +386,16 @@ func NewReplica(chunks [][]byte) (*Replica, error) {
 	return r, nil
 }
 
+// ErrTooLarge says a snapshot's world is larger than its follower takes.
+var ErrTooLarge = errors.New("game: snapshot of a world larger than this follower takes")
+
 // pixRun is one run of equal pixels.
 type pixRun struct {
 	n int
 	p Pixel
 }
 
-func decodeSnapshot(b []byte) (*Replica, error) {
+func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 	rd := reader{b: b}
 	rd.header(msgSnapshot)
 	var d dims
@@ -387,6 +404,9 @@ func decodeSnapshot(b []byte) (*Replica, error) {
 	d.max = rd.int("capacity", MaxCapacity)
 	if rd.err == nil && (d.w < MinSide || d.h < MinSide || d.w*d.h > MaxPixels || d.max < 1) {
 		rd.fail("world size")
+	}
+	if rd.err == nil && d.w*d.h > maxPixels {
+		return nil, fmt.Errorf("%w: %dx%d is %d pixels, more than %d", ErrTooLarge, d.w, d.h, d.w*d.h, maxPixels)
 	}
 	d.nslots = rd.int("slots", d.max)
 	tick := rd.uvarint("tick")

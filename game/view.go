@@ -57,7 +57,8 @@ const (
 type Point struct{ X, Y int }
 
 // ID names a snake for the whole run: its slot in the low 16 bits and a
-// generation above, so a stale ID never reaches a newer snake in the same slot.
+// generation above (counting from Config.IDBase), so a stale ID never
+// reaches a newer snake in the same slot.
 type ID uint64
 
 // Slot is the index of the snake in View.Snakes.

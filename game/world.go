@@ -47,6 +47,7 @@ type Config struct {
 	Bots      int    // server-side snakes kept whatever the population (the floor)
 	BotTarget int    // bots fill the world up to this many snakes (people + bots); 0 = no filling beyond Bots
 	Seed      uint64 // all randomness comes from this
+	IDBase    uint32 // the generation every slot's first snake ID carries (see ID); a simulation picks it at random, so a restarted world's IDs are not the last one's
 
 	Fruit        int // target fruit count; 0 = W*H/256
 	StartLen     int // length of a new snake; 0 = 5
@@ -308,6 +309,9 @@ func New(cfg Config) (*World, error) {
 		names:  make(map[string]int32),
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 		counts: make([]int32, 512), // grows in rank past the longest snake
+	}
+	for i := range w.box {
+		w.box[i].gen = cfg.IDBase
 	}
 	bodyCap := 16
 	for bodyCap < 2*cfg.StartLen {

@@ -52,7 +52,7 @@ func TestSmokeDaemon(t *testing.T) {
 	cfg.ShutdownGrace = time.Second
 	logs := &lockedBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
-	srv, err := sshserver.New(cfg, w)
+	srv, err := sshserver.New(cfg, w.Host())
 	if err != nil {
 		t.Fatal(err)
 	}

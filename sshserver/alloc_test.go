@@ -42,7 +42,7 @@ var _ ssh.Channel = (*nullChannel)(nil)
 
 // frameSetup builds a session playing in w without any network.
 func frameSetup(t testing.TB, w *game.World, user string, watch bool) (*session, *canvas, *nullChannel) {
-	srv, err := New(testConfig(t), w)
+	srv, err := New(testConfig(t), w.Host())
 	if err != nil {
 		t.Fatal(err)
 	}

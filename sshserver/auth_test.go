@@ -30,7 +30,7 @@ import (
 // the info request); key is an ed25519 public key
 // (query, then signature) after "none" is refused.
 func BenchmarkHandshake(b *testing.B) {
-	srv, err := New(testConfig(b), testWorld(b, 0))
+	srv, err := New(testConfig(b), testWorld(b, 0).Host())
 	if err != nil {
 		b.Fatal(err)
 	}

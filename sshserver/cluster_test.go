@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"snaked/game"
 	"snaked/internal/cluster"
 	"snaked/internal/vtmodel"
@@ -28,16 +30,20 @@ type gatewayHarness struct {
 // startGateway serves a gateway of the world streamed on url under prefix
 // "t", on 127.0.0.1:0. Its sessions are woken by each delta applied, as
 // the daemon's gateway role does.
-func startGateway(t *testing.T, url string) *gatewayHarness {
+func startGateway(t *testing.T, url string, opts ...func(*Config, *nats.Conn, *cluster.Gateway)) *gatewayHarness {
 	t.Helper()
-	nc, err := cluster.Connect(cluster.Options{URL: url, Name: "gateway"})
+	name, err := cluster.GatewayName("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := cluster.Connect(cluster.Options{URL: url, Name: "gateway", Prefix: "t", Gateway: name})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
 	g := &gatewayHarness{}
 	var srv atomic.Pointer[Server] // woken at each delta applied, once it exists
-	g.f, err = cluster.NewFollower(nc, "t", func() {
+	g.f, err = cluster.NewFollower(nc, "t", name, 0, func() {
 		if s := srv.Load(); s != nil {
 			s.Ticked(game.Round{})
 		}
@@ -46,13 +52,16 @@ func startGateway(t *testing.T, url string) *gatewayHarness {
 		t.Fatal(err)
 	}
 	t.Cleanup(g.f.Close)
-	g.gw, err = cluster.NewGateway(nc, "t", g.f, 0)
+	g.gw, err = cluster.NewGateway(nc, "t", name, g.f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(g.gw.Close)
 	cfg := testConfig(t)
 	cfg.Collectors = cluster.GatewayCollectors(g.gw, g.f)
+	for _, o := range opts {
+		o(&cfg, nc, g.gw)
+	}
 	logs := &syncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	g.srv, err = New(cfg, g.gw)
@@ -172,7 +181,7 @@ func (tm *term) settle(quiet time.Duration) {
 // that overlap holds her whole snake. The banner of each gateway counts
 // the cluster: one playing, one watching.
 func TestGatewaysSamePlayfield(t *testing.T) {
-	ns, err := cluster.Embed("127.0.0.1:0", "", "")
+	ns, err := cluster.Embed("127.0.0.1:0", cluster.Auth{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +197,7 @@ func TestGatewaysSamePlayfield(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(sim.Close)
-	pub, err := cluster.NewPublisher(snc, w, "t")
+	pub, err := cluster.NewPublisher(snc, w, "t", sim.Instance())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,4 +290,67 @@ func TestGatewaysSamePlayfield(t *testing.T) {
 	if bad := fmt.Sprint(sim.Stats().Bad, sim.Stats().Foreign); bad != "0 0" {
 		t.Errorf("the simulation dropped messages (bad, foreign): %s", bad)
 	}
+}
+
+// TestGatewayJoinFlood: TestJoinFlood through a gateway, whose sessions
+// ask the simulation's scores over the link: the flood is paced, a
+// keyless client never gets a claimed name, and its owner gets in.
+func TestGatewayJoinFlood(t *testing.T) {
+	ns, err := cluster.Embed("127.0.0.1:0", cluster.Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	snc, err := cluster.Connect(cluster.Options{URL: ns.ClientURL(), Name: "sim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(snc.Close)
+	w := testWorld(t, 0)
+	sim, err := cluster.NewSim(snc, w, "t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	st := testStore(t)
+	ss, err := cluster.ServeScores(snc, "t", st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ss.Close)
+	pub, err := cluster.NewPublisher(snc, w, "t", sim.Instance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pub.Close)
+	stop := make(chan struct{})
+	ticking := make(chan struct{})
+	go func() { // the simulation's clock, as -role sim runs it
+		defer close(ticking)
+		tk := time.NewTicker(20 * time.Millisecond)
+		defer tk.Stop()
+		for tick := uint64(1); ; tick++ {
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+			}
+			w.Step(tick)
+			_ = pub.Ticked()
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-ticking })
+	var cs *countingScores
+	g := startGateway(t, ns.ClientURL(), func(cfg *Config, nc *nats.Conn, gw *cluster.Gateway) {
+		rs := cluster.NewRemoteScores(nc, "t", gw.Name(), gw.ID())
+		t.Cleanup(rs.Close)
+		cs = &countingScores{Scores: rs}
+		cfg.Scores = cs
+	})
+	owner := newSigner(t)
+	tm := play(t, g.h.keyedDial("vip", owner), 80, 24)
+	tm.waitScreen("1 playing")
+	tm.send("q")
+	tm.wait()
+	floodJoins(t, g.h, cs, "vip", owner)
 }

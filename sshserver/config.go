@@ -42,11 +42,15 @@ type Config struct {
 }
 
 // Scores is what sessions ask of the scores: a *scores.Store in one
-// process, or a gateway's link to its simulation's store.
+// process, or a gateway's link to its simulation's store. An error that is
+// scores.ErrOff says the store keeps no scores (a cluster's simulation
+// run with -scores off): names are then not claimed; any other error
+// means nothing is known, and a name that cannot be checked is not
+// handed out.
 type Scores interface {
 	Record(r scores.Result) bool
 	Owner(ctx context.Context, name string, now time.Time) (fp string, ok bool, err error)
-	Claim(ctx context.Context, name, fp string, now time.Time) (bool, error)
+	Claim(ctx context.Context, name, fp, from string, now time.Time) (scores.ClaimResult, error)
 	Player(ctx context.Context, id scores.ID) (scores.Record, bool, error)
 	Top(ctx context.Context, n int) ([]scores.Entry, error)
 	TopToday(ctx context.Context, n int, now time.Time) ([]scores.Entry, error)

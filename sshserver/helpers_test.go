@@ -95,7 +95,7 @@ func testConfig(t testing.TB) Config {
 
 func start(t *testing.T, cfg Config, w *game.World) *harness {
 	t.Helper()
-	return startHost(t, cfg, w, w)
+	return startHost(t, cfg, w, w.Host())
 }
 
 // startHost is start for sessions that reach world w through host.

@@ -43,6 +43,7 @@ const lostFrames = 20
 // went missing; on a refusal it tries again lostFrames frames later.
 func (s *session) rejoin() {
 	s.jmu.Lock()
+	s.seat.Store(nil)
 	s.id.Store(0)
 	s.jmu.Unlock()
 	if why := s.enter(s.nick); why != "" {
@@ -51,12 +52,6 @@ func (s *session) rejoin() {
 		return
 	}
 	s.c.log.Info("rejoined", "nick", s.nick)
-}
-
-// keyJoiner is a Host that takes the player's identity with a join (a
-// gateway: the key's fingerprint travels to the simulation).
-type keyJoiner interface {
-	JoinKey(name, key string) (game.ID, error)
 }
 
 // noticer is a Host with something to say in the banner (a gateway whose
@@ -140,9 +135,12 @@ func (s *session) playKey(k key, r byte) {
 	if s.common(k, r) {
 		return
 	}
-	id := game.ID(s.id.Load())
+	seat := s.seat.Load()
+	if seat == nil {
+		return
+	}
 	if d := dirOf(k, r); d != game.None {
-		s.srv.w.Turn(id, d)
+		s.srv.w.Turn(*seat, d)
 		s.srv.m.turns.Inc()
 		s.steered.Store(true)
 		return
@@ -150,16 +148,16 @@ func (s *session) playKey(k key, r byte) {
 	switch {
 	case k == keyRune && r == ' ':
 		if s.alive.Load() {
-			s.srv.w.Dash(id)
+			s.srv.w.Dash(*seat)
 			s.srv.m.dashes.Inc()
 		} else {
-			s.srv.w.Respawn(id)
+			s.srv.w.Respawn(*seat)
 			s.srv.m.respawns.Inc()
 			s.loadRecord(true)
 		}
 	case k == keyEnter:
 		if !s.alive.Load() {
-			s.srv.w.Respawn(id)
+			s.srv.w.Respawn(*seat)
 			s.srv.m.respawns.Inc()
 			s.loadRecord(true)
 		}
@@ -385,6 +383,9 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	hud.AllBest, hud.AllRank = int(s.allBest.Load()), int(s.allRank.Load())
 	if s.srv.notice != nil {
 		hud.Notice = s.srv.notice.Notice()
+	}
+	if hud.Notice == "" {
+		hud.Notice = s.noticeNow(time.Now())
 	}
 
 	v := s.srv.w.Acquire()

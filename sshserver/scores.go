@@ -43,52 +43,6 @@ func (s *session) identity() scores.ID {
 	return scores.NameID(s.nick)
 }
 
-// nameRefused asks the store whether name is claimed by a key other than
-// the session's; it returns why the name is refused, or "". A store that
-// cannot answer refuses nothing.
-func (s *session) nameRefused(name string) string {
-	st := s.srv.cfg.Scores
-	if st == nil || st.Err() != nil {
-		return ""
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
-	defer cancel()
-	var owner string
-	var ok bool
-	var err error
-	deep(func() { owner, ok, err = st.Owner(ctx, name, time.Now()) })
-	switch {
-	case err != nil:
-		s.c.log.Warn("scores: name owner", "err", err)
-		return ""
-	case !ok || owner == s.key:
-		return ""
-	case s.key == "":
-		return "\"" + name + "\" belongs to a player with a key: pick another"
-	}
-	return "\"" + name + "\" belongs to another key: pick another"
-}
-
-// claim records that the session's key plays name (keyless players claim
-// nothing).
-func (s *session) claim(name string) {
-	st := s.srv.cfg.Scores
-	if st == nil || s.key == "" || st.Err() != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
-	defer cancel()
-	var ok bool
-	var err error
-	deep(func() { ok, err = st.Claim(ctx, name, s.key, time.Now()) })
-	if err != nil {
-		s.c.log.Warn("scores: claim", "nick", name, "err", err)
-	} else if !ok {
-		// Another key claimed it between the check and the join.
-		s.c.log.Warn("scores: playing a name another key claimed meanwhile", "nick", name)
-	}
-}
-
 // recordEvery is how long a respawn goes without asking the scores again
 // for the player's rank when their last game did not beat their best:
 // such a rank only moves as others pass them. A game that beat it makes

@@ -302,20 +302,20 @@ func TestScoresBrowser(t *testing.T) {
 // join, as a gateway does, and can be away, as a gateway's simulation
 // restarting is.
 type keyHost struct {
-	*game.World
+	game.Host
 	away atomic.Bool
 	mu   sync.Mutex        // guards keys
 	keys map[string]string // name -> the key that joined it
 }
 
-func (k *keyHost) JoinKey(name, key string) (game.ID, error) {
+func (k *keyHost) Join(name, key string) (game.Seat, error) {
 	if k.away.Load() {
-		return 0, game.ErrUnavailable
+		return game.Seat{}, game.ErrUnavailable
 	}
 	k.mu.Lock()
 	k.keys[name] = key
 	k.mu.Unlock()
-	return k.World.Join(name)
+	return k.Host.Join(name, key)
 }
 
 func (k *keyHost) key(name string) (string, bool) {
@@ -331,7 +331,7 @@ func (k *keyHost) key(name string) (string, bool) {
 // it is restarting, and the next try gets in.
 func TestJoinKeyHost(t *testing.T) {
 	w := testWorld(t, 0)
-	kh := &keyHost{World: w, keys: map[string]string{}}
+	kh := &keyHost{Host: w.Host(), keys: map[string]string{}}
 	h := startHost(t, testConfig(t), w, kh)
 	signer := newSigner(t)
 	kh.away.Store(true)

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	"snaked/game"
 	"snaked/internal/board"
 	"snaked/internal/join"
 	"snaked/internal/scores"
@@ -121,7 +122,7 @@ func (s *session) runScreen(wg *sync.WaitGroup, who string, m tea.Model, after f
 // the name the player came with was refused; "" for none).
 func (s *session) startJoin(wg *sync.WaitGroup, why string) {
 	r, mono, cols, rows := s.screenRenderer()
-	m := join.NewModel(cols, rows, mono, r, s.enter, guestName).Refused(why)
+	m := join.NewModel(cols, rows, mono, r, s.submit, guestName).Refused(why)
 	s.runScreen(wg, "join", m, func(fm tea.Model) {
 		if m, ok := fm.(join.Model); ok && m.Left() {
 			s.end(causeQuit)
@@ -129,9 +130,9 @@ func (s *session) startJoin(wg *sync.WaitGroup, why string) {
 	})
 }
 
-// guestName is the name an empty nickname joins as.
+// guestName is the name an empty nickname joins as (never claimed).
 func guestName() string {
-	return "guest" + strconv.Itoa(1000+int(time.Now().UnixNano()/1000%9000))
+	return game.GuestName(1000 + int(time.Now().UnixNano()/1000%9000))
 }
 
 // screenKey sends a key to the program of the screen outside play (join

@@ -44,6 +44,7 @@ import (
 type Server struct {
 	cfg    Config
 	w      game.Host     // a local World, or a gateway's view of one elsewhere
+	owners owners        // who owns which name, as last heard (names.go)
 	notice noticer       // w, when it has something to say in the banner; else nil
 	counts clusterCounts // w, when the banner's counts are a whole cluster's; else nil
 	log    *slog.Logger
@@ -76,10 +77,10 @@ type Server struct {
 	raws     map[net.Conn]struct{} // every accepted connection, for the final force close
 }
 
-// New checks cfg and returns a server for world w (a *game.World, or any
-// game.Host).
+// New checks cfg and returns a server for world w (a local world's
+// game.World.Host, or a gateway's link).
 func New(cfg Config, w game.Host) (*Server, error) {
-	if ww, ok := w.(*game.World); w == nil || ok && ww == nil {
+	if w == nil {
 		return nil, errors.New("sshserver: nil world")
 	}
 	if err := cfg.check(); err != nil {

@@ -45,6 +45,7 @@ type session struct {
 	// Permissions; empty for a keyless client. Set once, before the
 	// session's goroutines start.
 	key    string
+	from   string // the client's address as claims count it (IPv4, or IPv6 /64)
 	idx    int    // index in srv.live; guarded by srv.mu
 	queued uint64 // the frame pool's last list holding it; guarded by the pool's mu
 
@@ -54,20 +55,23 @@ type session struct {
 	endOnce sync.Once
 	reason  cause // why the session ended; written once in end
 
-	phase      atomic.Int32 // a phase
-	id         atomic.Uint64
-	alive      atomic.Bool  // the player's snake is alive in the last frame drawn
-	steered    atomic.Bool  // the player has steered at least once
-	allBest    atomic.Int32 // the player's all-time best from the scores; 0 unknown
-	allRank    atomic.Int32 // and rank
-	recAt      atomic.Int64 // when loadRecord last asked (unix ns)
-	gameBest   atomic.Int32 // the longest game this session recorded (loadRecord)
-	repaint    atomic.Bool  // Ctrl-L: the next frame is a full repaint
-	lastInput  atomic.Int64 // unix nanos of the last input bytes
-	writeStart atomic.Int64 // when the current write began (monoNow); 0 when not writing
-	solo       atomic.Bool  // a write took stallAfter or more: the writer draws every frame
-	begin      time.Time    // when play or spectating began; set before the writer starts
-	nick       string       // the player's nickname once joined; written by the joiner before phasePlay
+	phase      atomic.Int32              // a phase
+	seat       atomic.Pointer[game.Seat] // the player's seat once joined: what inputs and the leave name
+	id         atomic.Uint64             // the seat's snake ID, for the frames (0: none)
+	alive      atomic.Bool               // the player's snake is alive in the last frame drawn
+	steered    atomic.Bool               // the player has steered at least once
+	allBest    atomic.Int32              // the player's all-time best from the scores; 0 unknown
+	allRank    atomic.Int32              // and rank
+	recAt      atomic.Int64              // when loadRecord last asked (unix ns)
+	gameBest   atomic.Int32              // the longest game this session recorded (loadRecord)
+	repaint    atomic.Bool               // Ctrl-L: the next frame is a full repaint
+	lastInput  atomic.Int64              // unix nanos of the last input bytes
+	writeStart atomic.Int64              // when the current write began (monoNow); 0 when not writing
+	solo       atomic.Bool               // a write took stallAfter or more: the writer draws every frame
+	begin      time.Time                 // when play or spectating began; set before the writer starts
+	nick       string                    // the player's nickname once joined; written by the joiner before phasePlay
+	notice     atomic.Pointer[notice]    // a message for the banner, for a while (names.go)
+	pace       pacer                     // the join screen's tries (names.go); the screen's program only
 
 	// Drawing: the session's writer and the server's frame workers
 	// (frames.go) draw its frames, one at a time. fmu guards the fields
@@ -132,6 +136,7 @@ func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
 		ch:      ch,
 		user:    c.ssh.User(),
 		key:     c.key,
+		from:    ipKey(c.raw.RemoteAddr()).String(),
 		idx:     -1,
 		wake:    make(chan struct{}, 1),
 		started: make(chan struct{}),
@@ -349,24 +354,19 @@ func (s *session) enter(name string) string {
 	if s.left {
 		return "the session is over"
 	}
-	if s.id.Load() != 0 {
+	if s.seat.Load() != nil {
 		return ""
 	}
 	if why := s.nameRefused(name); why != "" {
 		s.srv.m.rejections.WithLabelValues(refuseNameClaimed.String()).Inc()
 		return why
 	}
-	var id game.ID
-	var err error
-	if kj, ok := s.srv.w.(keyJoiner); ok {
-		id, err = kj.JoinKey(name, s.key)
-	} else {
-		id, err = s.srv.w.Join(name)
-	}
+	seat, err := s.srv.w.Join(name, s.key)
 	switch {
 	case err == nil:
 		s.nick = name
-		s.id.Store(uint64(id))
+		s.seat.Store(&seat)
+		s.id.Store(uint64(seat.ID))
 		s.alive.Store(true)
 		s.begin = time.Now()
 		s.srv.m.joins.WithLabelValues(kindPlayer.String()).Inc()
@@ -400,8 +400,8 @@ func (s *session) leave() {
 		return
 	}
 	s.left = true
-	if id := game.ID(s.id.Load()); id != 0 {
-		s.srv.w.Leave(id)
+	if seat := s.seat.Load(); seat != nil {
+		s.srv.w.Leave(*seat)
 	}
 	s.setKind(kindNone)
 }

@@ -366,7 +366,7 @@ func TestLabels(t *testing.T) {
 // the clock does, and tells the server with Ticked.
 func TestServeDoesNotTick(t *testing.T) {
 	w := testWorld(t, 2)
-	srv, err := New(testConfig(t), w)
+	srv, err := New(testConfig(t), w.Host())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func (h goneHandler) WithGroup(name string) slog.Handler {
 // record on another goroutine (deep), whole, with the logger's attributes
 // and groups, and only at the levels the wrapped handler takes.
 func TestShallowLog(t *testing.T) {
-	srv, err := New(testConfig(t), testWorld(t, 0))
+	srv, err := New(testConfig(t), testWorld(t, 0).Host())
 	if err != nil {
 		t.Fatal(err)
 	}

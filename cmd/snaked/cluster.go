@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -27,6 +30,14 @@ import (
 // its deltas and snapshots go out over NATS, joins and inputs come in. No
 // SSH listener. It runs until a signal.
 func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
+	// A new world's snake IDs start from a random generation, so none
+	// repeats one of the last world's that a gateway may still hold.
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 1
+	}
+	cfg.World.IDBase = binary.LittleEndian.Uint32(b[:])
 	world, err := game.New(cfg.World)
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)
@@ -34,7 +45,25 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 	}
 	opts := cfg.NATS
 	if cfg.NATSEmbed != "" {
-		ns, err := cluster.Embed(cfg.NATSEmbed, opts.User, opts.Password) // the sim's own credentials
+		auth := cluster.Auth{Prefix: opts.Prefix, User: opts.User, Password: opts.Password}
+		if cfg.NATSUsers != "" {
+			us, err := cluster.ReadUsers(cfg.NATSUsers)
+			if err != nil {
+				fmt.Fprintln(stderr, "snaked:", err)
+				return 2
+			}
+			auth = cluster.Auth{Users: us, Prefix: opts.Prefix}
+			for _, u := range us {
+				if u.Role == cluster.RoleSim { // the sim connects as its own user
+					opts.User, opts.Password = u.Name, u.Password
+				}
+			}
+			if strings.HasPrefix(opts.Password, "$2") {
+				fmt.Fprintln(stderr, "snaked: -nats-users: the sim user's password must be plain (the sim logs in with it); gateways' may be bcrypt hashes")
+				return 2
+			}
+		}
+		ns, err := cluster.Embed(cfg.NATSEmbed, auth)
 		if err != nil {
 			fmt.Fprintln(stderr, "snaked:", err)
 			return 1
@@ -56,18 +85,19 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 	}
 	defer sim.Close()
 	reg := prometheus.NewRegistry()
-	if st, closeScores := openScores(cfg, log); st != nil {
-		defer closeScores()
-		ss, err := cluster.ServeScores(nc, opts.Prefix, st)
-		if err != nil {
-			fmt.Fprintln(stderr, "snaked:", err)
-			return 1
-		}
-		defer ss.Close()
-		reg.MustRegister(cluster.ScoreServerCollectors(ss)...)
+	st, closeScores := openScores(cfg, log)
+	defer closeScores()
+	ss, err := cluster.ServeScores(nc, opts.Prefix, st) // a nil st tells the gateways scores are off
+	if err != nil {
+		fmt.Fprintln(stderr, "snaked:", err)
+		return 1
+	}
+	defer ss.Close()
+	reg.MustRegister(cluster.ScoreServerCollectors(ss)...)
+	if st != nil {
 		reg.MustRegister(sshserver.ScoresCollectors(st)...)
 	}
-	pub, err := cluster.NewPublisher(nc, world, opts.Prefix) // before the clock: between Steps
+	pub, err := cluster.NewPublisher(nc, world, opts.Prefix, sim.Instance()) // before the clock: between Steps
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 1
@@ -119,12 +149,14 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 // gatewayLink is a gateway's link to its simulation: the world streamed
 // in, joins and inputs sent out.
 type gatewayLink struct {
-	nc   *nats.Conn
-	f    *cluster.Follower
-	gw   *cluster.Gateway
-	srv  atomic.Pointer[sshserver.Server] // woken at each tick applied
-	stop chan struct{}
-	done chan struct{}
+	nc     *nats.Conn
+	name   string // the gateway's name on the link
+	f      *cluster.Follower
+	gw     *cluster.Gateway
+	scores *cluster.RemoteScores
+	srv    atomic.Pointer[sshserver.Server] // woken at each tick applied
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 // idleTicks wakes the sessions while no tick comes from the simulation,
@@ -149,13 +181,17 @@ func (l *gatewayLink) idleTicks() {
 // startGateway connects a gateway to the simulation named by cfg.
 func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 	opts := cfg.NATS
-	opts.Name, opts.Log, opts.Wait = "snaked-gateway", log, true
+	name, err := cluster.GatewayName(cfg.GatewayName, opts.User)
+	if err != nil {
+		return nil, err
+	}
+	opts.Name, opts.Log, opts.Wait, opts.Gateway = "snaked-gateway-"+name, log, true, name
 	nc, err := cluster.Connect(opts)
 	if err != nil {
 		return nil, err
 	}
-	l := &gatewayLink{nc: nc, stop: make(chan struct{}), done: make(chan struct{})}
-	l.f, err = cluster.NewFollower(nc, opts.Prefix, func() {
+	l := &gatewayLink{nc: nc, name: name, stop: make(chan struct{}), done: make(chan struct{})}
+	l.f, err = cluster.NewFollower(nc, opts.Prefix, name, cfg.FollowMaxPixels, func() {
 		if s := l.srv.Load(); s != nil {
 			s.Ticked(game.Round{})
 		}
@@ -164,12 +200,13 @@ func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 		nc.Close()
 		return nil, err
 	}
-	l.gw, err = cluster.NewGateway(nc, opts.Prefix, l.f, 0)
+	l.gw, err = cluster.NewGateway(nc, opts.Prefix, name, l.f, 0)
 	if err != nil {
 		l.f.Close()
 		nc.Close()
 		return nil, err
 	}
+	l.scores = cluster.NewRemoteScores(nc, opts.Prefix, name, l.gw.ID())
 	go l.idleTicks()
 	return l, nil
 }
@@ -177,6 +214,7 @@ func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 func (l *gatewayLink) close() {
 	close(l.stop)
 	<-l.done
+	l.scores.Close()
 	l.gw.Close()
 	l.f.Close()
 	l.nc.Close()

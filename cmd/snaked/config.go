@@ -32,11 +32,17 @@ type config struct {
 	Server   sshserver.Config
 	LogLevel slog.Level
 
-	ClaimTTL time.Duration // -claim-ttl
+	ClaimTTL      time.Duration // -claim-ttl
+	NamesPerKey   int           // -names-per-key
+	ClaimsPerHour int           // -claims-per-hour
 
 	Role      string          // "" or "single": one process; "sim" or "gateway": a cluster over NATS
 	NATS      cluster.Options // the NATS link (-nats, -nats-prefix, credentials, TLS)
 	NATSEmbed string          // -nats-embed: run a NATS server in this process (role sim)
+	NATSUsers string          // -nats-users: the embedded NATS's users and their roles
+
+	GatewayName     string // -gateway-name: the gateway's name on the link
+	FollowMaxPixels int    // -follow-max-pixels: the largest world a gateway follows
 
 	autoWorld  bool // -world auto: game.AutoSize(-max-sessions)
 	autoTarget bool // -bot-target auto: game.AutoBotTarget(world)
@@ -66,6 +72,17 @@ var claimRange = sshserver.Range{Min: int64(time.Hour), Max: int64(10 * 365 * 24
 // defW and defH are the world's size at the default capacity.
 var defW, defH = game.AutoSize(sshserver.DefaultConfig().MaxSessions)
 
+// maxAutoW and maxAutoH are the auto world's size at the largest
+// -max-sessions: the largest world a simulation runs unless told -world.
+var maxAutoW, maxAutoH = game.AutoSize(int(sshserver.SessionsRange.Max))
+
+// Ranges of the name flags.
+var (
+	namesRange  = sshserver.Range{Min: 1, Max: 100}
+	claimsRange = sshserver.Range{Min: 1, Max: 1_000_000}
+	followRange = sshserver.Range{Min: game.MinSide * game.MinSide, Max: game.MaxPixels}
+)
+
 // options returns the daemon's flags, bound to c (which holds the defaults).
 func options(c *config) []option {
 	d := func(r sshserver.Range) string { return r.DurationString() }
@@ -77,6 +94,10 @@ func options(c *config) []option {
 			usage: "the scores database (SQLite; finished games, name claims); off: no scores, names are not claimed"},
 		{name: "claim-ttl", value: &duration{p: &c.ClaimTTL, r: claimRange}, rng: claimRange.DurationString(),
 			usage: "a name a key claimed is free again after this long unused"},
+		{name: "names-per-key", value: &integer{p: &c.NamesPerKey, r: namesRange},
+			usage: "names one key holds; claiming one more releases its least recently played"},
+		{name: "claims-per-hour", value: &integer{p: &c.ClaimsPerHour, r: claimsRange},
+			usage: "new name claims per address (IPv4, or IPv6 /64) per hour; past it names are played unclaimed"},
 		{name: "world", value: worldSize{&c.World.W, &c.World.H, &c.autoWorld},
 			def:   fmt.Sprintf("auto (%dx%d at the default -max-sessions)", defW, defH),
 			rng:   fmt.Sprintf("auto, or WxH with each side %d..%d, at most %d pixels", game.MinSide, game.MaxSide, game.MaxPixels),
@@ -125,6 +146,8 @@ func options(c *config) []option {
 		{name: "nats", value: &text{p: &c.NATS.URL, empty: true}, def: "empty", usage: "NATS URL(s) of the cluster, e.g. nats://10.0.0.5:4222"},
 		{name: "nats-embed", value: &text{p: &c.NATSEmbed, empty: true}, def: "empty (off)",
 			usage: "role sim: run a NATS server in this process at HOST:PORT (loopback when HOST is empty) and use it"},
+		{name: "nats-users", value: &text{p: &c.NATSUsers, empty: true}, def: "empty (none)",
+			usage: "role sim with -nats-embed: a file of the embedded NATS's users, a line each: ROLE NAME PASSWORD (ROLE sim or gateway); each gets only its role's permissions"},
 		{name: "nats-prefix", value: &text{p: &c.NATS.Prefix}, usage: "subjects' prefix, so several worlds can share one NATS"},
 		{name: "nats-creds", value: &text{p: &c.NATS.Creds, empty: true}, def: "empty", usage: "NATS credentials file (JWT and NKey seed)"},
 		{name: "nats-user", value: &text{p: &c.NATS.User, empty: true}, def: "empty", usage: "NATS user (the password from SNAKED_NATS_PASSWORD)"},
@@ -132,13 +155,19 @@ func options(c *config) []option {
 		{name: "nats-ca", value: &text{p: &c.NATS.CA, empty: true}, def: "empty (the system's)", usage: "CA certificate file that signed the NATS server's"},
 		{name: "nats-cert", value: &text{p: &c.NATS.Cert, empty: true}, def: "empty", usage: "client certificate file for NATS mutual TLS (with -nats-key)"},
 		{name: "nats-key", value: &text{p: &c.NATS.Key, empty: true}, def: "empty", usage: "client key file for NATS mutual TLS"},
+		{name: "gateway-name", value: &text{p: &c.GatewayName, empty: true}, def: "the NATS user, else random",
+			usage: "role gateway: its name on the link ([A-Za-z0-9_-]); its messages go under it, and a NATS user's permissions can be tied to it"},
+		{name: "follow-max-pixels", value: &integer{p: &c.FollowMaxPixels, r: followRange},
+			def:   fmt.Sprintf("%d (the auto world at the largest -max-sessions, %dx%d)", maxAutoW*maxAutoH, maxAutoW, maxAutoH),
+			usage: "role gateway: the largest world it follows, in pixels; a larger world's snapshot is refused before anything is allocated for it"},
 	}
 }
 
 // defaults is the configuration with no flag and no environment.
 func defaults() config {
 	c := config{Addr: ":2222", World: game.DefaultConfig(), Server: sshserver.DefaultConfig(), LogLevel: slog.LevelInfo,
-		ClaimTTL: scores.DefaultClaimTTL, NATS: cluster.Options{Prefix: cluster.DefaultPrefix}, autoWorld: true, autoTarget: true}
+		ClaimTTL: scores.DefaultClaimTTL, NamesPerKey: scores.DefaultNamesPerKey, ClaimsPerHour: scores.DefaultClaimsPerHour,
+		NATS: cluster.Options{Prefix: cluster.DefaultPrefix}, FollowMaxPixels: maxAutoW * maxAutoH, autoWorld: true, autoTarget: true}
 	c.World.Seed = 0
 	c.Server.JoinHint = "" // derived from the listener
 	return c
@@ -193,19 +222,28 @@ func (c *config) checkRole() error {
 		if c.NATS.URL != "" || c.NATSEmbed != "" {
 			return errors.New("-nats and -nats-embed need -role sim or -role gateway")
 		}
+		if c.NATSUsers != "" {
+			return errors.New("-nats-users needs -role sim with -nats-embed")
+		}
 	case "sim":
 		if (c.NATS.URL == "") == (c.NATSEmbed == "") {
 			return errors.New("-role sim needs either -nats URL or -nats-embed ADDR")
 		}
 		if c.NATSEmbed != "" && (c.NATS.Creds != "" || c.NATS.CA != "" || c.NATS.Cert != "" || c.NATS.Key != "") {
-			return errors.New("-nats-embed takes -nats-user and -nats-password only: for TLS or a credentials file run a nats-server and give its URL with -nats")
+			return errors.New("-nats-embed takes -nats-users, or -nats-user and -nats-password, only: for TLS or a credentials file run a nats-server and give its URL with -nats")
+		}
+		if c.NATSUsers != "" && (c.NATSEmbed == "" || c.NATS.User != "") {
+			return errors.New("-nats-users is for -nats-embed, instead of -nats-user")
 		}
 	case "gateway":
 		if c.NATS.URL == "" {
 			return errors.New("-role gateway needs -nats URL")
 		}
-		if c.NATSEmbed != "" {
-			return errors.New("-nats-embed is for -role sim")
+		if _, err := cluster.GatewayName(c.GatewayName, c.NATS.User); err != nil {
+			return fmt.Errorf("-gateway-name %q (or -nats-user): want 1..64 of [A-Za-z0-9_-]", c.GatewayName)
+		}
+		if c.NATSEmbed != "" || c.NATSUsers != "" {
+			return errors.New("-nats-embed and -nats-users are for -role sim")
 		}
 	default:
 		return fmt.Errorf("-role %q: want single, sim or gateway", c.Role)

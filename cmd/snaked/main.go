@@ -88,7 +88,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 			fmt.Fprintln(stderr, "snaked:", err)
 			return 2
 		}
-		host = world
+		host = world.Host()
 	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -99,7 +99,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	sc := cfg.Server
 	switch {
 	case link != nil: // the scores live with the simulation
-		sc.Scores = cluster.NewRemoteScores(link.nc, cfg.NATS.Prefix)
+		sc.Scores = link.scores
 		sc.Collectors = append(sc.Collectors, cluster.GatewayCollectors(link.gw, link.f)...)
 	default:
 		if st, closeScores := openScores(cfg, log); st != nil {
@@ -121,8 +121,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if link != nil {
 		link.srv.Store(srv)
 		link.gw.SetLocal(srv.Counts)
-		fmt.Fprintf(stdout, "snaked gateway listening on %s (world from %s, prefix %s)\nhost key %s\nplay:     %s\nspectate: %s\n",
-			ln.Addr(), cfg.NATS.URL, cfg.NATS.Prefix, key.Fingerprint, sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
+		fmt.Fprintf(stdout, "snaked gateway %s listening on %s (world from %s, prefix %s)\nhost key %s\nplay:     %s\nspectate: %s\n",
+			link.name, ln.Addr(), cfg.NATS.URL, cfg.NATS.Prefix, key.Fingerprint, sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
 	} else {
 		fmt.Fprintf(stdout, "snaked listening on %s (world %dx%d, bots fill to %d snakes, at least %d bots)\nhost key %s\nplay:     %s\nspectate: %s\n",
 			ln.Addr(), cfg.World.W, cfg.World.H, cfg.World.BotTarget, cfg.World.Bots, key.Fingerprint,
@@ -183,7 +183,7 @@ func openScores(cfg config, log *slog.Logger) (*scores.Store, func()) {
 	if path == "" {
 		return nil, func() {}
 	}
-	st, err := scores.Open(path, scores.Options{Log: log, ClaimTTL: cfg.ClaimTTL})
+	st, err := scores.Open(path, scores.Options{Log: log, ClaimTTL: cfg.ClaimTTL, NamesPerKey: cfg.NamesPerKey, ClaimsPerHour: cfg.ClaimsPerHour})
 	if err != nil {
 		log.Error("scores are off", "path", path, "err", err)
 	}

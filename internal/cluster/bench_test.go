@@ -30,14 +30,14 @@ func BenchmarkSimRound(b *testing.B) {
 			name = "asked"
 		}
 		b.Run(name, func(b *testing.B) {
-			ns, err := Embed("127.0.0.1:0", "", "")
+			ns, err := Embed("127.0.0.1:0", Auth{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer ns.Shutdown()
 			quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 			conn := func(name string) *nats.Conn {
-				nc, err := Connect(Options{URL: ns.ClientURL(), Name: name, Log: quiet})
+				nc, err := Connect(Options{URL: ns.ClientURL(), Name: name, Log: quiet, Prefix: "bench", Gateway: name})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -58,12 +58,12 @@ func BenchmarkSimRound(b *testing.B) {
 				tick++
 				w.Step(tick)
 			}
-			pub, err := NewPublisher(sim, w, "bench")
+			pub, err := NewPublisher(sim, w, "bench", 1)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer pub.Close()
-			f, err := NewFollower(gw, "bench", nil)
+			f, err := NewFollower(gw, "bench", "gw", 0, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func BenchmarkSimRound(b *testing.B) {
 				time.Sleep(time.Millisecond)
 			}
 			// the asker's inbox takes the snapshots and drops them
-			inbox := nats.NewInbox()
+			inbox := asker.NewInbox()
 			sub, err := asker.Subscribe(inbox, func(*nats.Msg) {})
 			if err != nil {
 				b.Fatal(err)
@@ -101,7 +101,7 @@ func BenchmarkSimRound(b *testing.B) {
 			next := time.Now()
 			for i := range b.N {
 				if asked && i%10 == 0 {
-					if err := asker.PublishRequest("bench.snapshot", inbox, nil); err != nil {
+					if err := asker.PublishRequest("bench.gw.asker.snapshot", inbox, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

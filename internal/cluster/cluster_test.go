@@ -1,12 +1,18 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,47 +23,53 @@ import (
 	"snaked/internal/scores"
 )
 
-// link is an embedded NATS on loopback, a world, its Sim and a gateway.
+// link is an embedded NATS on loopback, a world, its Sim and a gateway
+// named "gw", all under the prefix "t".
 type link struct {
+	t    *testing.T
+	url  string
 	w    *game.World
 	sim  *Sim
 	gw   *Gateway
-	raw  *nats.Conn // a third client, for foreign messages
+	raw  *nats.Conn // a third client, gateway "raw" of prefix "t", for foreign messages
 	tick uint64
 }
 
 func newLink(t *testing.T, lease time.Duration, maxSnakes int) *link {
 	t.Helper()
-	ns, err := Embed("127.0.0.1:0", "", "")
+	ns, err := Embed("127.0.0.1:0", Auth{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ns.Shutdown)
-	conn := func(name string) *nats.Conn {
-		nc, err := Connect(Options{URL: ns.ClientURL(), Name: name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		return nc
-	}
+	l := &link{t: t, url: ns.ClientURL()}
 	gc := game.DefaultConfig()
 	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, maxSnakes, 0, 3
-	w, err := game.New(gc)
-	if err != nil {
+	if l.w, err = game.New(gc); err != nil {
 		t.Fatal(err)
 	}
-	sim, err := NewSim(conn("sim"), w, "t", lease)
-	if err != nil {
+	if l.sim, err = NewSim(l.conn("t", ""), l.w, "t", lease); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(sim.Close)
-	gw, err := NewGateway(conn("gw"), "t", w, lease)
-	if err != nil {
+	t.Cleanup(l.sim.Close)
+	if l.gw, err = NewGateway(l.conn("t", "gw"), "t", "gw", l.w, lease); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(gw.Close)
-	return &link{w: w, sim: sim, gw: gw, raw: conn("raw")}
+	t.Cleanup(l.gw.Close)
+	l.raw = l.conn("t", "raw")
+	return l
+}
+
+// conn connects to l's NATS as gateway name of prefix ("" for a
+// simulation), closed with the test.
+func (l *link) conn(prefix, name string) *nats.Conn {
+	l.t.Helper()
+	nc, err := Connect(Options{URL: l.url, Name: name, Prefix: prefix, Gateway: name})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	l.t.Cleanup(nc.Close)
+	return nc
 }
 
 func (l *link) step() {
@@ -91,10 +103,14 @@ func eventually(d time.Duration, f func() bool) bool {
 // its turns reach the snake.
 func TestJoinAndInputs(t *testing.T) {
 	l := newLink(t, time.Second, 2)
-	id, err := l.gw.Join("ada")
+	ada, err := l.gw.Join("ada", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ada.World != l.sim.Instance() || ada.Join == 0 {
+		t.Fatalf("ada's seat %+v does not name the simulation and the join", ada)
+	}
+	id := ada.ID
 	for range 3 {
 		l.step()
 	}
@@ -102,20 +118,20 @@ func TestJoinAndInputs(t *testing.T) {
 	if !ok || s.Name != "ada" || !s.Alive {
 		t.Fatalf("ada not in the world: %+v", s)
 	}
-	if _, err := l.gw.Join("ADA"); !errors.Is(err, game.ErrNameTaken) {
+	if _, err := l.gw.Join("ADA", ""); !errors.Is(err, game.ErrNameTaken) {
 		t.Errorf("second ada: %v, want game.ErrNameTaken", err)
 	}
-	if _, err := l.gw.Join("bo"); err != nil {
+	if _, err := l.gw.Join("bo", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.gw.Join("cy"); !errors.Is(err, game.ErrFull) {
+	if _, err := l.gw.Join("cy", ""); !errors.Is(err, game.ErrFull) {
 		t.Errorf("third snake in a world for two: %v, want game.ErrFull", err)
 	}
 	d := game.Up
 	if s.Dir == game.Up || s.Dir == game.Down {
 		d = game.Left
 	}
-	l.gw.Turn(id, d)
+	l.gw.Turn(ada, d)
 	if !eventually(2*time.Second, func() bool { return l.sim.Stats().Inputs >= 1 }) {
 		t.Fatal("the turn never reached the simulation")
 	}
@@ -123,46 +139,58 @@ func TestJoinAndInputs(t *testing.T) {
 	if s, _ := l.snake(id); s.Dir != d {
 		t.Errorf("heading %v after the turn, want %v", s.Dir, d)
 	}
-	l.gw.Leave(id)
+	l.gw.Leave(ada)
 	if !eventually(2*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
 		t.Error("ada did not leave")
 	}
 }
 
-// TestForeignAndBad: inputs naming a snake the sender did not join, and
-// bytes that are no message, are dropped and counted; the snake is not
-// touched.
+// TestForeignAndBad: inputs that do not name the whole seat a join gave
+// (another gateway's name or instance, another snake, another join,
+// another simulation instance), and bytes that are no message, are
+// dropped and counted; the snake is not touched.
 func TestForeignAndBad(t *testing.T) {
 	l := newLink(t, time.Second, 4)
-	id, err := l.gw.Join("dee")
+	dee, err := l.gw.Join("dee", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.step()
-	for _, b := range [][]byte{
-		appendInput(nil, input{kind: inLeave, gw: l.gw.ID() + 2, id: id}), // another gateway's
-		appendInput(nil, input{kind: inLeave, gw: l.gw.ID(), id: id + 1}), // a snake nobody joined
+	own := seatInput(inLeave, l.gw.ID(), dee, game.None)
+	for _, f := range []struct {
+		subj string
+		in   input
+	}{
+		{"t.gw.raw.input", own}, // the same message under another gateway's name
+		{"t.gw.gw.input", func() input { in := own; in.gw += 2; return in }()},       // another instance of the gateway
+		{"t.gw.gw.input", func() input { in := own; in.id += 1 << 16; return in }()}, // another snake
+		{"t.gw.gw.input", func() input { in := own; in.join++; return in }()},        // another join
+		{"t.gw.gw.input", func() input { in := own; in.sim += 2; return in }()},      // another world
 	} {
-		if err := l.raw.Publish("t.input", b); err != nil {
+		if err := l.raw.Publish(f.subj, appendInput(nil, f.in)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, b := range []string{"", "\x00", "\x01\x09\x01\x01\x00", "garbage that is long enough to be anything", "\x01\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"} {
-		for _, subj := range []string{"t.input", "t.hb", "t.join"} {
+		for _, subj := range []string{"t.gw.raw.input", "t.gw.raw.hb", "t.gw.raw.join"} {
 			if err := l.raw.Publish(subj, []byte(b)); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if !eventually(2*time.Second, func() bool { st := l.sim.Stats(); return st.Foreign == 2 && st.Bad == 15 }) {
-		t.Fatalf("stats %+v, want 2 foreign and 15 bad", l.sim.Stats())
+	// a good message under a name that is no subject token
+	if err := l.raw.Publish("t.gw.r@w.hb", appendHeartbeat(nil, heartbeat{gw: 1})); err != nil {
+		t.Fatal(err)
 	}
-	// the gateway hears the heartbeats too, and counts the 5 bad ones
-	if !eventually(2*time.Second, func() bool { return l.gw.Stats().Bad == 5 }) {
-		t.Fatalf("gateway stats %+v, want 5 bad", l.gw.Stats())
+	if !eventually(2*time.Second, func() bool { st := l.sim.Stats(); return st.Foreign == 5 && st.Bad == 16 }) {
+		t.Fatalf("stats %+v, want 5 foreign and 16 bad", l.sim.Stats())
+	}
+	// the gateway hears the heartbeats too, and counts the 6 bad ones
+	if !eventually(2*time.Second, func() bool { return l.gw.Stats().Bad == 6 }) {
+		t.Fatalf("gateway stats %+v, want 6 bad", l.gw.Stats())
 	}
 	l.step()
-	if _, ok := l.snake(id); !ok {
+	if _, ok := l.snake(dee.ID); !ok {
 		t.Error("a foreign leave removed the snake")
 	}
 }
@@ -172,10 +200,11 @@ func TestForeignAndBad(t *testing.T) {
 // world within the issue's 3 s.
 func TestDefaultLease(t *testing.T) {
 	l := newLink(t, 0, 4)
-	id, err := l.gw.Join("fay")
+	fay, err := l.gw.Join("fay", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := fay.ID
 	l.step()
 	l.gw.Close()
 	dead := time.Now()
@@ -192,14 +221,15 @@ func TestDefaultLease(t *testing.T) {
 // takes the snake and its key away.
 func TestJoinKeyAndLeave(t *testing.T) {
 	l := newLink(t, time.Second, 4)
-	kim, err := l.gw.JoinKey("kim", "SHA256:kimskey")
+	kims, err := l.gw.Join("kim", "SHA256:kimskey")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lou, err := l.gw.Join("lou")
+	lous, err := l.gw.Join("lou", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	kim, lou := kims.ID, lous.ID
 	if k := l.sim.Key(kim); k != "SHA256:kimskey" {
 		t.Errorf("kim's key at the simulation: %q", k)
 	}
@@ -208,7 +238,7 @@ func TestJoinKeyAndLeave(t *testing.T) {
 	}
 	l.step()
 	l.gw.wait.Store(int64(300 * time.Millisecond)) // an unanswered try would come again soon
-	l.gw.Leave(kim)
+	l.gw.Leave(kims)
 	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(kim); return !ok && l.sim.Key(kim) == "" }) {
 		t.Fatal("kim's leave did not take")
 	}
@@ -239,14 +269,14 @@ func TestJoinCancel(t *testing.T) {
 	name, answered := "", 0
 	for ; ; answered++ {
 		name = fmt.Sprint("mo", answered)
-		id, err := l.gw.JoinKey(name, "SHA256:"+name)
+		seat, err := l.gw.Join(name, "SHA256:"+name)
 		if errors.Is(err, ErrNoSim) {
 			break
 		}
 		if err != nil || answered == 20 {
 			t.Fatalf("join %d: %v (want no answer within 1 ns)", answered, err)
 		}
-		l.gw.Leave(id)
+		l.gw.Leave(seat)
 		if !eventually(3*time.Second, func() bool { l.step(); _, ok := snakeNamed(l.w, name); return !ok }) {
 			t.Fatalf("%s stayed after leaving", name)
 		}
@@ -262,7 +292,7 @@ func TestJoinCancel(t *testing.T) {
 		t.Fatalf("%s's snake stayed after the gateway gave up on its join (sim stats %+v)", name, l.sim.Stats())
 	}
 	l.gw.wait.Store(int64(2 * time.Second))
-	if _, err := l.gw.Join(name); err != nil {
+	if _, err := l.gw.Join(name, ""); err != nil {
 		t.Fatalf("%s's name is still held: %v", name, err)
 	}
 
@@ -275,8 +305,8 @@ func TestJoinCancel(t *testing.T) {
 		}
 		return m.Data
 	}
-	ask("t.input", appendInput(nil, input{kind: inCancel, gw: 77, id: 5}))
-	rep, err := decodeJoinRep(ask("t.join", appendJoinReq(nil, joinReq{gw: 77, name: "nan", nonce: 5})))
+	ask("t.gw.raw.input", appendInput(nil, input{kind: inCancel, gw: 77, join: 5}))
+	rep, err := decodeJoinRep(ask("t.gw.raw.join", appendJoinReq(nil, joinReq{gw: 77, name: "nan", nonce: 5})))
 	if err != nil || rep.status != joinFailed {
 		t.Fatalf("a cancelled join answered %+v, %v", rep, err)
 	}
@@ -291,12 +321,15 @@ func TestJoinCancel(t *testing.T) {
 // the same ID in this world is another player's.
 func TestLeaveOtherInstance(t *testing.T) {
 	l := newLink(t, time.Second, 4)
-	id, err := l.gw.Join("pat")
+	pat, err := l.gw.Join("pat", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := pat.ID
 	l.step()
-	m, err := l.raw.Request("t.input", appendInput(nil, input{kind: inLeave, gw: l.gw.ID(), id: id, sim: l.sim.inst + 2}), 2*time.Second)
+	other := pat
+	other.World += 2
+	m, err := l.gw.nc.Request("t.gw.gw.input", appendInput(nil, seatInput(inLeave, l.gw.ID(), other, game.None)), 2*time.Second)
 	if err != nil || len(m.Data) != 1 || m.Data[0] != leaveDone {
 		t.Fatalf("a leave of another instance: %v %v", m, err)
 	}
@@ -307,7 +340,7 @@ func TestLeaveOtherInstance(t *testing.T) {
 	if st := l.sim.Stats(); st.Foreign != 1 {
 		t.Errorf("sim stats %+v, want 1 foreign", st)
 	}
-	l.gw.Leave(id) // the gateway's own names this instance
+	l.gw.Leave(pat) // the gateway's own names this instance
 	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
 		t.Fatal("pat's own leave did not take")
 	}
@@ -330,16 +363,17 @@ func TestPrefixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sim2.Close()
-	gw2, err := NewGateway(l.raw, "u", w2, time.Second)
+	u := l.conn("u", "gw")
+	gw2, err := NewGateway(u, "u", "gw", w2, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer gw2.Close()
-	a, err := l.gw.Join("ada")
+	a, err := l.gw.Join("ada", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := gw2.Join("bo")
+	b, err := gw2.Join("bo", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,12 +385,12 @@ func TestPrefixes(t *testing.T) {
 	if _, ok := snakeNamed(w2, "ada"); ok {
 		t.Fatal("world u has t's snake")
 	}
-	pub2, err := NewPublisher(l.sim.nc, w2, "u")
+	pub2, err := NewPublisher(l.sim.nc, w2, "u", sim2.Instance())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pub2.Close()
-	f, err := NewFollower(l.raw, "u", nil)
+	f, err := NewFollower(u, "u", "gw", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +413,7 @@ func TestPrefixes(t *testing.T) {
 		v.Release()
 	}
 	l.gw.Leave(a)
-	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(a); return !ok }) {
+	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(a.ID); return !ok }) {
 		t.Fatal("ada's leave did not take")
 	}
 	w2.Step(tick2 + 1)
@@ -408,13 +442,13 @@ func snakeNamed(w *game.World, name string) (game.SnakeInfo, bool) {
 // answers within leaveFor.
 func TestLeaveRetried(t *testing.T) {
 	l := newLink(t, time.Second, 4)
-	g, err := NewGateway(l.raw, "nosim", l.w, time.Second)
+	g, err := NewGateway(l.conn("nosim", "gw"), "nosim", "gw", l.w, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
 	var asked atomic.Int32
-	sub, err := l.raw.Subscribe("nosim.input", func(m *nats.Msg) {
+	sub, err := l.raw.Subscribe("nosim.gw.gw.input", func(m *nats.Msg) {
 		in, err := decodeInput(m.Data)
 		if err != nil || in.kind != inLeave || asked.Add(1) < 3 {
 			return
@@ -424,7 +458,7 @@ func TestLeaveRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.Leave(7)
+	g.Leave(game.Seat{ID: 7, World: 1, Join: 1})
 	if !eventually(10*time.Second, func() bool { return asked.Load() == 3 }) {
 		t.Fatalf("%d leave requests, want 3", asked.Load())
 	}
@@ -436,7 +470,7 @@ func TestLeaveRetried(t *testing.T) {
 	old := leaveFor
 	leaveFor = 300 * time.Millisecond
 	defer func() { leaveFor = old }()
-	g.Leave(8)
+	g.Leave(game.Seat{ID: 8, World: 1, Join: 2})
 	if !eventually(5*time.Second, func() bool { return g.Stats().Lost == 1 }) {
 		t.Fatalf("gateway stats %+v, want one leave lost", g.Stats())
 	}
@@ -450,15 +484,15 @@ func TestBadSnapshot(t *testing.T) {
 	snapshotWait = 300 * time.Millisecond
 	defer func() { snapshotWait = old }()
 	var asked atomic.Int32
-	sub, err := l.raw.Subscribe("junk.snapshot", func(m *nats.Msg) {
+	sub, err := l.raw.Subscribe("junk.gw.gw.snapshot", func(m *nats.Msg) {
 		asked.Add(1)
-		_ = m.Respond([]byte("\x02\x02 not a chunk"))
+		_ = m.Respond(append(appendStream(nil, 5), "\x02\x02 not a chunk"...))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sub.Unsubscribe()
-	f, err := NewFollower(l.raw, "junk", nil)
+	f, err := NewFollower(l.conn("junk", "gw"), "junk", "gw", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,10 +510,11 @@ func TestBadSnapshot(t *testing.T) {
 func TestGatewayLease(t *testing.T) {
 	const lease = 300 * time.Millisecond
 	l := newLink(t, lease, 4)
-	id, err := l.gw.Join("eve")
+	eve, err := l.gw.Join("eve", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := eve.ID
 	l.step()
 	time.Sleep(2 * lease) // heartbeats keep it
 	l.step()
@@ -502,7 +537,7 @@ func TestGatewayLease(t *testing.T) {
 func TestGatewayCounts(t *testing.T) {
 	const lease = 300 * time.Millisecond
 	l := newLink(t, lease, 4)
-	other, err := NewGateway(l.raw, "t", l.w, lease)
+	other, err := NewGateway(l.raw, "t", "raw", l.w, lease)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +567,7 @@ func TestNoSim(t *testing.T) {
 	l := newLink(t, time.Second, 4)
 	l.sim.Close()
 	l.gw.wait.Store(int64(200 * time.Millisecond))
-	if _, err := l.gw.Join("fay"); !errors.Is(err, ErrNoSim) {
+	if _, err := l.gw.Join("fay", ""); !errors.Is(err, ErrNoSim) {
 		t.Fatalf("join without a simulation: %v", err)
 	}
 }
@@ -540,7 +575,7 @@ func TestNoSim(t *testing.T) {
 // TestEmbedAndConnect: the embedded server listens on loopback unless
 // told otherwise; Connect refuses half a client certificate and no URL.
 func TestEmbedAndConnect(t *testing.T) {
-	ns, err := Embed(":0", "", "")
+	ns, err := Embed(":0", Auth{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,14 +583,17 @@ func TestEmbedAndConnect(t *testing.T) {
 	if !strings.HasPrefix(ns.ClientURL(), "nats://127.0.0.1:") {
 		t.Errorf("embedded NATS at %s, want loopback", ns.ClientURL())
 	}
-	if _, err := Embed("nope", "", ""); err == nil {
+	if _, err := Embed("nope", Auth{}); err == nil {
 		t.Error("Embed accepted an address without a port")
 	}
-	if _, err := Embed(":0", "", "pw"); err == nil {
+	if _, err := Embed(":0", Auth{Password: "pw"}); err == nil {
 		t.Error("Embed accepted a password without a user")
 	}
+	if _, err := Embed(":0", Auth{User: "a", Password: "b", Users: []User{{RoleSim, "sim", "pw"}}}); err == nil {
+		t.Error("Embed accepted both a users list and one user")
+	}
 	// with a user, only clients with its password get in
-	sec, err := Embed(":0", "sim", "s3cret")
+	sec, err := Embed(":0", Auth{User: "sim", Password: "s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,14 +621,15 @@ func TestEmbedAndConnect(t *testing.T) {
 // FuzzWire: no bytes panic the decoders, and what they accept encodes
 // back to the same bytes.
 func FuzzWire(f *testing.F) {
-	f.Add(appendInput(nil, input{kind: inTurn, gw: 7, id: 1<<16 | 3, dir: game.Up}))
+	f.Add(appendInput(nil, input{kind: inTurn, gw: 7, id: 1<<16 | 3, dir: game.Up, sim: 5, join: 9}))
 	f.Add(appendJoinReq(nil, joinReq{gw: 9, name: "ann", key: "SHA256:x", nonce: 300}))
-	f.Add(appendInput(nil, input{kind: inCancel, gw: 9, id: 300}))
-	f.Add(appendInput(nil, input{kind: inLeave, gw: 9, id: 1<<16 | 2, sim: 12345}))
+	f.Add(appendInput(nil, input{kind: inCancel, gw: 9, join: 300}))
+	f.Add(appendInput(nil, input{kind: inLeave, gw: 9, id: 1<<16 | 2, sim: 12345, join: 4}))
 	f.Add(appendJoinRep(nil, joinRep{status: joinOK, id: 1<<16 | 2, sim: 12345}))
 	f.Add(appendJoinRep(nil, joinRep{status: joinTaken, msg: "no"}))
 	f.Add(appendHeartbeat(nil, heartbeat{gw: 5, players: 12, spectators: 300}))
-	f.Add([]byte{wireVersion, 5})          // a heartbeat of the first form, without counts
+	f.Add(appendStream([]byte(nil), 77))
+	f.Add([]byte{wireVersion, 5})          // a heartbeat without counts
 	f.Add([]byte{wireVersion, 0x80, 0x00}) // a varint that is not minimal
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if in, err := decodeInput(b); err == nil && string(appendInput(nil, in)) != string(b) {
@@ -602,12 +641,11 @@ func FuzzWire(f *testing.F) {
 		if j, err := decodeJoinRep(b); err == nil && string(appendJoinRep(nil, j)) != string(b) {
 			t.Errorf("join reply %+v re-encodes differently", j)
 		}
-		if h, err := decodeHeartbeat(b); err == nil {
-			// the first form (no counts) comes back with zero counts
-			if again := appendHeartbeat(nil, h); string(again) != string(b) &&
-				(h.players != 0 || h.spectators != 0 || string(binary.AppendUvarint([]byte{wireVersion}, h.gw)) != string(b)) {
-				t.Errorf("heartbeat %+v re-encodes differently", h)
-			}
+		if h, err := decodeHeartbeat(b); err == nil && string(appendHeartbeat(nil, h)) != string(b) {
+			t.Errorf("heartbeat %+v re-encodes differently", h)
+		}
+		if sim, msg, err := decodeStream(b); err == nil && string(append(appendStream(nil, sim), msg...)) != string(b) {
+			t.Errorf("stream header of %d re-encodes differently", sim)
 		}
 	})
 }
@@ -624,7 +662,7 @@ func published(t *testing.T, l *link, w, h, capacity, bots int, seed uint64, pre
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := NewPublisher(l.sim.nc, world, prefix)
+	pub, err := NewPublisher(l.sim.nc, world, prefix, seed+100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -654,7 +692,7 @@ func TestStreamViewsHeld(t *testing.T) {
 	if w.Skipped() == 0 || w.SnapshotLater() != nil {
 		t.Fatal("publishes not skipped with every view held")
 	}
-	f, err := NewFollower(l.raw, "h", nil)
+	f, err := NewFollower(l.conn("h", "gw"), "h", "gw", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -691,7 +729,8 @@ func TestStream(t *testing.T) {
 		step()
 	}
 	ticked := make(chan struct{}, 1024)
-	f, err := NewFollower(l.raw, "s", func() { ticked <- struct{}{} })
+	s := l.conn("s", "gw")
+	f, err := NewFollower(s, "s", "gw", 0, func() { ticked <- struct{}{} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -730,7 +769,7 @@ func TestStream(t *testing.T) {
 	if err := f.sub.Unsubscribe(); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.raw.Flush(); err != nil { // the server has the unsubscribe before the next ticks
+	if err := s.Flush(); err != nil { // the server has the unsubscribe before the next ticks
 		t.Fatal(err)
 	}
 	for range 5 {
@@ -739,10 +778,10 @@ func TestStream(t *testing.T) {
 	if err := l.sim.nc.Flush(); err != nil { // those ticks reached the server while nobody listened
 		t.Fatal(err)
 	}
-	if f.sub, err = l.raw.Subscribe("s.tick", f.onDelta); err != nil {
+	if f.sub, err = s.Subscribe("s.tick", f.onDelta); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.raw.Flush(); err != nil {
+	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	if !eventually(5*time.Second, func() bool { step(); return f.Stats().Gaps > 0 && f.Stats().Snapshots >= 2 }) {
@@ -757,9 +796,9 @@ func TestStream(t *testing.T) {
 	}
 }
 
-// TestSimRestart: when the simulation restarts (a new world counting its
-// ticks from 1 again), the follower notices the stream no longer follows
-// its replica, takes a snapshot of the new world and follows it; while no
+// TestSimRestart: when the simulation restarts (a new instance, its world
+// counting its ticks from 1 again), the follower hears a tick of another
+// instance, takes a snapshot of the new world and follows it; while no
 // tick comes, the gateway's notice says the world is restarting.
 func TestSimRestart(t *testing.T) {
 	l := newLink(t, time.Second, 64)
@@ -783,16 +822,17 @@ func TestSimRestart(t *testing.T) {
 		return from + n
 	}
 	a := world(1)
-	pa, err := NewPublisher(l.sim.nc, a, "r")
+	pa, err := NewPublisher(l.sim.nc, a, "r", 11)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := NewFollower(l.raw, "r", nil)
+	r := l.conn("r", "gw")
+	f, err := NewFollower(r, "r", "gw", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	g, err := NewGateway(l.raw, "r", f, time.Second)
+	g, err := NewGateway(r, "r", "gw", f, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -810,7 +850,7 @@ func TestSimRestart(t *testing.T) {
 		t.Fatalf("notice %q after the simulation stopped", g.Notice())
 	}
 	b := world(2)
-	pb, err := NewPublisher(l.sim.nc, b, "r")
+	pb, err := NewPublisher(l.sim.nc, b, "r", 12)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -820,9 +860,12 @@ func TestSimRestart(t *testing.T) {
 		btick = run(b, pb, btick, 1)
 		v := f.Acquire()
 		defer v.Release()
-		return v.Tick == btick || v.Tick+1 == btick
+		return f.Instance() == 12 && (v.Tick == btick || v.Tick+1 == btick)
 	}) {
 		t.Fatalf("the follower never took the new world: stats %+v", f.Stats())
+	}
+	if st := f.Stats(); st.Foreign == 0 || st.Bad != 0 {
+		t.Errorf("stats %+v: want the new world's ticks seen as another instance's, none bad", st)
 	}
 	if !eventually(2*time.Second, func() bool { return g.Notice() == "" }) {
 		t.Errorf("notice %q once the new world ticks", g.Notice())
@@ -831,7 +874,8 @@ func TestSimRestart(t *testing.T) {
 
 // TestRemoteScores: a gateway's RemoteScores records games into the
 // simulation's store and asks it who owns a name, claims names, reads a
-// record and the leaderboards, as a local store would answer.
+// record and the leaderboards, as a local store would answer; claims take
+// the simulation's clock, not the gateway's.
 func TestRemoteScores(t *testing.T) {
 	l := newLink(t, time.Second, 4)
 	st, err := scores.Open(filepath.Join(t.TempDir(), "s.db"), scores.Options{FlushEvery: 20 * time.Millisecond})
@@ -844,7 +888,8 @@ func TestRemoteScores(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	rs := NewRemoteScores(l.raw, "t")
+	rs := NewRemoteScores(l.gw.nc, "t", "gw", l.gw.ID())
+	defer rs.Close()
 	ctx := context.Background()
 	now := time.Now()
 	if !rs.Record(scores.Result{ID: scores.KeyID("SHA256:k"), Name: "gus", Length: 17, Kills: 2, Died: true, Duration: time.Minute, End: now}) {
@@ -856,22 +901,34 @@ func TestRemoteScores(t *testing.T) {
 	}) {
 		t.Fatalf("the game never reached the simulation's store: %+v", st.Stats())
 	}
+	if got := rs.Stats(); got.Written != 1 || got.Recorded != 1 || got.Dropped != 0 {
+		t.Errorf("gateway's stats %+v, want the game recorded and acknowledged", got)
+	}
 	if today, err := rs.TopToday(ctx, 10, now); err != nil || len(today) != 1 {
 		t.Errorf("today: %v %v", today, err)
 	}
 	if r, ok, err := rs.Player(ctx, scores.KeyID("SHA256:k")); err != nil || !ok || r.Kills != 2 || r.Rank != 1 {
 		t.Errorf("player: %+v %v %v", r, ok, err)
 	}
-	if ok, err := rs.Claim(ctx, "gus", "SHA256:k", now); err != nil || !ok {
-		t.Fatalf("claim: %v %v", ok, err)
+	// the gateway's clock says a century has passed: the simulation's
+	// does not, so the claim made now still holds
+	later := now.Add(100 * 365 * 24 * time.Hour)
+	if c, err := rs.Claim(ctx, "gus", "SHA256:k", "10.0.0.1", later); err != nil || c.Outcome != scores.Claimed {
+		t.Fatalf("claim: %+v %v", c, err)
 	}
-	if ok, err := rs.Claim(ctx, "gus", "SHA256:other", now); err != nil || ok {
-		t.Errorf("a second key claimed gus: %v %v", ok, err)
+	if c, err := rs.Claim(ctx, "gus", "SHA256:other", "10.0.0.2", later); err != nil || c.Outcome != scores.Taken {
+		t.Errorf("a second key's claim of gus: %+v %v", c, err)
 	}
-	if fp, ok, err := rs.Owner(ctx, "GUS", now); err != nil || !ok || fp != "SHA256:k" {
+	if c, err := rs.Claim(ctx, "guest1234", "SHA256:k", "10.0.0.1", now); err != nil || c.Outcome != scores.Generated {
+		t.Errorf("a guest name's claim: %+v %v", c, err)
+	}
+	if fp, ok, err := rs.Owner(ctx, "GUS", later); err != nil || !ok || fp != "SHA256:k" {
 		t.Errorf("owner: %q %v %v", fp, ok, err)
 	}
-	if err := l.raw.Publish("t.scores.record", []byte("{not json")); err != nil {
+	if fp, ok, err := st.Owner(ctx, "gus", now.Add(time.Hour)); err != nil || !ok || fp != "SHA256:k" {
+		t.Errorf("owner at the store: %q %v %v (the claim took the gateway's clock?)", fp, ok, err)
+	}
+	if err := l.gw.nc.Publish("t.gw.gw.scores.record", []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
 	if !eventually(2*time.Second, func() bool { return srv.Bad() == 1 }) {
@@ -881,6 +938,96 @@ func TestRemoteScores(t *testing.T) {
 	rs.wait = 200 * time.Millisecond
 	if _, err := rs.Top(ctx, 10); !errors.Is(err, ErrNoSim) {
 		t.Errorf("without a server: %v", err)
+	}
+	if _, _, err := rs.Owner(ctx, "gus", now); !errors.Is(err, ErrNoSim) {
+		t.Errorf("owner without a server: %v (a name that cannot be checked must fail)", err)
+	}
+}
+
+// TestScoresOff: a simulation without scores tells its gateways so: name
+// questions answer scores.ErrOff (nothing is claimed), games are
+// acknowledged and dropped.
+func TestScoresOff(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	srv, err := ServeScores(l.sim.nc, "t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rs := NewRemoteScores(l.gw.nc, "t", "gw", l.gw.ID())
+	defer rs.Close()
+	ctx := context.Background()
+	if _, _, err := rs.Owner(ctx, "gus", time.Now()); !errors.Is(err, scores.ErrOff) {
+		t.Errorf("owner: %v, want scores.ErrOff", err)
+	}
+	if _, err := rs.Claim(ctx, "gus", "SHA256:k", "", time.Now()); !errors.Is(err, scores.ErrOff) {
+		t.Errorf("claim: %v, want scores.ErrOff", err)
+	}
+	rs.Record(scores.Result{ID: scores.NameID("gus"), Name: "gus", Length: 3, End: time.Now()})
+	if !eventually(3*time.Second, func() bool { return rs.Stats().Written == 1 }) {
+		t.Errorf("stats %+v: the game was not acknowledged", rs.Stats())
+	}
+}
+
+// TestRecordsWhileAway: games a gateway records while its simulation is
+// away wait on its queue and are recorded, each once, when it comes back;
+// a batch sent twice (its acknowledgement lost) is recorded once; a full
+// queue drops and counts.
+func TestRecordsWhileAway(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	rs := NewRemoteScores(l.gw.nc, "t", "gw", l.gw.ID())
+	defer rs.Close()
+	rs.wait = 200 * time.Millisecond
+	now := time.Now()
+	for i := range 5 {
+		if !rs.Record(scores.Result{ID: scores.NameID(fmt.Sprint("p", i)), Name: fmt.Sprint("p", i), Length: 10 + i, End: now}) {
+			t.Fatal("record dropped")
+		}
+	}
+	if !eventually(3*time.Second, func() bool { return rs.Stats().Errors >= 2 }) {
+		t.Fatalf("no tries while the simulation is away: %+v", rs.Stats())
+	}
+	if got := rs.Stats(); got.Written != 0 || got.Dropped != 0 {
+		t.Fatalf("stats %+v while away: want nothing acknowledged and nothing dropped", got)
+	}
+	st, err := scores.Open(filepath.Join(t.TempDir(), "s.db"), scores.Options{FlushEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(context.Background())
+	srv, err := ServeScores(l.sim.nc, "t", st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if !eventually(10*time.Second, func() bool { return rs.Stats().Written == 5 }) {
+		t.Fatalf("stats %+v: the games waiting were not recorded when the simulation came back", rs.Stats())
+	}
+	if !eventually(5*time.Second, func() bool { return st.Stats().Written == 5 }) {
+		t.Fatalf("store stats %+v, want the 5 games written", st.Stats())
+	}
+	// the same batch again (as after a lost acknowledgement), and an older one
+	again, _ := json.Marshal(recordBatch{GW: l.gw.ID(), Seq: 1, Results: []scores.Result{{ID: scores.NameID("p0"), Name: "p0", Length: 99, End: now}}})
+	if _, err := l.gw.nc.Request("t.gw.gw.scores.record", again, 2*time.Second); err != nil {
+		t.Fatalf("a batch sent again was not acknowledged: %v", err)
+	}
+	if n := srv.records.Load(); n != 5 {
+		t.Errorf("%d games recorded after a batch came twice, want 5", n)
+	}
+	// another gateway of the same name (a restart) numbers its batches anew
+	fresh, _ := json.Marshal(recordBatch{GW: l.gw.ID() + 2, Seq: 1, Results: []scores.Result{{ID: scores.NameID("p9"), Name: "p9", Length: 3, End: now}}})
+	if _, err := l.gw.nc.Request("t.gw.gw.scores.record", fresh, 2*time.Second); err != nil || srv.records.Load() != 6 {
+		t.Errorf("a restarted gateway's first batch: %v, %d recorded, want 6", err, srv.records.Load())
+	}
+	srv.Close()
+	full := 0
+	for range 2 * recordQueueSize {
+		if !rs.Record(scores.Result{ID: scores.NameID("q"), Name: "q", Length: 1, End: now}) {
+			full++
+		}
+	}
+	if full < 10 || rs.Stats().Dropped < 10 {
+		t.Errorf("a full queue dropped %d (stats %+v), want at least 10", full, rs.Stats())
 	}
 }
 
@@ -895,7 +1042,7 @@ func TestSlowFollower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := NewPublisher(l.sim.nc, w, "slow")
+	pub, err := NewPublisher(l.sim.nc, w, "slow", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -913,7 +1060,7 @@ func TestSlowFollower(t *testing.T) {
 	}
 	stall := make(chan struct{})
 	var stalled atomic.Bool
-	f, err := NewFollower(l.raw, "slow", func() {
+	f, err := NewFollower(l.conn("slow", "gw"), "slow", "gw", 0, func() {
 		if stalled.Load() {
 			<-stall
 		}
@@ -949,4 +1096,398 @@ func TestSlowFollower(t *testing.T) {
 	// Ticked publishes into the connection's buffer and never waits for a
 	// subscriber; the log shows the slowest call (not asserted: a timing).
 	t.Logf("slowest Ticked %v (stats %+v)", slowest, f.Stats())
+}
+
+// TestRestartSeats: the simulation restarts with a world of another size
+// whose IDs repeat the last one's (the same ID base): a player who
+// rejoins gets the ID a lost player held. The lost player's stale seat
+// (a turn, a leave) never reaches the new snake, and a follower never
+// applies the new world's ticks to the old world's replica, even when the
+// new world's first delta follows the old replica's tick.
+func TestRestartSeats(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	pubA, err := NewPublisher(l.sim.nc, l.w, "t", l.sim.Instance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFollower(l.conn("t", "fw"), "t", "fw", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stepA := func() {
+		l.step()
+		if err := pubA.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lost, err := l.gw.Join("lost", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(5*time.Second, func() bool { stepA(); return f.Synced() }) {
+		t.Fatal("the follower never synced")
+	}
+	for range 3 {
+		stepA()
+	}
+	if !eventually(2*time.Second, func() bool { v := f.Acquire(); defer v.Release(); return v.Tick == l.tick }) {
+		t.Fatalf("the follower is not at tick %d", l.tick)
+	}
+	pubA.Close()
+	l.sim.Close()
+
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 96, 48, 4, 0, 9
+	b, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	simB, err := NewSim(l.conn("t", ""), b, "t", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer simB.Close()
+	// B's first delta follows the old replica's tick
+	for tick := uint64(1); tick <= l.tick; tick++ {
+		b.Step(tick)
+	}
+	pubB, err := NewPublisher(simB.nc, b, "t", simB.Instance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pubB.Close()
+	tick := l.tick
+	stepB := func() {
+		tick++
+		b.Step(tick)
+		if err := pubB.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rejoined, err := l.gw.Join("new", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rejoined.ID != lost.ID || rejoined.World == lost.World {
+		t.Fatalf("seats %+v and %+v: want the same ID in two worlds", lost, rejoined)
+	}
+	stepB()
+	stepB()
+	snake := func() game.SnakeInfo {
+		v := b.Acquire()
+		defer v.Release()
+		s, ok := v.Snake(rejoined.ID)
+		if !ok || s.Name != "new" {
+			t.Fatalf("the rejoined snake is gone: %+v", s)
+		}
+		return *s
+	}
+	d := game.Up
+	if s := snake(); s.Dir == game.Up || s.Dir == game.Down {
+		d = game.Left
+	}
+	l.gw.Turn(lost, d)
+	l.gw.Leave(lost)
+	if !eventually(3*time.Second, func() bool { return simB.Stats().Foreign >= 2 }) {
+		t.Fatalf("the stale seat's turn and leave were not refused: %+v", simB.Stats())
+	}
+	stepB()
+	if s := snake(); s.Dir == d {
+		t.Fatalf("a lost player's turn steered the new snake")
+	}
+	l.gw.Turn(rejoined, d)
+	if !eventually(3*time.Second, func() bool { return simB.Stats().Inputs >= 1 }) {
+		t.Fatal("the rejoined player's own turn never came")
+	}
+	stepB()
+	if s := snake(); s.Dir != d {
+		t.Fatalf("the rejoined player's own turn did not take: heading %v, want %v", s.Dir, d)
+	}
+	if !eventually(5*time.Second, func() bool {
+		stepB()
+		v := f.Acquire()
+		defer v.Release()
+		return f.Instance() == simB.Instance() && v.W == 96 && v.Tick+1 >= tick
+	}) {
+		t.Fatalf("the follower did not take the new world: stats %+v", f.Stats())
+	}
+	if st := f.Stats(); st.Foreign == 0 || st.Bad != 0 {
+		t.Errorf("follower stats %+v: want the new world's ticks seen as another instance's and none applied as bad", st)
+	}
+}
+
+// fakeSnapshots answers the snapshot requests of gateway "gw" under
+// prefix with the chunks chunks() gives, each behind a stream header of
+// instance 7.
+func fakeSnapshots(t *testing.T, l *link, prefix string, chunks func() [][]byte) {
+	t.Helper()
+	sub, err := l.sim.nc.Subscribe(prefix+".gw.gw.snapshot", func(m *nats.Msg) {
+		for _, c := range chunks() {
+			_ = l.sim.nc.Publish(m.Reply, append(appendStream(nil, 7), c...))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+}
+
+// chunk is a snapshot chunk: its header (tick 1, index i of n), then body.
+func chunk(i, n int, body []byte) []byte {
+	b := []byte{game.WireVersion, 2, 1}
+	b = binary.AppendUvarint(b, uint64(i))
+	b = binary.AppendUvarint(b, uint64(n))
+	return append(b, body...)
+}
+
+// TestSnapshotBounds: a follower refuses a snapshot of a world larger than
+// it takes before allocating for it (a 30-byte snapshot naming 16384x4096
+// pixels), one of more chunks or bytes than its bounds, and chunks of two
+// snapshots; it builds one from many small chunks in any order.
+func TestSnapshotBounds(t *testing.T) {
+	huge := []byte{game.WireVersion, 3}
+	huge = binary.AppendUvarint(huge, 16384)
+	huge = binary.AppendUvarint(huge, 4096)
+	huge = append(huge, 1, 0, 1)
+	huge = binary.AppendUvarint(huge, 16384*4096)
+	huge = append(huge, 0, 0)
+	small := chunk(0, 1, huge)
+	if len(small) > 30 {
+		t.Fatalf("the huge world's snapshot is %d bytes", len(small))
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := game.NewReplicaWithin([][]byte{small}, 1<<20)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, game.ErrTooLarge) {
+		t.Fatalf("a 16384x4096 snapshot for a follower of 1 Mpixel: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Fatalf("refusing it allocated %d bytes", n)
+	}
+
+	l := newLink(t, time.Second, 4)
+	old := snapshotWait
+	snapshotWait = 300 * time.Millisecond
+	defer func() { snapshotWait = old }()
+	refused := func(prefix, what string, chunks func() [][]byte) {
+		t.Helper()
+		fakeSnapshots(t, l, prefix, chunks)
+		f, err := NewFollower(l.conn(prefix, "gw"), prefix, "gw", 1<<20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if !eventually(5*time.Second, func() bool { return f.Stats().Bad >= 2 }) {
+			t.Fatalf("%s: stats %+v, want it refused (twice: the follower asks again)", what, f.Stats())
+		}
+		if f.Synced() {
+			t.Fatalf("%s: synced", what)
+		}
+	}
+	refused("b1", "a huge world", func() [][]byte { return [][]byte{small} })
+	refused("b2", "too many chunks", func() [][]byte { return [][]byte{chunk(0, maxChunks+1, []byte{1})} })
+	big := make([]byte, 900<<10)
+	refused("b3", "too many bytes", func() [][]byte {
+		n := SnapshotBytes(1<<20)/len(big) + 2
+		cs := make([][]byte, n)
+		for i := range cs {
+			cs[i] = chunk(i, n, big)
+		}
+		return cs
+	})
+
+	// a real snapshot in 64-byte chunks, last first
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 16, 8, 4
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Step(1)
+	cs, err := w.Snapshot(game.MinChunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) < 10 {
+		t.Fatalf("%d chunks", len(cs))
+	}
+	slices.Reverse(cs)
+	fakeSnapshots(t, l, "ok", func() [][]byte { return cs })
+	f, err := NewFollower(l.conn("ok", "gw"), "ok", "gw", 1<<20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !eventually(5*time.Second, f.Synced) {
+		t.Fatalf("no replica from %d small chunks: stats %+v", len(cs), f.Stats())
+	}
+	if f.Instance() != 7 {
+		t.Errorf("instance %d, want the stream header's 7", f.Instance())
+	}
+}
+
+// TestPermissions: an embedded NATS with role users lets a simulation and
+// two gateways play, and keeps each gateway to its own part: a gateway
+// user is refused when it publishes a tick, publishes under another
+// gateway's name, answers another's request or listens to others'
+// replies and snapshot requests.
+func TestPermissions(t *testing.T) {
+	users := []User{{RoleSim, "sim", "simpw"}, {RoleGateway, "gw1", "pw1"}, {RoleGateway, "gw2", "pw2"}}
+	ns, err := Embed("127.0.0.1:0", Auth{Users: users, Prefix: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Shutdown()
+	logs := &syncBuf{}
+	conn := func(user, pw, gateway string) *nats.Conn {
+		t.Helper()
+		nc, err := Connect(Options{URL: ns.ClientURL(), User: user, Password: pw, Prefix: "p", Gateway: gateway,
+			Log: slog.New(slog.NewTextHandler(logs, nil)).With("conn", user)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	if nc, err := nats.Connect(ns.ClientURL(), nats.UserInfo("gw1", "simpw"), nats.NoReconnect()); err == nil {
+		nc.Close()
+		t.Fatal("gw1 got in with the sim's password")
+	}
+	snc, g1, g2 := conn("sim", "simpw", ""), conn("gw1", "pw1", "gw1"), conn("gw2", "pw2", "gw2")
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 8, 2, 5
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := NewSim(snc, w, "p", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	pub, err := NewPublisher(snc, w, "p", sim.Instance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	f, err := NewFollower(g1, "p", "gw1", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gw, err := NewGateway(g1, "p", "gw1", f, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	tick := uint64(0)
+	if !eventually(5*time.Second, func() bool {
+		tick++
+		w.Step(tick)
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		return f.Synced()
+	}) {
+		t.Fatalf("gw1 never got a snapshot: %+v\n%s", f.Stats(), logs)
+	}
+	if _, err := gw.Join("ann", ""); err != nil {
+		t.Fatalf("gw1's join: %v\n%s", err, logs)
+	}
+
+	// gw2 listens to ticks and heartbeats; gw1 forges, then sends its own
+	// heartbeat, which gw2 hears after anything gw1 sent before it
+	heard := make(chan *nats.Msg, 64)
+	for _, subj := range []string{"p.tick", "p.gw.*.hb"} {
+		if _, err := g2.ChanSubscribe(subj, heard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g2.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	forged := []byte("forged")
+	for _, subj := range []string{"p.tick", "p.gw.gw2.hb", "_INBOX.p.gw2.x"} {
+		if err := g1.Publish(subj, forged); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, subj := range []string{"_INBOX.>", "p.gw.*.snapshot", "p.gw.gw2.join"} {
+		if _, err := g1.Subscribe(subj, func(*nats.Msg) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sentinel := appendHeartbeat(nil, heartbeat{gw: 99})
+	if err := g1.Publish("p.gw.gw1.hb", sentinel); err != nil {
+		t.Fatal(err)
+	}
+	for done := false; !done; {
+		select {
+		case m := <-heard:
+			if string(m.Data) == string(forged) {
+				t.Fatalf("gw2 heard gw1's forged %s", m.Subject)
+			}
+			done = string(m.Data) == string(sentinel)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("gw2 never heard gw1's heartbeat\n%s", logs)
+		}
+	}
+	for _, subj := range []string{`Publish to "p.tick"`, `Publish to "p.gw.gw2.hb"`, `Publish to "_INBOX.p.gw2.x"`,
+		`Subscription to "_INBOX.>"`, `Subscription to "p.gw.*.snapshot"`, `Subscription to "p.gw.gw2.join"`} {
+		if !eventually(3*time.Second, func() bool {
+			return strings.Contains(strings.ReplaceAll(logs.String(), `\"`, `"`), "Permissions Violation for "+subj)
+		}) {
+			t.Errorf("no permissions violation for gw1's %s:\n%s", subj, logs)
+		}
+	}
+}
+
+// TestRepliesToOwnInbox: a request whose reply subject is not in its
+// sender's own inbox is not answered, so a gateway cannot aim a snapshot
+// (or any answer) at another.
+func TestRepliesToOwnInbox(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	pub, err := NewPublisher(l.sim.nc, l.w, "t", l.sim.Instance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	got := make(chan *nats.Msg, 16)
+	if _, err := l.gw.nc.ChanSubscribe("_INBOX.t.gw.victim", got); err != nil {
+		t.Fatal(err)
+	}
+	for _, subj := range []string{"t.gw.raw.snapshot", "t.gw.raw.join"} {
+		if err := l.raw.PublishRequest(subj, "_INBOX.t.gw.victim", appendJoinReq(nil, joinReq{gw: 1, name: "x", nonce: 1})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !eventually(3*time.Second, func() bool { l.step(); _ = pub.Ticked(); return pub.Stats().Dropped == 1 && l.sim.Stats().Bad == 1 }) {
+		t.Fatalf("publisher %+v, sim %+v: want the snapshot request and the join dropped", pub.Stats(), l.sim.Stats())
+	}
+	select {
+	case m := <-got:
+		t.Fatalf("the victim's inbox got %q", m.Data)
+	default:
+	}
+}
+
+// syncBuf is a bytes.Buffer safe for concurrent writes (logs).
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

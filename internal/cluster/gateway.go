@@ -25,7 +25,8 @@ type Views interface{ Acquire() *game.View }
 type Gateway struct {
 	nc    *nats.Conn
 	subj  subjects
-	id    uint64
+	name  string // the gateway's name on the link (GatewayName)
+	id    uint64 // this process's instance
 	views Views
 	wait  atomic.Int64 // a join's or a leave's answer, at most (a time.Duration; tests shorten it while the leaver runs)
 	lease time.Duration
@@ -36,16 +37,13 @@ type Gateway struct {
 	leave chan input    // leaves and cancels for the leaver, in order
 	nonce atomic.Uint64 // the last join's nonce
 
-	imu  sync.Mutex         // guards inst and cur
-	inst map[game.ID]uint64 // this gateway's snakes -> the simulation instance that gave them
-	cur  uint64             // the instance of the last join
-	bad  atomic.Uint64      // heartbeats and join answers that did not decode
-	lost atomic.Uint64      // leaves the simulation never acknowledged (see leaver)
+	bad  atomic.Uint64 // heartbeats and join answers that did not decode
+	lost atomic.Uint64 // leaves the simulation never acknowledged (see leaver)
 
 	local atomic.Pointer[func() (players, spectators int)] // this gateway's counts; nil = none yet
 
-	mu     sync.Mutex          // guards others
-	others map[uint64]gwCounts // the other gateways' last heartbeats
+	mu     sync.Mutex         // guards others
+	others map[gwRef]gwCounts // the other gateways' last heartbeats (at most maxGateways)
 	// the sums of others, for Counts (read every frame by every session)
 	oplayers, ospectators atomic.Int64
 }
@@ -63,21 +61,26 @@ var _ game.Host = (*Gateway)(nil)
 // It is game.ErrUnavailable, which the sessions know.
 var ErrNoSim = fmt.Errorf("cluster: no simulation answered: %w", game.ErrUnavailable)
 
-// NewGateway links a gateway to the simulation on nc under prefix. lease
+// NewGateway links gateway name (GatewayName; its connection nc made with
+// Options.Gateway set to it) to the simulation on nc under prefix. lease
 // is the simulation's (0: DefaultLease): heartbeats go out three times
 // within it.
-func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) (*Gateway, error) {
+func NewGateway(nc *nats.Conn, prefix, name string, views Views, lease time.Duration) (*Gateway, error) {
 	if lease <= 0 {
 		lease = DefaultLease
+	}
+	if !token(name) {
+		return nil, fmt.Errorf("cluster: gateway name %q: want 1..64 of [A-Za-z0-9_-]", name)
 	}
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	g := &Gateway{nc: nc, subj: subjectsOf(prefix), id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
+	g := &Gateway{nc: nc, subj: subjectsOf(prefix, name), name: name, id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
 		lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
-		left: make(chan struct{}), leave: make(chan input, leaveQueue), inst: map[game.ID]uint64{}, others: map[uint64]gwCounts{}}
-	sub, err := nc.Subscribe(g.subj.hb, g.onHeartbeat)
+		left: make(chan struct{}), leave: make(chan input, leaveQueue), others: map[gwRef]gwCounts{}}
+	all := subjectsOf(prefix, "*")
+	sub, err := nc.Subscribe(all.hb, g.onHeartbeat)
 	if err != nil {
 		return nil, err
 	}
@@ -89,8 +92,11 @@ func NewGateway(nc *nats.Conn, prefix string, views Views, lease time.Duration) 
 	return g, nil
 }
 
-// ID is the gateway's identity on the link.
+// ID is the gateway's instance on the link.
 func (g *Gateway) ID() uint64 { return g.id }
+
+// Name is the gateway's name on the link.
+func (g *Gateway) Name() string { return g.name }
 
 // Close stops the heartbeats (the simulation then removes this gateway's
 // snakes after its lease) and the leaver, and waits for them.
@@ -131,16 +137,20 @@ func (g *Gateway) Counts(players, spectators int) (int, int) {
 
 // onHeartbeat keeps another gateway's counts.
 func (g *Gateway) onHeartbeat(m *nats.Msg) {
+	name, ok := g.subj.sender(m.Subject)
 	h, err := decodeHeartbeat(m.Data)
-	if err != nil {
+	if !ok || err != nil {
 		g.bad.Add(1)
 		return
 	}
-	if h.gw == g.id {
+	ref := gwRef{name, h.gw}
+	if name == g.name && h.gw == g.id {
 		return
 	}
 	g.mu.Lock()
-	g.others[h.gw] = gwCounts{players: h.players, spectators: h.spectators, at: time.Now()}
+	if _, known := g.others[ref]; known || len(g.others) < maxGateways {
+		g.others[ref] = gwCounts{players: h.players, spectators: h.spectators, at: time.Now()}
+	}
 	g.sumLocked(time.Now())
 	g.mu.Unlock()
 }
@@ -203,73 +213,51 @@ func (g *Gateway) Notice() string {
 // Acquire returns the newest view of the world.
 func (g *Gateway) Acquire() *game.View { return g.views.Acquire() }
 
-// Join asks the simulation for a snake named name, for a keyless player,
-// with the same answers as a local world (game.ErrFull,
-// game.ErrNameTaken), or ErrNoSim.
-func (g *Gateway) Join(name string) (game.ID, error) { return g.JoinKey(name, "") }
-
-// JoinKey is Join for a player whose key has fingerprint key ("" for a
-// keyless one): the identity travels with the join, and the simulation
-// keeps it with the snake (Sim.Key).
+// Join asks the simulation for a snake named name, for a player whose
+// key has fingerprint key ("" for a keyless one), with the same answers
+// as a local world (game.ErrFull, game.ErrNameTaken), or ErrNoSim. The
+// identity travels with the join, and the simulation keeps it with the
+// snake (Sim.Key). The seat names the simulation instance and this join's
+// nonce: inputs and the leave carry them, and the simulation applies them
+// to that join's snake only.
 //
 // A join that times out may still have been taken (the simulation was
 // slow, or its answer was lost): the leaver then cancels it by its nonce,
 // so no snake is left without its player (holding the name).
-func (g *Gateway) JoinKey(name, key string) (game.ID, error) {
+func (g *Gateway) Join(name, key string) (game.Seat, error) {
 	nonce := g.nonce.Add(1)
 	m, err := g.nc.Request(g.subj.join, appendJoinReq(nil, joinReq{gw: g.id, name: name, key: key, nonce: nonce}), time.Duration(g.wait.Load()))
 	if err != nil {
 		if !errors.Is(err, nats.ErrNoResponders) { // no simulation heard it: nothing to cancel
-			g.queue(input{kind: inCancel, gw: g.id, id: game.ID(nonce)})
+			g.queue(input{kind: inCancel, gw: g.id, join: nonce})
 		}
-		return 0, ErrNoSim
+		return game.Seat{}, ErrNoSim
 	}
 	rep, err := decodeJoinRep(m.Data)
-	if err != nil {
+	if err != nil || rep.status == joinOK && (rep.id == 0 || rep.sim == 0) {
 		g.bad.Add(1)
-		return 0, fmt.Errorf("cluster: join: %w", err)
+		return game.Seat{}, fmt.Errorf("cluster: join: %w", errBad)
 	}
 	switch rep.status {
 	case joinOK:
-		g.imu.Lock()
-		if rep.sim != g.cur { // a new simulation: the old one's snakes are gone with it
-			for id, sim := range g.inst {
-				if sim != rep.sim {
-					delete(g.inst, id)
-				}
-			}
-			g.cur = rep.sim
-		}
-		g.inst[rep.id] = rep.sim
-		g.imu.Unlock()
-		return rep.id, nil
+		return game.Seat{ID: rep.id, World: rep.sim, Join: nonce}, nil
 	case joinFull:
-		return 0, game.ErrFull
+		return game.Seat{}, game.ErrFull
 	case joinTaken:
-		return 0, game.ErrNameTaken
+		return game.Seat{}, game.ErrNameTaken
 	}
-	return 0, fmt.Errorf("cluster: join refused: %s", rep.msg)
-}
-
-func (g *Gateway) send(kind byte, id game.ID, d game.Dir) {
-	g.publish(input{kind: kind, gw: g.id, id: id, dir: d})
+	return game.Seat{}, fmt.Errorf("cluster: join refused: %s", game.CleanName(rep.msg))
 }
 
 // Leave removes the player's snake: a request the simulation answers,
 // sent by the gateway's leaver, which tries again until it is answered
 // (a leave lost while the link was down would leave a snake without a
 // player, since this gateway's lease goes on). It never blocks: with the
-// leaver's queue full, the leave goes out once, unanswered.
-// The leave names the simulation instance that gave the snake, so a leave
-// still being tried when a restarted simulation hands the same ID to
-// another player does not take that one's snake.
-func (g *Gateway) Leave(id game.ID) {
-	g.imu.Lock()
-	sim := g.inst[id]
-	delete(g.inst, id)
-	g.imu.Unlock()
-	g.queue(input{kind: inLeave, gw: g.id, id: id, sim: sim})
-}
+// leaver's queue full, the leave goes out once, unanswered. The leave
+// names the whole seat, so a leave still being tried when a restarted
+// simulation hands the same ID to another player does not take that
+// one's snake.
+func (g *Gateway) Leave(s game.Seat) { g.queue(seatInput(inLeave, g.id, s, game.None)) }
 
 // queue hands a leave or a cancel to the leaver; closed, or with its queue
 // full, it goes out once at once.
@@ -345,10 +333,10 @@ func (g *Gateway) leaveOne(in input) {
 }
 
 // Turn queues a turn.
-func (g *Gateway) Turn(id game.ID, d game.Dir) { g.send(inTurn, id, d) }
+func (g *Gateway) Turn(s game.Seat, d game.Dir) { g.publish(seatInput(inTurn, g.id, s, d)) }
 
 // Dash queues a dash.
-func (g *Gateway) Dash(id game.ID) { g.send(inDash, id, game.None) }
+func (g *Gateway) Dash(s game.Seat) { g.publish(seatInput(inDash, g.id, s, game.None)) }
 
 // Respawn asks for a new life.
-func (g *Gateway) Respawn(id game.ID) { g.send(inRespawn, id, game.None) }
+func (g *Gateway) Respawn(s game.Seat) { g.publish(seatInput(inRespawn, g.id, s, game.None)) }

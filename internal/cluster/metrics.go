@@ -52,6 +52,8 @@ func SimCollectors(s *Sim, p *Publisher) []prometheus.Collector {
 func ScoreServerCollectors(s *ScoreServer) []prometheus.Collector {
 	return []prometheus.Collector{
 		counter("snaked_cluster_scores_bad_total", "Scores requests and records that did not decode, dropped.", s.Bad),
+		counter("snaked_cluster_scores_asked_total", "Scores questions answered (names, records, leaderboards).", func() uint64 { return s.asked.Load() }),
+		counter("snaked_cluster_scores_recorded_total", "Finished games gateways sent, recorded once each.", func() uint64 { return s.records.Load() }),
 	}
 }
 
@@ -61,6 +63,7 @@ func GatewayCollectors(g *Gateway, f *Follower) []prometheus.Collector {
 	return []prometheus.Collector{
 		counter("snaked_cluster_deltas_applied_total", "World deltas applied to the replica.", func() uint64 { return f.applied.Load() }),
 		counter("snaked_cluster_gaps_total", "Deltas that did not follow the replica (a resync followed).", func() uint64 { return f.gaps.Load() }),
+		counter("snaked_cluster_foreign_ticks_total", "Ticks of another simulation instance than the replica's, never applied (a resync followed).", func() uint64 { return f.foreign.Load() }),
 		counter("snaked_cluster_bad_total", "Stream and link messages that did not decode (deltas, snapshots, heartbeats, join answers), dropped.",
 			func() uint64 { return f.bad.Load() + g.bad.Load() }),
 		counter("snaked_cluster_leaves_lost_total", "Leaves the simulation did not acknowledge in time (their snakes may stay until they die).", func() uint64 { return g.lost.Load() }),

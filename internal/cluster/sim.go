@@ -35,23 +35,35 @@ type Sim struct {
 	done  chan struct{}
 
 	mu     sync.Mutex              // guards seen, owner, joined and cancel
-	seen   map[uint64]time.Time    // gateway -> its last heartbeat (or join)
-	owner  map[game.ID]owned       // snake -> who joined it
+	seen   map[gwRef]time.Time     // gateway -> its last heartbeat (or join)
+	owner  map[game.ID]owned       // snake -> the join that gave it
 	joined map[joinRef]joinedSnake // recent joins, for a gateway's cancel
 	cancel map[joinRef]time.Time   // cancels of joins not seen yet, refused when they come
 
 	joins, inputs, bad, foreign, expired atomic.Uint64
 }
 
-// owned is who joined a snake: its gateway, and its player's key
-// fingerprint ("" for a keyless player).
+// gwRef names one gateway process: its name on the link (from the
+// subjects it publishes on, which NATS permissions can tie to its user)
+// and its instance (random at its start).
+type gwRef struct {
+	name string
+	id   uint64
+}
+
+// owned is the join that gave a snake: its gateway, the gateway's nonce
+// for the join, and the player's key fingerprint ("" for a keyless player).
 type owned struct {
-	gw  uint64
-	key string
+	gw   gwRef
+	join uint64
+	key  string
 }
 
 // joinRef names one join: its gateway and the gateway's nonce for it.
-type joinRef struct{ gw, nonce uint64 }
+type joinRef struct {
+	gw    gwRef
+	nonce uint64
+}
 
 // joinedSnake is what a recent join gave.
 type joinedSnake struct {
@@ -63,12 +75,21 @@ type joinedSnake struct {
 // came first) for a cancel: longer than a gateway tries one (leaveFor).
 const joinMemory = time.Minute
 
+// Bounds on what gateways can make the simulation remember: gateway
+// instances heard within the lease, and joins or cancels within
+// joinMemory. Past them new ones are not remembered (a heartbeat is
+// dropped, a cancel of a join not seen yet is forgotten).
+const (
+	maxGateways = 4096
+	maxJoinRefs = 1 << 16
+)
+
 // SimStats are a Sim's counters.
 type SimStats struct {
 	Joins   uint64 // joins answered
 	Inputs  uint64 // inputs applied
 	Bad     uint64 // messages that did not decode, dropped
-	Foreign uint64 // inputs for a snake the sending gateway does not own, dropped
+	Foreign uint64 // inputs for a snake the sending gateway's join did not give (or another world's), dropped
 	Expired uint64 // snakes removed because their gateway went silent
 }
 
@@ -82,9 +103,9 @@ func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix), lease: lease, inst: binary.LittleEndian.Uint64(b[:]) | 1,
+	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix, "*"), lease: lease, inst: binary.LittleEndian.Uint64(b[:]) | 1,
 		stop: make(chan struct{}), done: make(chan struct{}),
-		seen: map[uint64]time.Time{}, owner: map[game.ID]owned{},
+		seen: map[gwRef]time.Time{}, owner: map[game.ID]owned{},
 		joined: map[joinRef]joinedSnake{}, cancel: map[joinRef]time.Time{}}
 	for subj, h := range map[string]nats.MsgHandler{s.subj.join: s.onJoin, s.subj.input: s.onInput, s.subj.hb: s.onHeartbeat} {
 		sub, err := nc.Subscribe(subj, h)
@@ -101,6 +122,10 @@ func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*
 	go s.reap()
 	return s, nil
 }
+
+// Instance is the simulation's instance on the link: its ticks, snapshots
+// and join answers carry it, and inputs must name it.
+func (s *Sim) Instance() uint64 { return s.inst }
 
 // Stats returns the counters.
 func (s *Sim) Stats() SimStats {
@@ -125,18 +150,31 @@ func (s *Sim) unsubscribe() {
 	s.subs = nil
 }
 
+// heard notes that gateway g is alive; it reports false when g is new and
+// the simulation already follows maxGateways. s.mu is held.
+func (s *Sim) heardLocked(g gwRef, now time.Time) bool {
+	if _, ok := s.seen[g]; !ok && len(s.seen) >= maxGateways {
+		return false
+	}
+	s.seen[g] = now
+	return true
+}
+
 func (s *Sim) onJoin(m *nats.Msg) {
+	name, ok := s.subj.sender(m.Subject)
 	req, err := decodeJoinReq(m.Data)
-	if err != nil || m.Reply == "" {
+	if !ok || err != nil || !s.subj.replyOK(m) {
 		s.bad.Add(1)
 		return
 	}
+	gw := gwRef{name, req.gw}
 	rep := joinRep{status: joinOK, sim: s.inst}
-	ref := joinRef{req.gw, req.nonce}
+	ref := joinRef{gw, req.nonce}
 	s.mu.Lock()
 	_, cancelled := s.cancel[ref]
+	live := s.heardLocked(gw, time.Now())
 	s.mu.Unlock()
-	if cancelled { // the gateway gave up on it before it came
+	if cancelled || !live { // the gateway gave up on it before it came, or one gateway too many
 		s.joins.Add(1)
 		_ = m.Respond(appendJoinRep(nil, joinRep{status: joinFailed, msg: "cancelled", sim: s.inst}))
 		return
@@ -146,9 +184,10 @@ func (s *Sim) onJoin(m *nats.Msg) {
 	case err == nil:
 		rep.id = id
 		s.mu.Lock()
-		s.owner[id] = owned{req.gw, req.key}
-		s.joined[ref] = joinedSnake{id, time.Now()}
-		s.seen[req.gw] = time.Now()
+		s.owner[id] = owned{gw: gw, join: req.nonce, key: req.key}
+		if len(s.joined) < maxJoinRefs {
+			s.joined[ref] = joinedSnake{id, time.Now()}
+		}
 		s.mu.Unlock()
 	case errors.Is(err, game.ErrFull):
 		rep.status = joinFull
@@ -162,13 +201,18 @@ func (s *Sim) onJoin(m *nats.Msg) {
 }
 
 func (s *Sim) onInput(m *nats.Msg) {
+	name, ok := s.subj.sender(m.Subject)
 	in, err := decodeInput(m.Data)
-	if err != nil {
+	if !ok || err != nil {
 		s.bad.Add(1)
 		return
 	}
+	gw := gwRef{name, in.gw}
+	if m.Reply != "" && !s.subj.replyOK(m) {
+		m.Reply = "" // answers go to the sender's own inbox only
+	}
 	if in.kind == inCancel {
-		s.cancelJoin(m, joinRef{in.gw, uint64(in.id)})
+		s.cancelJoin(m, joinRef{gw, in.join})
 		return
 	}
 	if in.kind == inLeave && m.Reply != "" {
@@ -176,15 +220,16 @@ func (s *Sim) onInput(m *nats.Msg) {
 		// snake gone already, or another's: gone is what was asked)
 		defer func() { _ = m.Respond([]byte{leaveDone}) }()
 	}
-	if in.sim != 0 && in.sim != s.inst {
-		// for a snake of another instance's world (a leave retried across
-		// a restart): gone with that world; the same ID here is another's
+	if in.sim != s.inst {
+		// for a snake of another instance's world (an input or a leave
+		// across a restart): gone with that world; the same ID here is
+		// another's
 		s.foreign.Add(1)
 		return
 	}
 	s.mu.Lock()
 	o, ok := s.owner[in.id]
-	mine := ok && o.gw == in.gw
+	mine := ok && o.gw == gw && o.join == in.join
 	if mine && in.kind == inLeave {
 		delete(s.owner, in.id)
 	}
@@ -214,12 +259,12 @@ const leaveDone = 1
 func (s *Sim) cancelJoin(m *nats.Msg, ref joinRef) {
 	s.mu.Lock()
 	j, ok := s.joined[ref]
-	gone := ok && s.owner[j.id].gw == ref.gw
+	gone := ok && s.owner[j.id].gw == ref.gw && s.owner[j.id].join == ref.nonce
 	if gone {
 		delete(s.owner, j.id)
 	}
 	delete(s.joined, ref)
-	if !ok {
+	if !ok && len(s.cancel) < maxJoinRefs {
 		s.cancel[ref] = time.Now()
 	}
 	s.mu.Unlock()
@@ -242,13 +287,14 @@ func (s *Sim) Key(id game.ID) string {
 }
 
 func (s *Sim) onHeartbeat(m *nats.Msg) {
+	name, ok := s.subj.sender(m.Subject)
 	h, err := decodeHeartbeat(m.Data)
-	if err != nil {
+	if !ok || err != nil {
 		s.bad.Add(1)
 		return
 	}
 	s.mu.Lock()
-	s.seen[h.gw] = time.Now()
+	s.heardLocked(gwRef{name, h.gw}, time.Now())
 	s.mu.Unlock()
 }
 

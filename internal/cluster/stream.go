@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,15 +13,25 @@ import (
 )
 
 // The world's stream: after every Step the simulation publishes the delta
-// (game's wire format) on PREFIX.tick; a follower builds a game.Replica
-// from a snapshot (a request on PREFIX.snapshot, answered with the
+// (game's wire format, behind the stream header naming the simulation
+// instance) on PREFIX.tick; a follower builds a game.Replica from a
+// snapshot (a request on PREFIX.gw.NAME.snapshot, answered with the
 // snapshot's chunks on the requester's inbox, at most ChunkSize bytes
-// each) and applies the deltas in order. A follower that joins late or
-// sees a gap asks for a snapshot again; the simulation never waits for
-// anyone.
+// each, each behind the same header) and applies the deltas of that
+// instance in order. A follower that joins late, sees a gap or hears
+// another instance's tick (the simulation restarted) asks for a snapshot
+// again; the simulation never waits for anyone.
 
 // ChunkSize bounds a snapshot chunk: well under NATS's default 1 MB payload.
 const ChunkSize = 512 << 10
+
+// maxChunks bounds the chunks of one snapshot a follower collects.
+const maxChunks = 4096
+
+// SnapshotBytes is the most snapshot bytes a follower that takes worlds of
+// at most maxPixels pixels collects: six bytes a pixel (a snapshot's pixel
+// runs take at most five) and 32 MiB for the snake records.
+func SnapshotBytes(maxPixels int) int { return 6*maxPixels + 32<<20 }
 
 // Publisher is the simulation's side of the stream. Ticked runs on the
 // goroutine that calls Step; snapshots are written on a goroutine of the
@@ -29,7 +40,8 @@ const ChunkSize = 512 << 10
 // simulation's tick only the hand-off.
 type Publisher struct {
 	nc    *nats.Conn
-	subj  string
+	subj  subjects
+	inst  uint64
 	enc   *game.Encoder
 	w     *game.World
 	buf   []byte
@@ -52,16 +64,17 @@ type snapJob struct {
 	inboxes []string
 }
 
-// NewPublisher streams world w on nc under prefix. Create it on the
-// goroutine that calls Step, between Steps; Close it there too.
-func NewPublisher(nc *nats.Conn, w *game.World, prefix string) (*Publisher, error) {
-	if prefix == "" {
-		prefix = DefaultPrefix
+// NewPublisher streams world w on nc under prefix as simulation instance
+// inst (Sim.Instance). Create it on the goroutine that calls Step, between
+// Steps; Close it there too.
+func NewPublisher(nc *nats.Conn, w *game.World, prefix string, inst uint64) (*Publisher, error) {
+	if inst == 0 {
+		return nil, errors.New("cluster: publisher without a simulation instance")
 	}
-	p := &Publisher{nc: nc, subj: prefix + ".tick", enc: game.NewEncoder(w), w: w,
+	p := &Publisher{nc: nc, subj: subjectsOf(prefix, "*"), inst: inst, enc: game.NewEncoder(w), w: w,
 		snapq: make(chan string, 16), jobs: make(chan snapJob, 1), done: make(chan struct{})}
-	sub, err := nc.Subscribe(prefix+".snapshot", func(m *nats.Msg) {
-		if m.Reply == "" {
+	sub, err := nc.Subscribe(p.subj.snapshot, func(m *nats.Msg) {
+		if !p.subj.replyOK(m) {
 			p.dropped.Add(1)
 			return
 		}
@@ -75,6 +88,10 @@ func NewPublisher(nc *nats.Conn, w *game.World, prefix string) (*Publisher, erro
 		return nil, err
 	}
 	p.sub = sub
+	if err := nc.Flush(); err != nil { // the server has the subscription: requests from now on are heard
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
 	go p.writer()
 	return p, nil
 }
@@ -103,12 +120,15 @@ func (p *Publisher) writer() {
 	}
 }
 
-// send publishes a snapshot's chunks to each inbox.
+// send publishes a snapshot's chunks, each behind the stream header, to
+// each inbox.
 func (p *Publisher) send(chunks [][]byte, inboxes []string) {
 	p.snaps.Add(1)
-	for _, inbox := range inboxes {
-		for _, c := range chunks {
-			_ = p.nc.Publish(inbox, c)
+	var msg []byte
+	for _, c := range chunks {
+		msg = append(appendStream(msg[:0], p.inst), c...)
+		for _, inbox := range inboxes {
+			_ = p.nc.Publish(inbox, msg) // the connection copies msg
 		}
 	}
 }
@@ -122,11 +142,11 @@ func (p *Publisher) Ticked() error {
 		return nil
 	}
 	var err error
-	p.buf, err = p.enc.AppendDelta(p.buf[:0])
+	p.buf, err = p.enc.AppendDelta(appendStream(p.buf[:0], p.inst))
 	if err != nil {
 		return err
 	}
-	if err := p.nc.Publish(p.subj, p.buf); err != nil {
+	if err := p.nc.Publish(p.subj.tick, p.buf); err != nil {
 		return err
 	}
 	p.sent.Add(1)
@@ -161,42 +181,54 @@ func (p *Publisher) Ticked() error {
 // Follower is a gateway's side of the stream: it keeps a game.Replica of
 // the simulation's world and is what the gateway's sessions read.
 type Follower struct {
-	nc      *nats.Conn
-	prefix  string
-	onTick  func() // after each delta applied (wakes the sessions' writers)
-	rep     atomic.Pointer[game.Replica]
-	empty   *game.View
-	sub     *nats.Subscription
-	resync  chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	mu      sync.Mutex // guards syncing and pending
-	syncing bool       // a snapshot is on its way: deltas wait in pending
-	pending [][]byte   // deltas received while syncing
+	nc        *nats.Conn
+	subj      subjects
+	maxPixels int    // the largest world it takes
+	onTick    func() // after each delta applied (wakes the sessions' writers)
+	rep       atomic.Pointer[replica]
+	empty     *game.View
+	sub       *nats.Subscription
+	resync    chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	mu        sync.Mutex // guards syncing and pending
+	syncing   bool       // a snapshot is on its way: deltas wait in pending
+	pending   []pendingDelta
 
-	applied, gaps, bad, snaps atomic.Uint64
-	last                      atomic.Int64 // when a delta was last applied (unix ns)
-	stale                     atomic.Int32 // deltas in a row from before the replica's tick
+	applied, gaps, bad, snaps, foreign atomic.Uint64
+	last                               atomic.Int64 // when a delta was last applied (unix ns)
 }
 
-// staleMax is how many deltas in a row may be older than the replica
-// before the follower takes them for a new world (a simulation that
-// restarted counts from tick 1 again) and asks for a snapshot.
-const staleMax = 20
+// replica is the followed world: its replica and the simulation instance
+// whose world it is.
+type replica struct {
+	*game.Replica
+	sim uint64
+}
+
+// pendingDelta is a delta received while a snapshot was on its way.
+type pendingDelta struct {
+	sim uint64
+	msg []byte
+}
+
+// maxPending bounds the deltas kept while a snapshot is on its way.
+const maxPending = 256
 
 // FollowerStats are a Follower's counters.
-type FollowerStats struct{ Applied, Gaps, Bad, Snapshots uint64 }
+type FollowerStats struct{ Applied, Gaps, Bad, Snapshots, Foreign uint64 }
 
-// NewFollower follows the world streamed under prefix on nc; onTick (may
-// be nil) runs after every delta applied, on the connection's goroutine.
-// Close stops it.
-func NewFollower(nc *nats.Conn, prefix string, onTick func()) (*Follower, error) {
-	if prefix == "" {
-		prefix = DefaultPrefix
+// NewFollower follows the world streamed under prefix on nc, for gateway
+// name (its snapshot requests go under its name), taking worlds of at most
+// maxPixels pixels (0: game.MaxPixels); onTick (may be nil) runs after
+// every delta applied, on the connection's goroutine. Close stops it.
+func NewFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func()) (*Follower, error) {
+	if maxPixels <= 0 || maxPixels > game.MaxPixels {
+		maxPixels = game.MaxPixels
 	}
-	f := &Follower{nc: nc, prefix: prefix, onTick: onTick, empty: game.EmptyView(),
+	f := &Follower{nc: nc, subj: subjectsOf(prefix, name), maxPixels: maxPixels, onTick: onTick, empty: game.EmptyView(),
 		resync: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	sub, err := nc.Subscribe(prefix+".tick", f.onDelta)
+	sub, err := nc.Subscribe(f.subj.tick, f.onDelta)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +240,7 @@ func NewFollower(nc *nats.Conn, prefix string, onTick func()) (*Follower, error)
 
 // Stats returns the counters.
 func (f *Follower) Stats() FollowerStats {
-	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load()}
+	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load(), Foreign: f.foreign.Load()}
 }
 
 // Live reports whether a delta was applied within d: the simulation is
@@ -219,6 +251,15 @@ func (f *Follower) Live(d time.Duration) bool {
 
 // Synced reports whether the follower has a replica.
 func (f *Follower) Synced() bool { return f.rep.Load() != nil }
+
+// Instance is the simulation instance whose world the follower has; 0
+// before the first snapshot.
+func (f *Follower) Instance() uint64 {
+	if r := f.rep.Load(); r != nil {
+		return r.sim
+	}
+	return 0
+}
 
 // Acquire returns the replica's newest view, or an empty one (no world:
 // the renderer draws nothing) before the first snapshot. Release it.
@@ -241,29 +282,39 @@ func (f *Follower) Close() {
 }
 
 func (f *Follower) onDelta(m *nats.Msg) {
+	sim, msg, err := decodeStream(m.Data)
+	if err != nil {
+		f.bad.Add(1)
+		return
+	}
 	f.mu.Lock()
 	r := f.rep.Load()
 	if r == nil || f.syncing { // a snapshot is on its way: keep the delta for it
-		if len(f.pending) < 256 {
-			f.pending = append(f.pending, append([]byte(nil), m.Data...))
+		if len(f.pending) < maxPending {
+			f.pending = append(f.pending, pendingDelta{sim, append([]byte(nil), msg...)})
 		}
 		f.mu.Unlock()
 		return
 	}
 	f.mu.Unlock()
-	switch err := r.Apply(m.Data); {
+	if sim != r.sim {
+		// another world's tick: the simulation restarted (or a second one
+		// publishes under this prefix). Never applied to this replica.
+		f.foreign.Add(1)
+		f.askSync()
+		return
+	}
+	switch err := r.Apply(msg); {
 	case err == nil:
 		f.applied.Add(1)
 		f.last.Store(time.Now().UnixNano())
-		f.stale.Store(0)
 		if f.onTick != nil {
 			f.onTick()
 		}
 	case errors.Is(err, game.ErrGap):
-		if base, err := game.DeltaBase(m.Data); err == nil && base < r.Tick() && f.stale.Add(1) <= staleMax {
+		if base, err := game.DeltaBase(msg); err == nil && base < r.Tick() {
 			return // from before the snapshot: the replica has it
 		}
-		f.stale.Store(0)
 		f.gaps.Add(1)
 		f.askSync()
 	default:
@@ -301,8 +352,13 @@ func (f *Follower) syncLoop() {
 // snapshotWait bounds the wait for a snapshot's chunks.
 var snapshotWait = 5 * time.Second
 
+// errSnapshot says a snapshot's chunks did not make one.
+var errSnapshot = errors.New("cluster: bad snapshot")
+
 // fetch asks for a snapshot and builds a replica from it, then applies the
-// deltas that arrived meanwhile; sessions read the old replica until then.
+// deltas of its instance that arrived meanwhile; sessions read the old
+// replica until then. It collects the chunks by their index, within
+// maxChunks and SnapshotBytes, and builds the replica once all have come.
 func (f *Follower) fetch() error {
 	f.mu.Lock()
 	f.syncing = true // deltas queue from now on; readers keep the old replica
@@ -314,28 +370,59 @@ func (f *Follower) fetch() error {
 		return err
 	}
 	defer sub.Unsubscribe()
-	if err := f.nc.PublishRequest(f.prefix+".snapshot", inbox, nil); err != nil {
+	if err := f.nc.PublishRequest(f.subj.snapshot, inbox, nil); err != nil {
 		return err
 	}
-	var chunks [][]byte
+	var parts [][]byte
+	var sim, tick uint64
+	got, size, most := 0, 0, SnapshotBytes(f.maxPixels)
 	deadline := time.Now().Add(snapshotWait)
 	for {
 		m, err := sub.NextMsg(time.Until(deadline))
 		if err != nil {
-			if len(chunks) > 0 {
+			if got > 0 {
 				f.bad.Add(1) // chunks that never made a snapshot
 			}
 			return err // no simulation, or it stopped mid-snapshot: try again
 		}
-		chunks = append(chunks, m.Data)
-		r, err := game.NewReplica(chunks)
+		s, c, err := decodeStream(m.Data)
 		if err != nil {
-			continue // more chunks to come (a wrong one fails again at the deadline)
+			f.bad.Add(1)
+			return err
 		}
+		t, i, n, err := game.ChunkInfo(c)
+		switch {
+		case err != nil:
+		case parts == nil && n > maxChunks:
+			err = fmt.Errorf("%w: %d chunks, more than %d", errSnapshot, n, maxChunks)
+		case parts == nil:
+			parts, sim, tick = make([][]byte, n), s, t
+		case s != sim || t != tick || n != len(parts):
+			err = fmt.Errorf("%w: chunks of two snapshots", errSnapshot)
+		case parts[i] != nil:
+			err = fmt.Errorf("%w: chunk %d twice", errSnapshot, i)
+		}
+		if size += len(c); err == nil && size > most {
+			err = fmt.Errorf("%w: more than %d bytes", errSnapshot, most)
+		}
+		if err != nil {
+			f.bad.Add(1)
+			return err
+		}
+		parts[i] = c
+		if got++; got < len(parts) {
+			continue
+		}
+		gr, err := game.NewReplicaWithin(parts, f.maxPixels)
+		if err != nil {
+			f.bad.Add(1)
+			return err
+		}
+		r := &replica{gr, sim}
 		f.snaps.Add(1)
 		f.mu.Lock()
 		for _, d := range f.pending {
-			if r.Apply(d) == nil {
+			if d.sim == sim && r.Apply(d.msg) == nil {
 				f.applied.Add(1)
 			}
 		}

@@ -7,12 +7,11 @@ import (
 	"snaked/game"
 )
 
-// The link's own messages (joins, inputs, heartbeats), version 2: a
+// The link's own messages (joins, inputs, heartbeats), version 3: a
 // version byte, then unsigned varints and length-prefixed strings. The
-// world's ticks and snapshots are game's wire format. (Version 2 added a
-// join's nonce, the cancel input, and the simulation's instance to join
-// answers and inputs.)
-const wireVersion = 2
+// world's ticks and snapshot chunks are game's wire format behind a stream
+// header naming the simulation instance (appendStream).
+const wireVersion = 3
 
 // Bounds on what a message may carry.
 const (
@@ -29,7 +28,7 @@ const (
 	inDash
 	inRespawn
 	inLeave
-	inCancel // a join the gateway gave up waiting for: its nonce in id
+	inCancel // a join the gateway gave up waiting for: its nonce in join
 )
 
 // Join answers.
@@ -42,13 +41,16 @@ const (
 
 var errBad = errors.New("cluster: malformed message")
 
-// input is one player input for the simulation.
+// input is one player input for the simulation: it names the whole seat
+// (the snake, the simulation instance and the join that gave it), and the
+// simulation applies it only to the snake that join gave.
 type input struct {
 	kind byte
-	gw   uint64
+	gw   uint64 // the gateway's instance
 	id   game.ID
 	dir  game.Dir
-	sim  uint64 // the simulation instance that gave id (a leave's); 0 = any
+	sim  uint64 // the simulation instance that gave id
+	join uint64 // the join's nonce among the gateway's
 }
 
 func appendInput(b []byte, in input) []byte {
@@ -56,7 +58,8 @@ func appendInput(b []byte, in input) []byte {
 	b = binary.AppendUvarint(b, in.gw)
 	b = binary.AppendUvarint(b, uint64(in.id))
 	b = append(b, byte(in.dir))
-	return binary.AppendUvarint(b, in.sim)
+	b = binary.AppendUvarint(b, in.sim)
+	return binary.AppendUvarint(b, in.join)
 }
 
 func decodeInput(b []byte) (in input, err error) {
@@ -69,10 +72,40 @@ func decodeInput(b []byte) (in input, err error) {
 	in.id = game.ID(r.uvarint())
 	in.dir = game.Dir(r.byte())
 	in.sim = r.uvarint()
+	in.join = r.uvarint()
 	if r.bad || len(r.b) != 0 || in.kind < inTurn || in.kind > inCancel || in.dir > game.Left {
 		return in, errBad
 	}
 	return in, nil
+}
+
+// seatInput is the input of kind for seat s of gateway gw.
+func seatInput(kind byte, gw uint64, s game.Seat, d game.Dir) input {
+	return input{kind: kind, gw: gw, id: s.ID, dir: d, sim: s.World, join: s.Join}
+}
+
+// The stream's header, before every tick and every snapshot chunk (game's
+// wire format): its version and the simulation instance whose world it
+// is, so a follower never applies one world's tick to another's replica.
+const streamVersion = 1
+
+// appendStream appends the stream header of instance sim.
+func appendStream(b []byte, sim uint64) []byte {
+	return binary.AppendUvarint(append(b, streamVersion), sim)
+}
+
+// decodeStream splits a stream message into its instance and its game
+// message.
+func decodeStream(b []byte) (sim uint64, msg []byte, err error) {
+	r := reader{b: b}
+	if r.byte() != streamVersion {
+		return 0, nil, errBad
+	}
+	sim = r.uvarint()
+	if r.bad || sim == 0 {
+		return 0, nil, errBad
+	}
+	return sim, r.b, nil
 }
 
 // joinReq asks the simulation for a snake.
@@ -149,16 +182,13 @@ func appendHeartbeat(b []byte, h heartbeat) []byte {
 	return binary.AppendUvarint(b, h.spectators)
 }
 
-// decodeHeartbeat also takes the first form, the gateway alone (no counts).
 func decodeHeartbeat(b []byte) (h heartbeat, err error) {
 	r := reader{b: b}
 	if r.byte() != wireVersion {
 		return h, errBad
 	}
 	h.gw = r.uvarint()
-	if len(r.b) != 0 {
-		h.players, h.spectators = r.uvarint(), r.uvarint()
-	}
+	h.players, h.spectators = r.uvarint(), r.uvarint()
 	if r.bad || len(r.b) != 0 || h.players > maxCount || h.spectators > maxCount {
 		return heartbeat{}, errBad
 	}
