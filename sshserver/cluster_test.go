@@ -313,7 +313,7 @@ func TestGatewayJoinFlood(t *testing.T) {
 	}
 	t.Cleanup(sim.Close)
 	st := testStore(t)
-	ss, err := cluster.ServeScores(snc, "t", st)
+	ss, err := cluster.ServeScores(snc, "t", st, sim.MayRecord)
 	if err != nil {
 		t.Fatal(err)
 	}

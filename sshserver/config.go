@@ -184,6 +184,7 @@ func FixedBounds() []Bound {
 		{"TERM", "up to " + strconv.Itoa(maxTerm) + " bytes of [A-Za-z0-9._+-], else ignored"},
 		{"frames per session", "at most one per tick, whatever the client sends"},
 		{"lone Esc", "a key after " + escWait.String() + " without the rest of a sequence"},
+		{"join-screen tries", "one per " + paceGap.String() + ", the wait doubling after each refused name up to " + paceMax.String()},
 		{"failed authentication attempts per connection", strconv.Itoa(maxAuthFailures) + ", then the connection is closed (the first \"none\" probe does not count)"},
 		{"RSA keys", "up to " + strconv.Itoa(maxRSABits) + " bits, certified keys too; a larger key is declined and the client goes on to its next key or keyless"},
 	}

@@ -3,6 +3,7 @@ package sshserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -140,12 +141,18 @@ func (s *session) command(cmd string) (out []byte, code uint32, ok bool) {
 		return []byte("usage: scores [--json]\r\n"), 2, true
 	}
 	st := s.srv.cfg.Scores
-	if st == nil || st.Err() != nil {
+	if st == nil {
 		return []byte("snaked: scores are off on this server\r\n"), 1, true
+	}
+	if st.Err() != nil {
+		return []byte("snaked: scores are not available right now\r\n"), 1, true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
 	defer cancel()
 	top, err := st.Top(ctx, scoresTop)
+	if errors.Is(err, scores.ErrOff) {
+		return []byte("snaked: scores are off on this server\r\n"), 1, true
+	}
 	if err != nil {
 		s.c.log.Warn("scores: top", "err", err)
 		return []byte("snaked: scores are not available right now\r\n"), 1, true

@@ -2,6 +2,7 @@ package sshserver
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -276,8 +277,12 @@ func (s *session) startBoard(wg *sync.WaitGroup) {
 func (s *session) boardData() board.Data {
 	d := board.Data{Keyless: s.key == ""}
 	st := s.srv.cfg.Scores
-	if st == nil || st.Err() != nil {
+	if st == nil {
 		d.Err = "Scores are off on this server."
+		return d
+	}
+	if st.Err() != nil {
+		d.Err = "Scores are not available right now."
 		return d
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
@@ -293,7 +298,10 @@ func (s *session) boardData() board.Data {
 			d.You = &r
 		}
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, scores.ErrOff):
+		d.Err = "Scores are off on this server."
+	case err != nil:
 		s.c.log.Warn("scores browser", "err", err)
 		d.Err = "Scores are not available right now."
 	}

@@ -87,7 +87,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 	reg := prometheus.NewRegistry()
 	st, closeScores := openScores(cfg, log)
 	defer closeScores()
-	ss, err := cluster.ServeScores(nc, opts.Prefix, st) // a nil st tells the gateways scores are off
+	ss, err := cluster.ServeScores(nc, opts.Prefix, st, sim.MayRecord) // a nil st tells the gateways scores are off
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 1

@@ -883,7 +883,7 @@ func TestRemoteScores(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close(context.Background())
-	srv, err := ServeScores(l.sim.nc, "t", st)
+	srv, err := ServeScores(l.sim.nc, "t", st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -949,7 +949,7 @@ func TestRemoteScores(t *testing.T) {
 // acknowledged and dropped.
 func TestScoresOff(t *testing.T) {
 	l := newLink(t, time.Second, 4)
-	srv, err := ServeScores(l.sim.nc, "t", nil)
+	srv, err := ServeScores(l.sim.nc, "t", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -995,7 +995,7 @@ func TestRecordsWhileAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close(context.Background())
-	srv, err := ServeScores(l.sim.nc, "t", st)
+	srv, err := ServeScores(l.sim.nc, "t", st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1490,4 +1490,58 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestRecordsOwnPlayers: a gateway records the games of identities that
+// play through it (or left it within the hour) and nobody else's: not
+// another gateway's players, not made-up ones.
+func TestRecordsOwnPlayers(t *testing.T) {
+	l := newLink(t, time.Second, 4)
+	st, err := scores.Open(filepath.Join(t.TempDir(), "s.db"), scores.Options{FlushEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(context.Background())
+	srv, err := ServeScores(l.sim.nc, "t", st, l.sim.MayRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	kim, err := l.gw.Join("kim", "SHA256:kim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.gw.Join("Lou", ""); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := NewGateway(l.raw, "t", "raw", l.w, time.Second) // another gateway, with a player of its own
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Close()
+	if _, err := g2.Join("max", "SHA256:max"); err != nil {
+		t.Fatal(err)
+	}
+	rs := NewRemoteScores(l.gw.nc, "t", "gw", l.gw.ID())
+	defer rs.Close()
+	now := time.Now()
+	result := func(id scores.ID, name string) scores.Result {
+		return scores.Result{ID: id, Name: name, Length: 9, End: now}
+	}
+	l.gw.Leave(kim) // left: its games still count for the hour
+	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(kim.ID); return !ok }) {
+		t.Fatal("kim did not leave")
+	}
+	for _, r := range []scores.Result{
+		result(scores.KeyID("SHA256:kim"), "kim"), result(scores.NameID("lou"), "lou"), // its own
+		result(scores.KeyID("SHA256:max"), "max"), result(scores.KeyID("SHA256:nobody"), "zed"), result(scores.NameID("zed"), "zed"),
+	} {
+		rs.Record(r)
+	}
+	if !eventually(5*time.Second, func() bool { return rs.Stats().Written == 5 }) {
+		t.Fatalf("stats %+v", rs.Stats())
+	}
+	if got, refused := srv.records.Load(), srv.refused.Load(); got != 2 || refused != 3 {
+		t.Fatalf("%d recorded and %d refused, want 2 and 3", got, refused)
+	}
 }

@@ -73,7 +73,8 @@ type recordBatch struct {
 
 // ScoreServer answers a simulation's gateways from its scores store.
 type ScoreServer struct {
-	st   *scores.Store // nil: scores are off
+	st   *scores.Store                      // nil: scores are off
+	may  func(gw string, ident string) bool // whether gateway gw may record identity ident's games; nil: any
 	subj subjects
 	subs []*nats.Subscription
 	stop chan struct{}
@@ -82,13 +83,15 @@ type ScoreServer struct {
 	mu   sync.Mutex       // guards seqs
 	seqs map[gwRef]uint64 // each gateway's last batch recorded (at most maxGateways)
 
-	bad, asked, records atomic.Uint64
+	bad, asked, records, refused atomic.Uint64
 }
 
 // ServeScores serves st (nil: scores are off, and the gateways are told
-// so) on nc under prefix until Close.
-func ServeScores(nc *nats.Conn, prefix string, st *scores.Store) (*ScoreServer, error) {
-	s := &ScoreServer{st: st, subj: subjectsOf(prefix, "*"), stop: make(chan struct{}), seqs: map[gwRef]uint64{}}
+// so) on nc under prefix until Close. A gateway's finished games are
+// recorded when may (Sim.MayRecord; nil: always) says the identity plays
+// through it; the others are refused and counted.
+func ServeScores(nc *nats.Conn, prefix string, st *scores.Store, may func(gw, ident string) bool) (*ScoreServer, error) {
+	s := &ScoreServer{st: st, may: may, subj: subjectsOf(prefix, "*"), stop: make(chan struct{}), seqs: map[gwRef]uint64{}}
 	for _, p := range []struct {
 		subj           string
 		workers, queue int
@@ -157,9 +160,13 @@ func (s *ScoreServer) onRecord(m *nats.Msg) {
 	s.mu.Unlock()
 	if fresh && s.st != nil {
 		for _, r := range b.Results {
+			if s.may != nil && !s.may(name, r.ID.Value) {
+				s.refused.Add(1) // another gateway's player, or nobody's
+				continue
+			}
 			s.st.Record(r) // the store refuses what it cannot keep, and counts it
+			s.records.Add(1)
 		}
-		s.records.Add(uint64(len(b.Results)))
 	}
 	_ = m.Respond([]byte(`{"ok":true}`))
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,11 +35,13 @@ type Sim struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu     sync.Mutex              // guards seen, owner, joined and cancel
+	mu     sync.Mutex              // guards seen, owner, joined, cancel, idents and swept
 	seen   map[gwRef]time.Time     // gateway -> its last heartbeat (or join)
 	owner  map[game.ID]owned       // snake -> the join that gave it
 	joined map[joinRef]joinedSnake // recent joins, for a gateway's cancel
 	cancel map[joinRef]time.Time   // cancels of joins not seen yet, refused when they come
+	idents map[identRef]identUse   // who played through which gateway, for its games (MayRecord)
+	swept  time.Time               // when idents was last swept
 
 	joins, inputs, bad, foreign, expired atomic.Uint64
 }
@@ -52,12 +55,35 @@ type gwRef struct {
 }
 
 // owned is the join that gave a snake: its gateway, the gateway's nonce
-// for the join, and the player's key fingerprint ("" for a keyless player).
+// for the join, and the player's key fingerprint ("" for a keyless player)
+// and scores identity.
 type owned struct {
-	gw   gwRef
-	join uint64
-	key  string
+	gw    gwRef
+	join  uint64
+	key   string
+	ident string // the key's fingerprint, or the keyless player's name in lower case
 }
+
+// identRef is a player's scores identity (scores.ID's Value: a key
+// fingerprint, or a keyless player's lower-case name) as it played
+// through the gateway of that name.
+type identRef struct{ gw, id string }
+
+// identUse is how an identity plays through a gateway: its snakes now,
+// and when the last one left.
+type identUse struct {
+	live int32
+	left time.Time
+}
+
+// Games are taken from a gateway only for identities that play through it
+// or left it within identKeep; the simulation remembers at most maxIdents
+// of them (past that, a new identity's games are refused).
+const (
+	identKeep  = time.Hour
+	maxIdents  = 1 << 18
+	identSweep = time.Minute
+)
 
 // joinRef names one join: its gateway and the gateway's nonce for it.
 type joinRef struct {
@@ -106,7 +132,7 @@ func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*
 	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix, "*"), lease: lease, inst: binary.LittleEndian.Uint64(b[:]) | 1,
 		stop: make(chan struct{}), done: make(chan struct{}),
 		seen: map[gwRef]time.Time{}, owner: map[game.ID]owned{},
-		joined: map[joinRef]joinedSnake{}, cancel: map[joinRef]time.Time{}}
+		joined: map[joinRef]joinedSnake{}, cancel: map[joinRef]time.Time{}, idents: map[identRef]identUse{}}
 	for subj, h := range map[string]nats.MsgHandler{s.subj.join: s.onJoin, s.subj.input: s.onInput, s.subj.hb: s.onHeartbeat} {
 		sub, err := nc.Subscribe(subj, h)
 		if err != nil {
@@ -184,7 +210,12 @@ func (s *Sim) onJoin(m *nats.Msg) {
 	case err == nil:
 		rep.id = id
 		s.mu.Lock()
-		s.owner[id] = owned{gw: gw, join: req.nonce, key: req.key}
+		o := owned{gw: gw, join: req.nonce, key: req.key, ident: req.key}
+		if o.ident == "" {
+			o.ident = strings.ToLower(req.name)
+		}
+		s.owner[id] = o
+		s.playsLocked(o)
 		if len(s.joined) < maxJoinRefs {
 			s.joined[ref] = joinedSnake{id, time.Now()}
 		}
@@ -232,6 +263,7 @@ func (s *Sim) onInput(m *nats.Msg) {
 	mine := ok && o.gw == gw && o.join == in.join
 	if mine && in.kind == inLeave {
 		delete(s.owner, in.id)
+		s.leftLocked(o, time.Now())
 	}
 	s.mu.Unlock()
 	if !mine {
@@ -259,9 +291,11 @@ const leaveDone = 1
 func (s *Sim) cancelJoin(m *nats.Msg, ref joinRef) {
 	s.mu.Lock()
 	j, ok := s.joined[ref]
-	gone := ok && s.owner[j.id].gw == ref.gw && s.owner[j.id].join == ref.nonce
+	o := s.owner[j.id]
+	gone := ok && o.gw == ref.gw && o.join == ref.nonce
 	if gone {
 		delete(s.owner, j.id)
+		s.leftLocked(o, time.Now())
 	}
 	delete(s.joined, ref)
 	if !ok && len(s.cancel) < maxJoinRefs {
@@ -275,6 +309,38 @@ func (s *Sim) cancelJoin(m *nats.Msg, ref joinRef) {
 	if m.Reply != "" {
 		_ = m.Respond([]byte{leaveDone})
 	}
+}
+
+// playsLocked notes that o's identity plays through o's gateway. s.mu is
+// held.
+func (s *Sim) playsLocked(o owned) {
+	r := identRef{o.gw.name, o.ident}
+	u, ok := s.idents[r]
+	if !ok && len(s.idents) >= maxIdents {
+		return
+	}
+	u.live++
+	s.idents[r] = u
+}
+
+// leftLocked notes that o's snake left. s.mu is held.
+func (s *Sim) leftLocked(o owned, now time.Time) {
+	r := identRef{o.gw.name, o.ident}
+	if u, ok := s.idents[r]; ok {
+		u.live--
+		u.left = now
+		s.idents[r] = u
+	}
+}
+
+// MayRecord reports whether gateway gw may record a game for identity id
+// (scores.ID's Value): it plays through gw now, or left it within
+// identKeep. A gateway records its own players' games and nobody else's.
+func (s *Sim) MayRecord(gw, id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.idents[identRef{gw, id}]
+	return ok && (u.live > 0 || time.Since(u.left) <= identKeep)
 }
 
 // Key returns the key fingerprint of snake id's player, as its gateway
@@ -329,6 +395,15 @@ func (s *Sim) reap() {
 					if o.gw == gw {
 						gone = append(gone, id)
 						delete(s.owner, id)
+						s.leftLocked(o, now)
+					}
+				}
+			}
+			if now.Sub(s.swept) >= identSweep {
+				s.swept = now
+				for r, u := range s.idents {
+					if u.live <= 0 && now.Sub(u.left) > identKeep {
+						delete(s.idents, r)
 					}
 				}
 			}
