@@ -174,7 +174,7 @@ func (s *session) claim(name string) {
 		s.srv.owners.put(key, s.key, now)
 		if r.Released != "" {
 			s.srv.owners.drop(r.Released)
-			s.notify(name + " is yours; " + r.Released + " is free again")
+			s.notify(name + " is yours; " + game.CleanName(r.Released) + " is free again")
 		}
 	case r.Outcome == scores.Taken:
 		// another key claimed it between the check and the join
@@ -195,8 +195,9 @@ type notice struct {
 	until time.Time
 }
 
-// notify shows text in the session's banner for noticeFor (cleaned; the
-// server's own notice, "world restarting", goes first).
+// notify shows text in the session's banner for noticeFor (the server's
+// own notice, "world restarting", goes first). Names in text are clean
+// (game.CleanName) already.
 func (s *session) notify(text string) {
 	s.notice.Store(&notice{text: text, until: time.Now().Add(noticeFor)})
 }

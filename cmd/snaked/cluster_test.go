@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -47,8 +49,9 @@ func startSim(t *testing.T, bin, natsAddr, stateDir string, extra ...string) *ex
 	return sim
 }
 
-// TestClusterRoles: a simulation with an embedded NATS on loopback (with a
-// user and password, which all three give) and two
+// TestClusterRoles: a simulation with an embedded NATS on loopback whose
+// users file gives the simulation and each of two gateways its own user
+// and role (so each has only its role's permissions), and the two
 // gateways, each its own process. A player joins through one gateway; a
 // spectator on the other sees her on the leaderboard of the one world,
 // and her snake on the playfield. The simulation's metrics count her join
@@ -60,12 +63,15 @@ func TestClusterRoles(t *testing.T) {
 	}
 	bin := buildSnaked(t)
 	natsAddr, simMetrics := freeLoopbackAddr(t), freeLoopbackAddr(t)
-	// the embedded NATS takes only the user and password they all give
-	creds := []string{"-nats-user", "snaked", "-nats-password", "s3cret"}
-	startSim(t, bin, natsAddr, t.TempDir(), append([]string{"-metrics-addr", simMetrics}, creds...)...)
+	// the embedded NATS takes only its users, each with its role's permissions
+	users := filepath.Join(t.TempDir(), "users.txt")
+	if err := os.WriteFile(users, []byte("# role name password\nsim sim s3cret\ngateway gw-a pw-a\ngateway gw-b pw-b\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startSim(t, bin, natsAddr, t.TempDir(), "-metrics-addr", simMetrics, "-nats-users", users)
 	url := "nats://" + natsAddr
-	a := startDaemon(t, bin, append([]string{"-role", "gateway", "-nats", url}, creds...)...)
-	b := startDaemon(t, bin, append([]string{"-role", "gateway", "-nats", url}, creds...)...)
+	a := startDaemon(t, bin, "-role", "gateway", "-nats", url, "-nats-user", "gw-a", "-nats-password", "pw-a")
+	b := startDaemon(t, bin, "-role", "gateway", "-nats", url, "-nats-user", "gw-b", "-nats-password", "pw-b")
 
 	alice, err := dialPlayer(a.addr, "127.0.0.1", "alice", 10*time.Second)
 	if err != nil {

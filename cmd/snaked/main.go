@@ -176,8 +176,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 }
 
 // openScores opens the scores database the configuration names, if any;
-// an unusable one comes back disabled (logged), and the game runs without
-// scores. The function closes it within the hard deadline.
+// an unusable one comes back disabled (logged) and keeps trying to open in
+// the background, and the game runs without scores meanwhile. The function
+// closes it within the hard deadline.
 func openScores(cfg config, log *slog.Logger) (*scores.Store, func()) {
 	path := cfg.scoresPath()
 	if path == "" {
@@ -185,7 +186,7 @@ func openScores(cfg config, log *slog.Logger) (*scores.Store, func()) {
 	}
 	st, err := scores.Open(path, scores.Options{Log: log, ClaimTTL: cfg.ClaimTTL, NamesPerKey: cfg.NamesPerKey, ClaimsPerHour: cfg.ClaimsPerHour})
 	if err != nil {
-		log.Error("scores are off", "path", path, "err", err)
+		log.Error("scores are off; trying again", "every", scores.DefaultRetryEvery.String(), "path", path, "err", err)
 	}
 	return st, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), hardDeadline)
