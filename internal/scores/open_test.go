@@ -162,7 +162,7 @@ func TestNewerSchemaDisables(t *testing.T) {
 	}
 	db.Close()
 	s, err := Open(path, testOpts(nil))
-	defer s.Close(context.Background())
+	defer func() { s.Close(context.Background()) }() // a Store comes back with an error too
 	if err == nil || !strings.Contains(err.Error(), "newer") || s.Err() == nil {
 		t.Fatalf("Open of a newer schema = %v; want a disabled store and an error saying newer", err)
 	}
@@ -429,7 +429,7 @@ func TestRetryOpen(t *testing.T) {
 	o.RetryEvery = 20 * time.Millisecond
 	o.QueueSize = 2
 	s, err := Open(path, o)
-	defer s.Close(context.Background())
+	defer func() { s.Close(context.Background()) }() // a Store comes back with an error too
 	if err == nil || s.Err() == nil || !s.Stats().Disabled {
 		t.Fatalf("Open under a regular file = %v, Err %v; want disabled", err, s.Err())
 	}
@@ -535,7 +535,7 @@ func TestRetryMovesCorruptAside(t *testing.T) {
 	o := testOpts(&log)
 	o.RetryEvery = 20 * time.Millisecond
 	s, err := Open(path, o)
-	defer s.Close(context.Background())
+	defer func() { s.Close(context.Background()) }() // a Store comes back with an error too
 	if err == nil || !strings.Contains(err.Error(), "could not be moved aside") {
 		t.Fatalf("Open of a corrupt file in a read-only directory = %v", err)
 	}
