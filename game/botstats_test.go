@@ -6,7 +6,7 @@ import (
 )
 
 // botStats turns TestBotStats into the measurement of the bots' deaths and
-// lengths in docs/BENCHMARKS-game.md (the file uses only Config, New, Step
+// lengths in docs/BENCHMARKS.md (the file uses only Config, New, Step
 // and the view, so it runs unchanged against older trees).
 var botStats = flag.Bool("botstats", false, "log bot deaths and lengths in bot-only worlds (TestBotStats)")
 

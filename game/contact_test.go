@@ -9,7 +9,7 @@ import (
 )
 
 // contactSeeds turns TestContactTime into the measurement reported in
-// docs/BENCHMARKS-game.md: go test -run TestContactTime -contact 100 -v ./game/
+// docs/BENCHMARKS.md: go test -run TestContactTime -contact 100 -v ./game/
 var contactSeeds = flag.Int("contact", 0, "seeds per world for TestContactTime's measurement (0: the quick check)")
 
 // The window a newcomer is judged by: an 80x24 terminal's playfield.
@@ -149,7 +149,7 @@ func measureContact(t *testing.T, c contactCase, n, warm, capT, watch int) []int
 // bots at the automatic target) sees another snake's head on its 80x24
 // screen within 10 s in at least 4 of 5 seeds, on the default world for
 // 3,000 players and on a small one. With -contact N it measures N seeds
-// per world instead and logs the figures in docs/BENCHMARKS-game.md.
+// per world instead and logs the figures in docs/BENCHMARKS.md.
 func TestContactTime(t *testing.T) {
 	n, capT := *contactSeeds, 600
 	if n == 0 {

@@ -16,7 +16,7 @@
 // and no BotTarget. Area costs memory (4 bytes per pixel for the
 // master grid and for each view buffer, i.e. 4 MiB each by default) but no
 // time per tick: Step is O(snakes + pixels changed), never O(area) (see
-// docs/BENCHMARKS-game.md).
+// docs/BENCHMARKS.md).
 //
 // The master grid is a []Pixel updated in place; snake bodies are ring
 // buffers of pixel indices that are reused across lives, and every grid
@@ -43,7 +43,7 @@
 // would put 1.7 heads on it; bodies (~20 pixels long) reach in from
 // outside and spawns near the action cluster a little, and the measured
 // mean is about 2 other snakes on a newcomer's screen over its first 30 s
-// (TestContactTime, docs/BENCHMARKS-game.md): the middle of the
+// (TestContactTime, docs/BENCHMARKS.md): the middle of the
 // one-to-three we want. Measured the same way, one snake per 1,024 pixels
 // shows 3.9 and one per 4,096 shows 1.0 (and on 2048x512 a tenth of
 // newcomers then wait 3 s or more for a head on screen).

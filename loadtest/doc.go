@@ -11,5 +11,5 @@
 //	o.Addr, o.N, o.Ramp, o.Duration = addr, 50, time.Second, 5*time.Second
 //	rep, err := loadtest.Run(ctx, o) // rep.Failed, rep.Unexpected, rep.Gap.P50, ...
 //
-// The method is written down in docs/BENCHMARKS-loadtest.md.
+// The method is written down in docs/BENCHMARKS.md, "Sessions per core".
 package loadtest

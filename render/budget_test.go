@@ -92,7 +92,7 @@ func TestFitProperties(t *testing.T) {
 // TestRendererSize: the Renderer struct fits the heap's 3,200-byte size
 // class (the next is 3,456 B, and every session holds one). When it
 // fails, move per-frame state out of the struct or accept the larger
-// class and change the bound here and in docs/BENCHMARKS-loadtest.md.
+// class and change the bound here and in docs/BENCHMARKS.md.
 func TestRendererSize(t *testing.T) {
 	if n := unsafe.Sizeof(Renderer{}); n > 3200 {
 		t.Errorf("Renderer is %d bytes, over the 3,200-byte size class", n)

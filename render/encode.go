@@ -1229,7 +1229,7 @@ func (r *Renderer) encode(full bool, dx, dy int) {
 // by row. Greedy is tried only after a frame that drew at most this many
 // cells (r.sparse): in a crowd nearly every frame changes more, and a
 // greedy pass that gives up has scanned for nothing
-// (docs/BENCHMARKS-render.md).
+// (docs/BENCHMARKS.md).
 var greedyMax = 16
 
 // greedy sends a small frame's changed cells cheapest-next-first (cursor

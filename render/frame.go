@@ -147,7 +147,7 @@ type deathCause struct {
 
 // DefaultZone is the camera's dead zone: the followed head may move within
 // the central DefaultZone percent of the playfield (in each direction)
-// before the camera re-centres on it. See docs/BENCHMARKS-render.md.
+// before the camera re-centres on it. See docs/BENCHMARKS.md, "Camera dead zone".
 const DefaultZone = 50
 
 // New returns a renderer for a terminal of the given profile and size,
@@ -181,7 +181,7 @@ const (
 // CellBytes is the renderer state held per drawn cell: its cell grid and
 // the output buffer as sized for a full repaint (bufPerCell bytes a cell).
 // A renderer of a w x h area holds at most about CellBytes*w*h bytes, the
-// buffer only until Release; see docs/BENCHMARKS-render.md for the
+// buffer only until Release; see docs/BENCHMARKS.md for the
 // measured heap.
 const CellBytes = 2 + bufPerCell // a grid of 2-byte cells, the buffer
 
@@ -386,7 +386,7 @@ var keepNext = false
 // each miss waiting for the one before: warming them first, so the
 // misses overlap, takes 1-7 % off a crowd frame with a neighbour
 // streaming through memory (BenchmarkCrowdCold), ~2.5 % off the daemon's
-// CPU a frame (docs/BENCHMARKS-loadtest.md, twelfth look).
+// CPU a frame (docs/BENCHMARKS.md, "Renderer time per frame").
 func (r *Renderer) warm() {
 	p := unsafe.Pointer(r)
 	n := unsafe.Sizeof(*r)

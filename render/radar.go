@@ -28,7 +28,7 @@ import (
 // closer). Scans happen only when the text is made again, every
 // radarEvery ticks; in between, the text stays (so its bytes are spent
 // once a second at most); the leader comes from View.Top. See
-// docs/BENCHMARKS-render.md.
+// docs/BENCHMARKS.md.
 
 // Radar bounds and rates.
 const (

@@ -34,7 +34,7 @@ import (
 //     of the other overlays; otherwise it is placed again (or dropped).
 // Moving a tag costs bytes (its old cells repainted, the new ones drawn:
 // ~25-30 bytes for a 6-letter name); the leash keeps that rare. See
-// docs/BENCHMARKS-render.md for what tags cost.
+// docs/BENCHMARKS.md for what tags cost.
 
 // headAt is a head composed on the playfield: its snake's slot and its
 // world pixel, packed in one word (the slot in the top 16 bits, then x
@@ -350,7 +350,7 @@ func abs(a int) int { return max(a, -a) }
 // left of it. x is hx + a*n/2 + b for a tag of n cells. Placing it ahead
 // of a moving head (so the head runs alongside its tag for longer) was
 // measured and does not pay: snakes turn too often (see
-// docs/BENCHMARKS-render.md).
+// docs/BENCHMARKS.md).
 var tagSpots = [...]struct{ a, b, dy int }{{-1, 0, -1}, {-1, 0, 1}, {0, 2, 0}, {-2, -1, 0}}
 
 // placeTag puts s's tag, its head at h, in tag slot i at the first free

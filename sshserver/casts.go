@@ -22,8 +22,8 @@ import (
 // with a full repaint.
 //
 // In a load run the swarm's spectators (5 %, all 200x60, all following
-// the leader) drew ~8 % of the rendering (docs/BENCHMARKS-loadtest.md,
-// issue 13); a crowd watching one snake now costs one renderer.
+// the leader) drew ~8 % of the rendering (docs/BENCHMARKS.md,
+// "Sessions per core"); a crowd watching one snake now costs one renderer.
 
 // castKeep is how many of a cast's newest frames it keeps for spectators
 // behind it; one further behind gets a Snapshot.

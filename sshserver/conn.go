@@ -52,8 +52,8 @@ func (c *conn) why(def cause) cause {
 // stack to 8 KiB, and the control loop parks too deep in it for the
 // garbage collector ever to shrink it (a quarter of it, with the runtime's
 // margin); a fresh goroutine, whose log records are formatted elsewhere
-// (shallow), stays at 4 KiB (docs/BENCHMARKS-loadtest.md, issue 13's
-// fourth look). The accept loop counted the connection in s.wg once;
+// (shallow), stays at 4 KiB (docs/BENCHMARKS.md, "Memory per
+// session"). The accept loop counted the connection in s.wg once;
 // endConn, on whichever goroutine ends it, marks it done.
 func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	var k *ctl

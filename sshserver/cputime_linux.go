@@ -21,7 +21,7 @@ func threadCPU() int64 {
 
 // clockCost is what two threadCPU calls in a row read, the least of a few
 // tries: the reading's own cost (a system call each; about 1.3 us for the
-// pair on the virtual machine of docs/BENCHMARKS-loadtest.md), which a
+// pair on the virtual machine of docs/BENCHMARKS.md), which a
 // sample takes off.
 var clockCost = sync.OnceValue(func() int64 {
 	runtime.LockOSThread()

@@ -17,7 +17,7 @@ import (
 // order: renders one after another find the world, the tables and the
 // code in the caches, which a write (the kernel's TCP path) empties, and
 // the writes one after another likewise (issue 13: -1.5 % of the daemon's
-// CPU a frame side by side, docs/BENCHMARKS-loadtest.md, twelfth look). A
+// CPU a frame side by side, docs/BENCHMARKS.md, "Sessions per core"). A
 // session's frame waits at most batchMax renders for its write, well
 // under a millisecond.
 //

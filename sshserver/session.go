@@ -215,7 +215,7 @@ func spawn(wg *sync.WaitGroup, f func()) <-chan struct{} {
 // 31 KB). A long-lived goroutine that did it directly (a connection's, a
 // session's reader) kept that stack until a garbage collection shrank it,
 // and in a steady crowd none runs for a minute or more: ~13 KiB a session
-// at 2,500 (docs/BENCHMARKS-loadtest.md). A goroutine that ends gives its
+// at 2,500 (docs/BENCHMARKS.md). A goroutine that ends gives its
 // stack back at once.
 func deep(f func()) {
 	done := make(chan struct{})
@@ -515,7 +515,7 @@ func (s *session) finish(k *ctl) {
 // size for the session's life. 2,000 bytes keep both within 2 KiB (the
 // packet adds a 9-byte header, sealing at most 20 bytes of padding and a
 // 16-byte tag). In a crowd 99.7 % of frames are smaller
-// (docs/BENCHMARKS-loadtest.md) and still go out as one packet.
+// (docs/BENCHMARKS.md) and still go out as one packet.
 const writeChunk = 2000
 
 // write sends p to the terminal under the stall watchdog: in one Write,

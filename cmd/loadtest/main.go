@@ -1,6 +1,6 @@
 // Command loadtest runs a scripted SSH swarm against a snaked daemon and
 // reports what its players saw; with -floor it is the bare SSH transport
-// floor server instead. See the loadtest package and docs/BENCHMARKS-loadtest.md.
+// floor server instead. See the loadtest package and docs/BENCHMARKS.md.
 package main
 
 import (
