@@ -164,7 +164,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			ln.Close()
 			return fmt.Errorf("sshserver: metrics listener: %w", err)
 		}
-		hs = &http.Server{Handler: s.m.handler(), ReadHeaderTimeout: 5 * time.Second}
+		hs = &http.Server{Handler: s.m.handler(), ReadHeaderTimeout: MetricsHeaderWait}
 		s.log.Info("metrics listening", "addr", mln.Addr().String())
 		bg.Go(func() {
 			if err := hs.Serve(mln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -201,6 +201,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
+// goodbyeWait bounds how long the sessions' goodbyes may take once the
+// countdown ends (StallTimeout, when shorter); then every connection left
+// is closed.
+const goodbyeWait = 3 * time.Second
+
 // shutdown runs the countdown, asks every session to say goodbye, and
 // force-closes whatever is left a bounded time later.
 func (s *Server) shutdown() {
@@ -224,7 +229,7 @@ func (s *Server) shutdown() {
 
 	// Sessions now write their goodbye. Writers stalled on clients that do
 	// not read are cut when this bound passes.
-	bound := min(s.cfg.StallTimeout, 3*time.Second)
+	bound := min(s.cfg.StallTimeout, goodbyeWait)
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
@@ -258,7 +263,7 @@ func (s *Server) accept(ln net.Listener) error {
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
 				s.log.Warn("accept", "err", err, "retry_in", backoff.String())
 				time.Sleep(backoff)
 				continue
@@ -286,18 +291,32 @@ func (s *Server) accept(ln net.Listener) error {
 	}
 }
 
+// The accept loop's pause after a temporary error: from acceptBackoffMin,
+// doubling with each error in a row, up to acceptBackoffMax.
+const (
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
+)
+
 // isTemporary reports accept errors worth retrying (e.g. EMFILE).
 func isTemporary(err error) bool {
 	var t interface{ Temporary() bool }
 	return errors.As(err, &t) && t.Temporary()
 }
 
+// The watchdog looks four times within the stall and keepalive bounds,
+// but at most every watchMin and at least every watchMax.
+const (
+	watchMin = 10 * time.Millisecond
+	watchMax = time.Second
+)
+
 // watchdog drops sessions whose write is stalled and players gone idle,
 // and drives every connection's keepalive.
 func (s *Server) watchdog(stop <-chan struct{}) {
-	period := min(max(s.cfg.StallTimeout/4, 10*time.Millisecond), time.Second)
+	period := min(max(s.cfg.StallTimeout/4, watchMin), watchMax)
 	if ka := s.cfg.KeepAlive; ka > 0 {
-		period = min(period, max(ka/4, 10*time.Millisecond))
+		period = min(period, max(ka/4, watchMin))
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()

@@ -25,6 +25,9 @@ import (
 	"snaked/sshserver"
 )
 
+// metricsCloseWait bounds the metrics listener's shutdown.
+const metricsCloseWait = 2 * time.Second
+
 // runSim runs the simulation of a cluster: the world, its clock, the bots;
 // its deltas and snapshots go out over NATS, joins and inputs come in. No
 // SSH listener. It runs until a signal.
@@ -113,7 +116,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "snaked: metrics:", err)
 			return 1
 		}
-		hs := &http.Server{Handler: sshserver.MetricsHandler(reg), ReadHeaderTimeout: 5 * time.Second}
+		hs := &http.Server{Handler: sshserver.MetricsHandler(reg), ReadHeaderTimeout: sshserver.MetricsHeaderWait}
 		served := make(chan struct{})
 		go func() {
 			defer close(served)
@@ -122,7 +125,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 			}
 		}()
 		defer func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), metricsCloseWait)
 			defer cancel()
 			_ = hs.Shutdown(ctx)
 			<-served
