@@ -52,8 +52,8 @@ const (
 // final byte (csiFinalLo..csiFinalHi).
 const (
 	byteEsc    = 0x1b
-	byteDel    = 0x7f // Backspace on most terminals
-	byteBS     = 0x08 // Backspace on some (Ctrl-H)
+	byteDel    = 0x7f       // Backspace on most terminals
+	byteBS     = 0x08       // Backspace on some (Ctrl-H)
 	ctrlC      = 'C' & 0x1f // Ctrl+letter sends the letter's low five bits
 	ctrlD      = 'D' & 0x1f
 	ctrlL      = 'L' & 0x1f
