@@ -192,9 +192,9 @@ func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 	return l, nil
 }
 
-// serve sets up sc for a server of this gateway: its cluster, the Wake it
+// configure sets up sc for a server of this gateway: its cluster, the Wake it
 // draws at, the simulation's scores and the link's metrics.
-func (l *gatewayLink) serve(sc *sshserver.Config) {
+func (l *gatewayLink) configure(sc *sshserver.Config) {
 	sc.Cluster, sc.Wake, sc.Scores = l.gw, l.wake, l.scores
 	sc.Collectors = append(sc.Collectors, cluster.GatewayCollectors(l.gw, l.f)...)
 }

@@ -36,7 +36,7 @@ type config struct {
 	NamesPerKey   int           // -names-per-key
 	ClaimsPerHour int           // -claims-per-hour
 
-	Role      string          // "" or "single": one process; "sim" or "gateway": a cluster over NATS
+	Role      role            // -role: one process, or a part of a cluster over NATS
 	NATS      cluster.Options // the NATS link (-nats, -nats-prefix, credentials, TLS)
 	NATSEmbed string          // -nats-embed: run a NATS server in this process (role sim)
 	NATSUsers string          // -nats-users: the embedded NATS's users and their roles
@@ -141,7 +141,7 @@ func options(c *config) []option {
 		{name: "join-hint", value: &text{p: &c.Server.JoinHint, empty: true}, def: "ssh -p PORT localhost",
 			usage: "how to join, shown in the banner"},
 		{name: "log-level", value: level{&c.LogLevel}, rng: "debug, info, warn, error", usage: "log level"},
-		{name: "role", value: &text{p: &c.Role, empty: true}, def: "empty (one process)", rng: "single, sim, gateway",
+		{name: "role", value: &text{p: (*string)(&c.Role), empty: true}, def: "empty (one process)", rng: "single, sim, gateway",
 			usage: "sim: the world, its clock and the scores database, no SSH; gateway: SSH sessions on a world streamed from the sim over NATS"},
 		{name: "nats", value: &text{p: &c.NATS.URL, empty: true}, def: "empty", usage: "NATS URL(s) of the cluster, e.g. nats://10.0.0.5:4222"},
 		{name: "nats-embed", value: &text{p: &c.NATSEmbed, empty: true}, def: "empty (off)",
@@ -215,17 +215,28 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	return c, nil
 }
 
+// role is what the process is (-role).
+type role string
+
+// Roles.
+const (
+	roleDefault role = ""        // one process, as roleSingle
+	roleSingle  role = "single"  // one process: the world and the SSH server
+	roleSim     role = "sim"     // a cluster's simulation: the world, its clock and the scores, no SSH
+	roleGateway role = "gateway" // a cluster's SSH gateway, on a world streamed from the simulation
+)
+
 // checkRole checks that the cluster flags go with the role.
 func (c *config) checkRole() error {
 	switch c.Role {
-	case "", "single":
+	case roleDefault, roleSingle:
 		if c.NATS.URL != "" || c.NATSEmbed != "" {
 			return errors.New("-nats and -nats-embed need -role sim or -role gateway")
 		}
 		if c.NATSUsers != "" {
 			return errors.New("-nats-users needs -role sim with -nats-embed")
 		}
-	case "sim":
+	case roleSim:
 		if (c.NATS.URL == "") == (c.NATSEmbed == "") {
 			return errors.New("-role sim needs either -nats URL or -nats-embed ADDR")
 		}
@@ -235,7 +246,7 @@ func (c *config) checkRole() error {
 		if c.NATSUsers != "" && (c.NATSEmbed == "" || c.NATS.User != "") {
 			return errors.New("-nats-users is for -nats-embed, instead of -nats-user")
 		}
-	case "gateway":
+	case roleGateway:
 		if c.NATS.URL == "" {
 			return errors.New("-role gateway needs -nats URL")
 		}

@@ -58,7 +58,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if cfg.World.Seed == 0 {
 		cfg.World.Seed = uint64(time.Now().UnixNano())
 	}
-	if cfg.Role == "sim" {
+	if cfg.Role == roleSim {
 		return runSim(cfg, log, stdout, stderr)
 	}
 
@@ -74,7 +74,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	var host game.Host
 	var world *game.World // nil on a gateway: the world is elsewhere
 	var link *gatewayLink
-	if cfg.Role == "gateway" {
+	if cfg.Role == roleGateway {
 		if link, err = startGateway(cfg, log); err != nil {
 			fmt.Fprintln(stderr, "snaked:", err)
 			return 1
@@ -97,7 +97,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	sc := cfg.Server
 	switch {
 	case link != nil: // the scores live with the simulation
-		link.serve(&sc)
+		link.configure(&sc)
 	default:
 		if st, closeScores := openScores(cfg, log); st != nil {
 			sc.Scores = st
