@@ -185,7 +185,7 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	v := s.srv.w.Acquire()
 	s.noteTick(v.Tick, lastTick)
 	if phase(s.phase.Load()) == phasePlay {
-		s.followPlayer(v, hud)
+		s.keepSnake(v, s.followPlayer(hud))
 	} else if k, ok := s.castOf(c, hud, s.followCamera(v, hud), cols, rows); ok {
 		s.castFrame(k, c, hud, v, repaint)
 		v.Release()
@@ -203,26 +203,29 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 func (s *session) refresh(c *canvas, hud *render.HUD) (cols, rows int, repaint bool) {
 	repaint = s.repaint.Swap(false)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.resized || repaint && c.held < s.cols*s.rows {
 		s.resized = false
 		c.fit(s.srv, s.cols, s.rows)
 	}
 	hud.Help, hud.HideTags = s.help, s.hideTags
-	return s.cols, s.rows, repaint
+	cols, rows = s.cols, s.rows
+	s.mu.Unlock()
+	return cols, rows, repaint
 }
 
 // fillHUD fills the HUD's fields that do not come from the world: the
-// banner's counts, notice and shutdown countdown, the controls hint and
-// the player's all-time record.
+// banner's counts (on a gateway, the other gateways' too), notice and
+// shutdown countdown, the controls hint and the player's all-time record.
 func (s *session) fillHUD(hud *render.HUD) {
-	hud.Players, hud.Spectators = s.srv.counts()
+	hud.Players, hud.Spectators = int(s.srv.players.Load()), int(s.srv.spectators.Load())
+	if cl := s.srv.cfg.Cluster; cl != nil {
+		p, q := cl.Others()
+		hud.Players, hud.Spectators = hud.Players+p, hud.Spectators+q
+		hud.Notice = cl.Notice()
+	}
 	hud.ShutdownIn = int(s.srv.shutdownIn.Load())
 	hud.Hint = !s.steered.Load() && time.Since(s.begin) < hintFor
 	hud.AllBest, hud.AllRank = int(s.allBest.Load()), int(s.allRank.Load())
-	if cl := s.srv.cfg.Cluster; cl != nil {
-		hud.Notice = cl.Notice()
-	}
 	if hud.Notice == "" {
 		hud.Notice = s.noticeNow(time.Now())
 	}
@@ -231,18 +234,29 @@ func (s *session) fillHUD(hud *render.HUD) {
 // noteTick counts the ticks skipped since lastTick (the session was busy:
 // latest wins) and makes tick the last drawn.
 func (s *session) noteTick(tick uint64, lastTick *uint64) {
-	if *lastTick != 0 && tick > *lastTick+1 {
-		s.srv.m.skipped.Add(float64(tick - *lastTick - 1))
-	}
+	last := *lastTick
 	*lastTick = tick
+	if tick > last+1 {
+		s.skipped(last, tick)
+	}
 }
 
-// followPlayer points the HUD at the player's snake and keeps track of it
-// (keepSnake).
-func (s *session) followPlayer(v *game.View, hud *render.HUD) {
+// skipped counts the ticks between last and tick, which the session did
+// not draw, unless tick is its first (last is 0). It is kept out of line,
+// so that noteTick, on every frame, is inlined.
+//
+//go:noinline
+func (s *session) skipped(last, tick uint64) {
+	if last != 0 {
+		s.srv.m.skipped.Add(float64(tick - last - 1))
+	}
+}
+
+// followPlayer points the HUD at the player's snake and returns its ID.
+func (s *session) followPlayer(hud *render.HUD) game.ID {
 	id := game.ID(s.id.Load())
 	hud.You, hud.Follow, hud.Spectator = id, id, false
-	s.keepSnake(v, id)
+	return id
 }
 
 // lostFrames is how many frames in a row the player's snake may be
@@ -306,7 +320,8 @@ func (s *session) castOf(c *canvas, hud *render.HUD, rank, cols, rows int) (cast
 // ownFrame renders v on the session's own renderer, a whole screen when
 // repaint is set or the terminal shows a cast's screen.
 func (s *session) ownFrame(c *canvas, hud *render.HUD, v *game.View, repaint bool) {
-	if s.ownRenderer(c) {
+	if s.cast != nil || c.r == nil {
+		s.backFromCast(c)
 		repaint = true
 	}
 	r := c.r
@@ -319,20 +334,16 @@ func (s *session) ownFrame(c *canvas, hud *render.HUD, v *game.View, repaint boo
 	sm.end(s.srv.m)
 }
 
-// ownRenderer gives the canvas its own renderer back when the session
-// comes back from a cast (the cast dropped it), and leaves the cast. It
-// reports true then: the terminal shows the cast's screen.
-func (s *session) ownRenderer(c *canvas) (back bool) {
-	if s.cast == nil && c.r != nil {
-		return false
-	}
+// backFromCast takes the session off its cast, if any, and gives the
+// canvas its own renderer back if the cast dropped it. The terminal still
+// shows the cast's screen.
+func (s *session) backFromCast(c *canvas) {
 	s.leaveCast()
 	if c.r == nil {
 		s.mu.Lock()
 		c.fit(s.srv, s.cols, s.rows)
 		s.mu.Unlock()
 	}
-	return true
 }
 
 // sample is one frame's measures, when its number makes it a sample (see
@@ -344,11 +355,19 @@ type sample struct {
 	t0   time.Time // the wall clock at the start
 }
 
-// startSample starts frame n's sample, if it is one. Measuring the CPU
-// time locks the goroutine to its thread, so that the thread's time is
-// the frame's, until end.
-func startSample(n uint32) sample {
-	sm := sample{cpu: n%cpuEvery == cpuAt, wall: n%renderCPUEvery == renderCPUEvery/2}
+// startSample starts frame n's sample, if it is one.
+func startSample(n uint32) (sm sample) {
+	if n%cpuEvery == cpuAt || n%renderCPUEvery == renderCPUEvery/2 {
+		sm.start(n)
+	}
+	return sm
+}
+
+// start starts frame n's sample: it reads the clocks the sample measures
+// with. Measuring the CPU time locks the goroutine to its thread, so that
+// the thread's time is the frame's, until end.
+func (sm *sample) start(n uint32) {
+	sm.cpu, sm.wall = n%cpuEvery == cpuAt, n%renderCPUEvery == renderCPUEvery/2
 	if sm.cpu {
 		runtime.LockOSThread()
 		sm.c0 = threadCPU()
@@ -356,11 +375,17 @@ func startSample(n uint32) sample {
 	if sm.wall {
 		sm.t0 = time.Now()
 	}
-	return sm
 }
 
-// end records the sample's measures in m.
+// end records the sample's measures in m, if it is one.
 func (sm *sample) end(m *metrics) {
+	if sm.cpu || sm.wall {
+		sm.record(m)
+	}
+}
+
+// record records the sample's measures in m.
+func (sm *sample) record(m *metrics) {
 	if sm.wall {
 		m.render.Observe(time.Since(sm.t0).Seconds())
 	}

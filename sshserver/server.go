@@ -369,17 +369,6 @@ func (s *Server) liveCount() int {
 	return len(s.live)
 }
 
-// counts returns the banner's players and spectators: this server's, and
-// on a gateway the other gateways' too.
-func (s *Server) counts() (players, spectators int) {
-	players, spectators = int(s.players.Load()), int(s.spectators.Load())
-	if cl := s.cfg.Cluster; cl != nil {
-		p, q := cl.Others()
-		players, spectators = players+p, spectators+q
-	}
-	return players, spectators
-}
-
 // count adjusts the server's player or spectator number by d and tells
 // the cluster, if any, the new numbers.
 func (s *Server) count(k kind, d int32) {
