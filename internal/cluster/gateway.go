@@ -217,7 +217,7 @@ func (g *Gateway) heartbeats(every time.Duration) {
 
 func (g *Gateway) beat() {
 	p, s := g.localCounts()
-	h := heartbeat{gw: g.id, players: uint64(p), spectators: uint64(s)}
+	h := heartbeat{gw: g.id, players: uint64(max(p, 0)), spectators: uint64(max(s, 0))}
 	_ = g.nc.Publish(g.subj.hb, appendHeartbeat(nil, h))
 }
 
