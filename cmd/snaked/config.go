@@ -52,10 +52,19 @@ type config struct {
 // what it sets and how it is shown in -h and the README.
 type option struct {
 	name  string
-	value flag.Value // parses and range-checks; its String at registration is the default
-	def   string     // the default as shown, when the value's String is not telling
-	rng   string     // the allowed values as shown, "" when any
+	value value  // parses and range-checks; its String at registration is the default
+	def   string // the default as shown, when the value's String is not telling
+	rng   string // the allowed values as shown, "" when any
 	usage string
+}
+
+// value is a flag's value: it parses and range-checks what it is set to,
+// and tells -h its range.
+type value interface {
+	flag.Value
+	// rangeText is the allowed values as -h shows them unless the
+	// option says otherwise; "" for any.
+	rangeText() string
 }
 
 // envName is the environment twin of a flag: -max-sessions is SNAKED_MAX_SESSIONS.
@@ -289,9 +298,7 @@ func helpRows(opts []option) []helpRow {
 		}
 		rng := o.rng
 		if rng == "" {
-			if r, ok := o.value.(interface{ rangeText() string }); ok {
-				rng = r.rangeText()
-			}
+			rng = o.value.rangeText()
 		}
 		rows[i] = helpRow{"-" + o.name, envName(o.name), def, rng, o.usage}
 	}
@@ -371,6 +378,13 @@ func (v *integer) Set(s string) error {
 
 func (v *integer) rangeText() string { return v.r.String() }
 
+// The other values have no range of their own: their options say what
+// they take, if anything.
+func (*text) rangeText() string     { return "" }
+func (*seed) rangeText() string     { return "" }
+func (worldSize) rangeText() string { return "" }
+func (level) rangeText() string     { return "" }
+
 // duration is a duration flag within a range.
 type duration struct {
 	p *time.Duration
@@ -395,6 +409,8 @@ func (v *duration) Set(s string) error {
 	*v.p = d
 	return nil
 }
+
+func (v *duration) rangeText() string { return v.r.DurationString() }
 
 // seed is the world seed; 0 picks one from the clock at start.
 type seed struct{ p *uint64 }
