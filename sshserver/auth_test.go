@@ -24,8 +24,8 @@ import (
 // config, the client in a child process (this test binary again, see
 // TestHandshakeClient) over loopback TCP, one handshake at a time.
 // server-cpu-us/op is this process's user+system CPU per handshake
-// (getrusage; the child's is not in it). Cases: "none" is the policy before
-// issue 11 (anonymous "none" succeeds); keyless is keyboard-interactive with
+// (getrusage; the child's is not in it). Cases: "none" is a policy where
+// anonymous "none" succeeds, for comparison; keyless is keyboard-interactive with
 // zero questions after "none" is refused (keyless-direct: the same without
 // the info request); key is an ed25519 public key
 // (query, then signature) after "none" is refused.

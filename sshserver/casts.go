@@ -19,11 +19,7 @@ import (
 // instead. A spectator whose screen changes otherwise (another place on
 // the leaderboard, help, tags, a resize) moves to that screen's cast, with
 // a Snapshot; the free camera goes back to the session's own renderer,
-// with a full repaint.
-//
-// In a load run the swarm's spectators (5 %, all 200x60, all following
-// the leader) drew ~8 % of the rendering (docs/BENCHMARKS.md,
-// "Sessions per core"); a crowd watching one snake now costs one renderer.
+// with a full repaint. So a crowd watching one snake costs one renderer.
 
 // castKeep is how many of a cast's newest frames it keeps for spectators
 // behind it; one further behind gets a Snapshot.

@@ -6,13 +6,11 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
-	"snaked/game"
 	"snaked/internal/cluster"
 	"snaked/internal/vtmodel"
 )
@@ -27,9 +25,13 @@ type gatewayHarness struct {
 	h   *harness
 }
 
+var _ Cluster = (*cluster.Gateway)(nil)
+
 // startGateway serves a gateway of the world streamed on url under prefix
-// "t", on 127.0.0.1:0. Its sessions are woken by each delta applied, as
-// the daemon's gateway role does.
+// "t", on 127.0.0.1:0, wired as the daemon's gateway role wires one: a
+// Wake first, signalled by the follower at each delta applied; the
+// gateway on the follower's views; the server on the gateway, as its
+// world and its cluster.
 func startGateway(t *testing.T, url string, opts ...func(*Config, *nats.Conn, *cluster.Gateway)) *gatewayHarness {
 	t.Helper()
 	name, err := cluster.GatewayName("", "")
@@ -42,12 +44,8 @@ func startGateway(t *testing.T, url string, opts ...func(*Config, *nats.Conn, *c
 	}
 	t.Cleanup(nc.Close)
 	g := &gatewayHarness{}
-	var srv atomic.Pointer[Server] // woken at each delta applied, once it exists
-	g.f, err = cluster.NewFollower(nc, "t", name, 0, func() {
-		if s := srv.Load(); s != nil {
-			s.Ticked(game.Round{})
-		}
-	})
+	wake := NewWake()
+	g.f, err = cluster.NewFollower(nc, "t", name, 0, wake.Tick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +57,7 @@ func startGateway(t *testing.T, url string, opts ...func(*Config, *nats.Conn, *c
 	t.Cleanup(g.gw.Close)
 	cfg := testConfig(t)
 	cfg.Collectors = cluster.GatewayCollectors(g.gw, g.f)
+	cfg.Cluster, cfg.Wake = g.gw, wake
 	for _, o := range opts {
 		o(&cfg, nc, g.gw)
 	}
@@ -68,8 +67,6 @@ func startGateway(t *testing.T, url string, opts ...func(*Config, *nats.Conn, *c
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.gw.SetLocal(g.srv.Counts)
-	srv.Store(g.srv)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

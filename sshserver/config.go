@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/ssh"
 
 	"snaked/internal/scores"
@@ -39,6 +39,24 @@ type Config struct {
 	Collectors         []prometheus.Collector // more metrics served with the server's (a gateway's link)
 	Logger             *slog.Logger           // nil = slog.Default()
 	Scores             Scores                 // finished games, name claims and the scores command; nil = none
+	Cluster            Cluster                // the cluster this server is a gateway of; nil = a single process
+	Wake               *Wake                  // signalled at each new view of the world that Ticked does not announce (a gateway's follower); nil = a Wake of the server's own
+}
+
+// Cluster is the cluster a server is a gateway of, as its sessions see it:
+// a gateway's link to its simulation and to the other gateways. Every
+// session's frame calls Notice and Others, and each join and leave calls
+// SetLocal: none may block.
+type Cluster interface {
+	// Notice is what the banner says about the link ("world restarting"
+	// while no tick comes from the simulation), or "".
+	Notice() string
+	// Others returns the players and spectators on the cluster's other
+	// gateways, as last heard.
+	Others() (players, spectators int)
+	// SetLocal tells the cluster this server's players and spectators;
+	// the server calls it each time they change, in order.
+	SetLocal(players, spectators int)
 }
 
 // Scores is what sessions ask of the scores: a *scores.Store in one

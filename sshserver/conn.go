@@ -52,8 +52,7 @@ func (c *conn) why(def cause) cause {
 // stack to 8 KiB, and the control loop parks too deep in it for the
 // garbage collector ever to shrink it (a quarter of it, with the runtime's
 // margin); a fresh goroutine, whose log records are formatted elsewhere
-// (shallow), stays at 4 KiB (docs/BENCHMARKS.md, "Memory per
-// session"). The accept loop counted the connection in s.wg once;
+// (shallow), stays at 4 KiB. The accept loop counted the connection in s.wg once;
 // endConn, on whichever goroutine ends it, marks it done.
 func (s *Server) serveConn(raw net.Conn, pending *unauthEntry) {
 	var k *ctl
@@ -355,18 +354,22 @@ func (k *ctl) open(nc ssh.NewChannel) bool {
 	return false
 }
 
+// keepAliveMisses is how many keepalive intervals a keepalive may go
+// unanswered before the connection is closed.
+const keepAliveMisses = 3
+
 // keepalive, called by the watchdog at time now, sends c a keepalive when
-// one is due and closes c when one stayed unanswered for three intervals.
+// one is due and closes c when one stayed unanswered for keepAliveMisses
+// intervals.
 // As with OpenSSH's ClientAliveInterval, one is due only after an
-// interval in which the client sent nothing: a player who types is alive
-// (in a load run that spares most of the pings, ~1 % of the daemon's
-// CPU).
+// interval in which the client sent nothing: a player who types is alive,
+// and a crowd at play needs hardly any pings.
 // The request runs in a short-lived goroutine (it waits for the reply),
 // counted in c.pings and waited for by serveConn.
 func (s *Server) keepalive(c *conn, now int64) {
 	ka := s.cfg.KeepAlive.Nanoseconds()
 	if sent := c.pingSent.Load(); sent != 0 {
-		if now-sent > 3*ka {
+		if now-sent > keepAliveMisses*ka {
 			c.closeWith(causeKeepAlive)
 		}
 		return

@@ -10,16 +10,14 @@ import (
 // This file draws the tick's frames: a few frame workers, owned by Serve,
 // share each tick's list of playing and watching sessions and draw each
 // in turn, so a tick wakes a few goroutines instead of every session's
-// writer (issue 13: the wake-ups were ~12 % of the daemon's CPU at 2,500
-// sessions).
+// writer (waking thousands of goroutines a tick costs more than the
+// frames they write).
 //
 // A worker renders up to batchMax sessions' frames, then writes them, in
 // order: renders one after another find the world, the tables and the
 // code in the caches, which a write (the kernel's TCP path) empties, and
-// the writes one after another likewise (issue 13: -1.5 % of the daemon's
-// CPU a frame side by side, docs/BENCHMARKS.md, "Sessions per core"). A
-// session's frame waits at most batchMax renders for its write, well
-// under a millisecond.
+// the writes one after another likewise. A session's frame waits at most
+// batchMax renders for its write, well under a millisecond.
 //
 // A slow client still hurts only itself:
 //   - A session is drawn by one goroutine at a time (session.fmu, held
@@ -33,8 +31,8 @@ import (
 //     did not reach, so they wait for no one. The stalled worker ends
 //     once its session lets it go. The others go on meanwhile.
 //   - A session whose write once took stallAfter or more (session.solo)
-//     is drawn by its own writer from then on, woken by the tick as
-//     before the pool: a slow client costs the pool one stall at most.
+//     is drawn by its own writer from then on, which the tick pokes: a
+//     slow client costs the pool one stall at most.
 //   - A tick that comes while the last one's list is not done (a busy
 //     machine) starts a new list with the sessions not reached yet first.
 

@@ -93,17 +93,22 @@ func testConfig(t testing.TB) Config {
 	return cfg
 }
 
-func start(t *testing.T, cfg Config, w *game.World) *harness {
+func start(t *testing.T, cfg Config, w *game.World, opts ...option) *harness {
 	t.Helper()
-	return startHost(t, cfg, w, w.Host())
+	return startHost(t, cfg, w, w.Host(), opts...)
+}
+
+// withKeyHook has every key go to hook first.
+func withKeyHook(hook func(k key, r byte)) option {
+	return func(s *Server) { s.keyHook = hook }
 }
 
 // startHost is start for sessions that reach world w through host.
-func startHost(t *testing.T, cfg Config, w *game.World, host game.Host) *harness {
+func startHost(t *testing.T, cfg Config, w *game.World, host game.Host, opts ...option) *harness {
 	t.Helper()
 	logs := &syncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv, err := New(cfg, host)
+	srv, err := New(cfg, host, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

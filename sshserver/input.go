@@ -33,9 +33,36 @@ const (
 // whoever feeds the decoder calls expire when nothing followed it in time
 // (escWait), and the lone ESC becomes the Esc key.
 type decoder struct {
-	state uint8 // 0 ground, 1 after ESC, 2 in CSI, 3 after ESC O (SS3)
-	n     int   // bytes of the current CSI sequence
+	state decoderState
+	n     int // parameter bytes of the current CSI sequence
 }
+
+// decoderState is where the decoder is in the bytes of one key.
+type decoderState uint8
+
+const (
+	stateGround decoderState = iota // between keys
+	stateEsc                        // after ESC: a sequence, an Alt+key, or the Esc key
+	stateCSI                        // in a CSI sequence (ESC [): parameter bytes, then its final byte
+	stateSS3                        // after ESC O: the final byte
+)
+
+// Bytes the decoder knows. A CSI sequence is ESC [, any number of
+// parameter and intermediate bytes (csiParamLo..csiParamHi), then one
+// final byte (csiFinalLo..csiFinalHi).
+const (
+	byteEsc    = 0x1b
+	byteDel    = 0x7f       // Backspace on most terminals
+	byteBS     = 0x08       // Backspace on some (Ctrl-H)
+	ctrlC      = 'C' & 0x1f // Ctrl+letter sends the letter's low five bits
+	ctrlD      = 'D' & 0x1f
+	ctrlL      = 'L' & 0x1f
+	ctrlU      = 'U' & 0x1f
+	csiParamLo = 0x20
+	csiParamHi = 0x3f
+	csiFinalLo = 0x40
+	csiFinalHi = 0x7e
+)
 
 // maxCSI bounds the parameter bytes of one CSI sequence.
 const maxCSI = 32
@@ -44,35 +71,35 @@ const maxCSI = 32
 func (d *decoder) feed(p []byte, emit func(k key, r byte)) {
 	for _, c := range p {
 		switch d.state {
-		case 1: // after ESC
+		case stateEsc:
 			switch c {
 			case '[':
-				d.state, d.n = 2, 0
+				d.state, d.n = stateCSI, 0
 			case 'O':
-				d.state = 3
-			case 0x1b:
+				d.state = stateSS3
+			case byteEsc:
 				emit(keyEsc, 0) // ESC ESC: the first was a lone Esc
 			default:
 				// Alt+key: report the key itself.
-				d.state = 0
+				d.state = stateGround
 				d.ground(c, emit)
 			}
-		case 2: // CSI: parameters 0x20-0x3f, final 0x40-0x7e
+		case stateCSI:
 			switch {
-			case c >= 0x40 && c <= 0x7e:
-				d.state = 0
+			case c >= csiFinalLo && c <= csiFinalHi:
+				d.state = stateGround
 				if d.n <= maxCSI {
 					d.csi(c, emit)
 				}
-			case c >= 0x20 && c <= 0x3f:
+			case c >= csiParamLo && c <= csiParamHi:
 				d.n++
-			case c == 0x1b:
-				d.state = 1
+			case c == byteEsc:
+				d.state = stateEsc
 			default:
-				d.state = 0 // malformed: drop it
+				d.state = stateGround // malformed: drop it
 			}
-		case 3: // SS3
-			d.state = 0
+		case stateSS3:
+			d.state = stateGround
 			d.csi(c, emit)
 		default:
 			d.ground(c, emit)
@@ -82,17 +109,18 @@ func (d *decoder) feed(p []byte, emit func(k key, r byte)) {
 
 // pending reports whether the decoder holds the start of a sequence: a
 // lone ESC, or a CSI or SS3 sequence not finished yet.
-func (d *decoder) pending() bool { return d.state != 0 }
+func (d *decoder) pending() bool { return d.state != stateGround }
 
 // expire ends what is pending because no byte followed in time: a lone ESC
 // is the Esc key, an unfinished sequence is dropped.
 func (d *decoder) expire(emit func(k key, r byte)) {
-	if d.state == 1 {
+	if d.state == stateEsc {
 		emit(keyEsc, 0)
 	}
-	d.state = 0
+	d.state = stateGround
 }
 
+// csi emits the key of a CSI or SS3 sequence's final byte, if it is one.
 func (d *decoder) csi(final byte, emit func(k key, r byte)) {
 	switch final {
 	case 'A':
@@ -110,25 +138,26 @@ func (d *decoder) csi(final byte, emit func(k key, r byte)) {
 	}
 }
 
+// ground decodes byte c between sequences: a key, or the start of one.
 func (d *decoder) ground(c byte, emit func(k key, r byte)) {
 	switch {
-	case c == 0x1b:
-		d.state = 1
+	case c == byteEsc:
+		d.state = stateEsc
 	case c == '\r' || c == '\n':
 		emit(keyEnter, 0)
-	case c == 0x7f || c == 0x08:
+	case c == byteDel || c == byteBS:
 		emit(keyBackspace, 0)
 	case c == '\t':
 		emit(keyTab, 0)
-	case c == 0x03:
+	case c == ctrlC:
 		emit(keyCtrlC, 0)
-	case c == 0x04:
+	case c == ctrlD:
 		emit(keyCtrlD, 0)
-	case c == 0x0c:
+	case c == ctrlL:
 		emit(keyCtrlL, 0)
-	case c == 0x15:
+	case c == ctrlU:
 		emit(keyCtrlU, 0)
-	case c >= 0x20 && c < 0x7f:
+	case c >= ' ' && c <= '~':
 		emit(keyRune, c)
 	}
 }

@@ -447,13 +447,11 @@ func TestMetricsEndpoint(t *testing.T) {
 }
 
 func TestPanicRecovered(t *testing.T) {
-	keyHook = func(k key, r byte) {
+	h := start(t, testConfig(t), testWorld(t, 0), withKeyHook(func(k key, r byte) {
 		if k == keyRune && r == '!' {
 			panic("boom")
 		}
-	}
-	t.Cleanup(func() { keyHook = nil })
-	h := start(t, testConfig(t), testWorld(t, 0))
+	}))
 	tm := play(t, h.dial("crasher"), 80, 24)
 	tm.waitScreen("playing")
 	tm.send("!")

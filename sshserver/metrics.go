@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -100,6 +101,10 @@ func newMetrics() *metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// MetricsHeaderWait bounds how long a metrics listener waits for a
+// request's header.
+const MetricsHeaderWait = 5 * time.Second
 
 // handler serves /metrics and /debug/pprof/.
 func (m *metrics) handler() http.Handler { return MetricsHandler(m.reg) }

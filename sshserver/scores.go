@@ -51,11 +51,15 @@ func (s *session) identity() scores.ID {
 // larger of the record's and this run's).
 const recordEvery = 30 * time.Second
 
+// recordGap is the least time between two of a session's questions for
+// its record.
+const recordGap = time.Second
+
 // loadRecord reads the player's all-time best and rank for the HUD: at a
 // join, and at a respawn (respawn true) when the last game beat the best
 // the scores gave (a game's record is committed within a second of its
 // end; until it is, each respawn asks again) or recordEvery has passed.
-// At most one question a second.
+// At most one question per recordGap.
 func (s *session) loadRecord(respawn bool) {
 	st := s.srv.cfg.Scores
 	now := time.Now().UnixNano()
@@ -63,7 +67,7 @@ func (s *session) loadRecord(respawn bool) {
 		return
 	}
 	since := now - s.recAt.Load()
-	if since < int64(time.Second) ||
+	if since < int64(recordGap) ||
 		respawn && s.gameBest.Load() <= s.allBest.Load() && since < int64(recordEvery) {
 		return
 	}

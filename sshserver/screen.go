@@ -131,9 +131,16 @@ func (s *session) startJoin(wg *sync.WaitGroup, why string) {
 	})
 }
 
+// An empty nickname joins as a guest name with a number from firstGuest
+// on, guests of them (four digits).
+const (
+	firstGuest = 1000
+	guests     = 9000
+)
+
 // guestName is the name an empty nickname joins as (never claimed).
 func guestName() string {
-	return game.GuestName(1000 + int(time.Now().UnixNano()/1000%9000))
+	return game.GuestName(firstGuest + int(time.Now().UnixNano()/int64(time.Microsecond)%guests))
 }
 
 // screenKey sends a key to the program of the screen outside play (join
@@ -248,6 +255,10 @@ func cupAt(b []byte, y, x int) []byte {
 	return append(b, 'H')
 }
 
+// screenEndWait bounds the wait for a screen program to end before play
+// draws; then it is killed.
+const screenEndWait = 2 * time.Second
+
 // screenGone waits (bounded) until the screen program has ended, so that play
 // draws on a terminal the program no longer touches.
 func (s *session) screenGone(j *screenProg) {
@@ -258,7 +269,7 @@ func (s *session) screenGone(j *screenProg) {
 	case <-j.done:
 	case <-s.done:
 		return
-	case <-time.After(2 * time.Second):
+	case <-time.After(screenEndWait):
 		s.c.log.Warn("screen program did not end")
 		j.p.Kill()
 		<-j.done

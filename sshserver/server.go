@@ -1,25 +1,3 @@
-// Package sshserver owns snaked's SSH side: the transport and its bounds,
-// the auth policy (anyone gets in; a key, when offered, is the identity), the session life cycle (join, play, spectate,
-// goodbye), input decoding, one writer per session, metrics and every
-// goroutine that touches the network. It does not run the world's clock:
-// whoever does (the daemon's main, with a game.Clock) calls Ticked after
-// each round, and screens outside play are drawn by their own packages.
-//
-// Ticked never writes to or waits for a session: it hands the sessions
-// in play to a few frame workers (frames.go), which draw each in turn
-// (render the newest view, one Write), and pokes the others' writers
-// through a one-slot, latest-wins notification; so at most one frame per
-// tick whatever a client sends. A session is drawn by one goroutine at a
-// time; a worker that finds it busy, or stalls on it, leaves it to the
-// session's own writer, so a slow client still hurts only itself. Each
-// connection has one control goroutine that answers global requests,
-// channel opens and the session's requests (pty, window-change, env, shell)
-// and runs the session's life cycle; each session adds one reader (keys) and
-// one writer (the screens outside play, and frames the workers leave to
-// it). With x/crypto's three per connection that is six goroutines per
-// session. A watchdog drops sessions whose write stalls and players who
-// went idle, and sends every connection's keepalive from a short-lived
-// goroutine that waits for the reply.
 package sshserver
 
 import (
@@ -41,22 +19,37 @@ import (
 )
 
 // Server is the SSH daemon. Create it with New and run it with Serve.
+//
+// Each connection has one control goroutine that answers global requests,
+// channel opens and the session's requests (pty, window-change, env,
+// shell) and runs the session's life cycle; each session adds one reader
+// (keys) and one writer (the screens outside play, and frames the frame
+// workers leave to it). With x/crypto's three per connection that is six
+// goroutines per session. Serve adds the tick loop (ticks.go), which hands
+// the sessions in play to a few frame workers (frames.go) and pokes the
+// others' writers through a one-slot, latest-wins notification, so a
+// session gets at most one frame per tick whatever its client sends; and
+// a watchdog, which drops sessions whose write stalls and players who went
+// idle, and sends every connection's keepalive from a short-lived
+// goroutine that waits for the reply. A session is drawn by one goroutine
+// at a time; a worker that finds it busy, or stalls on it, leaves it to
+// the session's writer, so a slow client hurts only itself.
 type Server struct {
-	cfg    Config
-	w      game.Host     // a local World, or a gateway's view of one elsewhere
-	owners owners        // who owns which name, as last heard (names.go)
-	notice noticer       // w, when it has something to say in the banner; else nil
-	counts clusterCounts // w, when the banner's counts are a whole cluster's; else nil
-	log    *slog.Logger
-	ssh    *ssh.ServerConfig
-	m      *metrics
-	unauth *unauthSet
-	conns  connSet
-	cells  cellBudget
+	cfg     Config
+	w       game.Host           // a local World, or a gateway's view of one elsewhere
+	owners  owners              // who owns which name, as last heard (names.go)
+	keyHook func(k key, r byte) // sees every key first; nil but in tests (option)
+	log     *slog.Logger
+	ssh     *ssh.ServerConfig
+	m       *metrics
+	unauth  *unauthSet
+	conns   connSet
+	cells   cellBudget
 
+	cmu        sync.Mutex   // serialises count, so the cluster hears the counts in order
 	players    atomic.Int32 // sessions playing (joined the world)
 	spectators atomic.Int32 // sessions watching
-	shutdownIn atomic.Int32 // seconds left in the shutdown countdown; -1 when none
+	shutdownIn atomic.Int32 // seconds left in the shutdown countdown; noShutdown when none
 	serving    atomic.Bool
 
 	stopping chan struct{} // closed when the countdown starts: no new connections or joins
@@ -77,9 +70,17 @@ type Server struct {
 	raws     map[net.Conn]struct{} // every accepted connection, for the final force close
 }
 
+// noShutdown is Server.shutdownIn while no shutdown countdown runs.
+const noShutdown = -1
+
+// An option sets one of a Server's unexported fields at construction: the
+// switches tests turn.
+type option func(*Server)
+
 // New checks cfg and returns a server for world w (a local world's
-// game.World.Host, or a gateway's link).
-func New(cfg Config, w game.Host) (*Server, error) {
+// game.World.Host, or a gateway's link). The server draws at each signal
+// of cfg.Wake and at each Ticked.
+func New(cfg Config, w game.Host, opts ...option) (*Server, error) {
 	if w == nil {
 		return nil, errors.New("sshserver: nil world")
 	}
@@ -88,6 +89,9 @@ func New(cfg Config, w game.Host) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Wake == nil {
+		cfg.Wake = NewWake()
 	}
 	s := &Server{
 		cfg:      cfg,
@@ -102,10 +106,11 @@ func New(cfg Config, w game.Host) (*Server, error) {
 		raws:     map[net.Conn]struct{}{},
 		labels:   pprof.WithLabels(context.Background(), pprof.Labels("snaked", "conn")),
 	}
-	s.shutdownIn.Store(-1)
+	s.shutdownIn.Store(noShutdown)
 	s.frames = newFramePool(runtime.GOMAXPROCS(0), (*session).tickRender, (*session).tickSend)
-	s.notice, _ = w.(noticer)
-	s.counts, _ = w.(clusterCounts)
+	for _, o := range opts {
+		o(s)
+	}
 	if cfg.Scores != nil {
 		s.m.scores(cfg.Scores)
 	}
@@ -150,7 +155,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.addr = ln.Addr()
 	s.mu.Unlock()
 
-	var bg sync.WaitGroup // watchdog, metrics listener
+	var bg sync.WaitGroup // tick loop, watchdog, metrics listener
 	stopBG := make(chan struct{})
 	var hs *http.Server
 	if s.cfg.MetricsAddr != "" {
@@ -159,7 +164,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			ln.Close()
 			return fmt.Errorf("sshserver: metrics listener: %w", err)
 		}
-		hs = &http.Server{Handler: s.m.handler(), ReadHeaderTimeout: 5 * time.Second}
+		hs = &http.Server{Handler: s.m.handler(), ReadHeaderTimeout: MetricsHeaderWait}
 		s.log.Info("metrics listening", "addr", mln.Addr().String())
 		bg.Go(func() {
 			if err := hs.Serve(mln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -169,6 +174,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	bg.Go(func() { s.watchdog(stopBG) })
 	s.frames.run()
+	bg.Go(func() { s.tickLoop(stopBG) })
 
 	acceptErr := make(chan error, 1)
 	go func() { acceptErr <- s.accept(ln) }()
@@ -195,6 +201,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
+// goodbyeWait bounds how long the sessions' goodbyes may take once the
+// countdown ends (StallTimeout, when shorter); then every connection left
+// is closed.
+const goodbyeWait = 3 * time.Second
+
 // shutdown runs the countdown, asks every session to say goodbye, and
 // force-closes whatever is left a bounded time later.
 func (s *Server) shutdown() {
@@ -218,7 +229,7 @@ func (s *Server) shutdown() {
 
 	// Sessions now write their goodbye. Writers stalled on clients that do
 	// not read are cut when this bound passes.
-	bound := min(s.cfg.StallTimeout, 3*time.Second)
+	bound := min(s.cfg.StallTimeout, goodbyeWait)
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
@@ -252,7 +263,7 @@ func (s *Server) accept(ln net.Listener) error {
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
 				s.log.Warn("accept", "err", err, "retry_in", backoff.String())
 				time.Sleep(backoff)
 				continue
@@ -280,62 +291,32 @@ func (s *Server) accept(ln net.Listener) error {
 	}
 }
 
+// The accept loop's pause after a temporary error: from acceptBackoffMin,
+// doubling with each error in a row, up to acceptBackoffMax.
+const (
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
+)
+
 // isTemporary reports accept errors worth retrying (e.g. EMFILE).
 func isTemporary(err error) bool {
 	var t interface{ Temporary() bool }
 	return errors.As(err, &t) && t.Temporary()
 }
 
-// Ticked tells the server that the world published round r's view: it
-// records the round and has every session drawn (notifyAll). It never
-// blocks on a session. The world's clock calls it after each round.
-func (s *Server) Ticked(r game.Round) {
-	if r.Steps > 0 {
-		per := r.Took.Seconds() / float64(r.Steps)
-		for range r.Steps {
-			s.m.tick.Observe(per)
-		}
-	}
-	if r.Dropped > 0 {
-		s.m.ticksLate.Add(float64(r.Dropped))
-	}
-	s.notifyAll()
-}
-
-// notifyAll hands the sessions in play to the frame workers and pokes
-// the others' writers, and those of slow clients (session.solo): latest
-// wins, it never blocks.
-func (s *Server) notifyAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	list := s.tickList[:0]
-	for _, ss := range s.live {
-		switch phase(ss.phase.Load()) {
-		case phasePlay, phaseWatch:
-			if !ss.solo.Load() {
-				list = append(list, ss)
-				break
-			}
-			fallthrough
-		default:
-			ss.poke()
-		}
-	}
-	if !s.frames.dispatch(list) {
-		for _, ss := range list {
-			ss.poke()
-		}
-	}
-	clear(list)
-	s.tickList = list[:0]
-}
+// The watchdog looks four times within the stall and keepalive bounds,
+// but at most every watchMin and at least every watchMax.
+const (
+	watchMin = 10 * time.Millisecond
+	watchMax = time.Second
+)
 
 // watchdog drops sessions whose write is stalled and players gone idle,
 // and drives every connection's keepalive.
 func (s *Server) watchdog(stop <-chan struct{}) {
-	period := min(max(s.cfg.StallTimeout/4, 10*time.Millisecond), time.Second)
+	period := min(max(s.cfg.StallTimeout/4, watchMin), watchMax)
 	if ka := s.cfg.KeepAlive; ka > 0 {
-		period = min(period, max(ka/4, 10*time.Millisecond))
+		period = min(period, max(ka/4, watchMin))
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()
@@ -376,10 +357,9 @@ func (s *Server) watchdog(stop <-chan struct{}) {
 // monoEpoch is monoNow's origin.
 var monoEpoch = time.Now()
 
-// monoNow is a monotonic clock in nanoseconds, never 0: the frames'
-// writes read it twice each, where the wall clock (time.Now) cost ~0.8 %
-// of the daemon's CPU at 2,500 sessions (a wall and a monotonic read
-// each time).
+// monoNow is a monotonic clock in nanoseconds, never 0. Every frame's
+// write reads it twice: it reads the monotonic clock only, where time.Now
+// reads the wall clock as well.
 func monoNow() int64 { return int64(time.Since(monoEpoch)) + 1 }
 
 // liveCount is the number of sessions (any phase).
@@ -389,18 +369,21 @@ func (s *Server) liveCount() int {
 	return len(s.live)
 }
 
-// Counts returns how many of this server's sessions play and watch.
-func (s *Server) Counts() (players, spectators int) {
-	return int(s.players.Load()), int(s.spectators.Load())
-}
-
-// count adjusts the banner's player and spectator numbers.
+// count adjusts the server's player or spectator number by d and tells
+// the cluster, if any, the new numbers.
 func (s *Server) count(k kind, d int32) {
-	switch k {
-	case kindPlayer:
+	if k != kindPlayer && k != kindSpectator {
+		return
+	}
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if k == kindPlayer {
 		s.players.Add(d)
-	case kindSpectator:
+	} else {
 		s.spectators.Add(d)
+	}
+	if cl := s.cfg.Cluster; cl != nil {
+		cl.SetLocal(int(s.players.Load()), int(s.spectators.Load()))
 	}
 }
 

@@ -29,6 +29,13 @@ const (
 	phaseScores              // the scores browser
 )
 
+// defaultCols and defaultRows are a session's terminal size until its
+// pty-req gives one.
+const (
+	defaultCols = 80
+	defaultRows = 24
+)
+
 // hintFor is how long the short controls hint shows when nobody steers.
 const hintFor = 15 * time.Second
 
@@ -141,8 +148,8 @@ func newSession(srv *Server, c *conn, ch ssh.Channel) *session {
 		wake:    make(chan struct{}, 1),
 		started: make(chan struct{}),
 		done:    make(chan struct{}),
-		cols:    80,
-		rows:    24,
+		cols:    defaultCols,
+		rows:    defaultRows,
 	}
 	s.emit = s.onKey
 	s.in = input{emit: s.emit, done: s.done}
@@ -212,11 +219,10 @@ func spawn(wg *sync.WaitGroup, f func()) <-chan struct{} {
 // raised again in the caller. It is for work that needs a deep stack once:
 // the scores database's questions (SQLite grows a goroutine's stack to
 // 8-16 KiB) and starting the join and scores screens (frames of 23 and
-// 31 KB). A long-lived goroutine that did it directly (a connection's, a
-// session's reader) kept that stack until a garbage collection shrank it,
-// and in a steady crowd none runs for a minute or more: ~13 KiB a session
-// at 2,500 (docs/BENCHMARKS.md). A goroutine that ends gives its
-// stack back at once.
+// 31 KB). A long-lived goroutine that does it directly (a connection's, a
+// session's reader) keeps that stack until a garbage collection shrinks
+// it, and in a steady crowd none runs for a minute or more; a goroutine
+// that ends gives its stack back at once.
 func deep(f func()) {
 	done := make(chan struct{})
 	var p any
@@ -235,9 +241,9 @@ func deep(f func()) {
 
 // shallow is a slog.Handler that formats and writes each record (the
 // wrapped handler's Handle) on a goroutine that ends (deep): that takes
-// ~3 KB of stack, and a connection's goroutine that logged its connect
-// went from 4 to 8 KiB for the rest of its life (it parks too deep in
-// that stack for the garbage collector to shrink it). A server logs a
+// ~3 KB of stack, which would take a connection's goroutine that logs
+// its connect from 4 to 8 KiB for the rest of its life (it parks too deep
+// in that stack for the garbage collector to shrink it). A server logs a
 // handful of records a session.
 type shallow struct{ h slog.Handler }
 
@@ -423,9 +429,13 @@ func (s *session) setKind(k kind) {
 	s.kind = k
 }
 
+// closeWait is how long a session's goodbye waits, in all, for the client
+// to close the channel and to disconnect.
+const closeWait = time.Second
+
 // finish restores the terminal, says goodbye, sends the exit status and
-// closes the channel, then waits (one second in all) for the client to close
-// it and to disconnect.
+// closes the channel, then waits (closeWait in all) for the client to
+// close it and to disconnect.
 func (s *session) finish(k *ctl) {
 	s.endLife()
 	s.leave() // no join can race with the goodbye below
@@ -497,11 +507,11 @@ func (s *session) finish(k *ctl) {
 	if k.sreqs == nil {
 		return // the client closed the channel already
 	}
-	t := time.NewTimer(time.Second)
+	t := time.NewTimer(closeWait)
 	defer t.Stop()
 	if k.wait(nil, nil, t.C, s.srv.closing) == evReqs {
 		// The client answered the close. Clients then disconnect
-		// themselves: give them the rest of the second (evGone) rather
+		// themselves: give them the rest of closeWait (evGone) rather
 		// than drop the connection under them (PuTTY calls that "Remote
 		// side unexpectedly closed network connection" and exits 1).
 		k.wait(nil, nil, t.C, s.srv.closing)

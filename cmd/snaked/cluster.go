@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,6 +24,9 @@ import (
 	"snaked/internal/cluster"
 	"snaked/sshserver"
 )
+
+// metricsCloseWait bounds the metrics listener's shutdown.
+const metricsCloseWait = 2 * time.Second
 
 // runSim runs the simulation of a cluster: the world, its clock, the bots;
 // its deltas and snapshots go out over NATS, joins and inputs come in. No
@@ -114,7 +116,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "snaked: metrics:", err)
 			return 1
 		}
-		hs := &http.Server{Handler: sshserver.MetricsHandler(reg), ReadHeaderTimeout: 5 * time.Second}
+		hs := &http.Server{Handler: sshserver.MetricsHandler(reg), ReadHeaderTimeout: sshserver.MetricsHeaderWait}
 		served := make(chan struct{})
 		go func() {
 			defer close(served)
@@ -123,7 +125,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 			}
 		}()
 		defer func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), metricsCloseWait)
 			defer cancel()
 			_ = hs.Shutdown(ctx)
 			<-served
@@ -147,38 +149,22 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 }
 
 // gatewayLink is a gateway's link to its simulation: the world streamed
-// in, joins and inputs sent out.
+// in (the follower, which signals wake at each view), joins and inputs
+// sent out (the gateway: the server's world and its cluster), and the
+// scores asked of the simulation.
 type gatewayLink struct {
 	nc     *nats.Conn
 	name   string // the gateway's name on the link
+	wake   *sshserver.Wake
 	f      *cluster.Follower
 	gw     *cluster.Gateway
 	scores *cluster.RemoteScores
-	srv    atomic.Pointer[sshserver.Server] // woken at each tick applied
-	stop   chan struct{}
-	done   chan struct{}
 }
 
-// idleTicks wakes the sessions while no tick comes from the simulation,
-// so their banners say the world is restarting and their shutdown
-// countdowns still count.
-func (l *gatewayLink) idleTicks() {
-	defer close(l.done)
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
-			if s := l.srv.Load(); s != nil && !l.f.Live(300*time.Millisecond) {
-				s.Ticked(game.Round{})
-			}
-		}
-	}
-}
-
-// startGateway connects a gateway to the simulation named by cfg.
+// startGateway connects a gateway to the simulation named by cfg, in the
+// order each part needs the last: the Wake the server will draw at, the
+// follower that signals it, the gateway on the follower's views, the
+// remote scores under the gateway's name. The server comes last (main).
 func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 	opts := cfg.NATS
 	name, err := cluster.GatewayName(cfg.GatewayName, opts.User)
@@ -190,12 +176,8 @@ func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &gatewayLink{nc: nc, name: name, stop: make(chan struct{}), done: make(chan struct{})}
-	l.f, err = cluster.NewFollower(nc, opts.Prefix, name, cfg.FollowMaxPixels, func() {
-		if s := l.srv.Load(); s != nil {
-			s.Ticked(game.Round{})
-		}
-	})
+	l := &gatewayLink{nc: nc, name: name, wake: sshserver.NewWake()}
+	l.f, err = cluster.NewFollower(nc, opts.Prefix, name, cfg.FollowMaxPixels, l.wake.Tick)
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -207,13 +189,17 @@ func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 		return nil, err
 	}
 	l.scores = cluster.NewRemoteScores(nc, opts.Prefix, name, l.gw.ID())
-	go l.idleTicks()
 	return l, nil
 }
 
+// configure sets up sc for a server of this gateway: its cluster, the Wake it
+// draws at, the simulation's scores and the link's metrics.
+func (l *gatewayLink) configure(sc *sshserver.Config) {
+	sc.Cluster, sc.Wake, sc.Scores = l.gw, l.wake, l.scores
+	sc.Collectors = append(sc.Collectors, cluster.GatewayCollectors(l.gw, l.f)...)
+}
+
 func (l *gatewayLink) close() {
-	close(l.stop)
-	<-l.done
 	l.scores.Close()
 	l.gw.Close()
 	l.f.Close()

@@ -143,8 +143,8 @@ func TestClusterRoles(t *testing.T) {
 }
 
 // TestClusterSimRestart: a gateway started before the simulation (and its
-// embedded NATS) waits for it; the simulation is then killed and, after an outage of 30 s (issue 12: "a 30 s outage drops no
-// session"), started again. The gateway keeps every session open, its
+// embedded NATS) waits for it; the simulation is then killed and, after
+// an outage of 30 s, started again. The gateway keeps every session open, its
 // banner says the world is restarting meanwhile, and when the new world is
 // up the player is in it again under her name.
 func TestClusterSimRestart(t *testing.T) {

@@ -36,7 +36,7 @@ type config struct {
 	NamesPerKey   int           // -names-per-key
 	ClaimsPerHour int           // -claims-per-hour
 
-	Role      string          // "" or "single": one process; "sim" or "gateway": a cluster over NATS
+	Role      role            // -role: one process, or a part of a cluster over NATS
 	NATS      cluster.Options // the NATS link (-nats, -nats-prefix, credentials, TLS)
 	NATSEmbed string          // -nats-embed: run a NATS server in this process (role sim)
 	NATSUsers string          // -nats-users: the embedded NATS's users and their roles
@@ -52,10 +52,19 @@ type config struct {
 // what it sets and how it is shown in -h and the README.
 type option struct {
 	name  string
-	value flag.Value // parses and range-checks; its String at registration is the default
-	def   string     // the default as shown, when the value's String is not telling
-	rng   string     // the allowed values as shown, "" when any
+	value value  // parses and range-checks; its String at registration is the default
+	def   string // the default as shown, when the value's String is not telling
+	rng   string // the allowed values as shown, "" when any
 	usage string
+}
+
+// value is a flag's value: it parses and range-checks what it is set to,
+// and tells -h its range.
+type value interface {
+	flag.Value
+	// rangeText is the allowed values as -h shows them unless the
+	// option says otherwise; "" for any.
+	rangeText() string
 }
 
 // envName is the environment twin of a flag: -max-sessions is SNAKED_MAX_SESSIONS.
@@ -141,7 +150,7 @@ func options(c *config) []option {
 		{name: "join-hint", value: &text{p: &c.Server.JoinHint, empty: true}, def: "ssh -p PORT localhost",
 			usage: "how to join, shown in the banner"},
 		{name: "log-level", value: level{&c.LogLevel}, rng: "debug, info, warn, error", usage: "log level"},
-		{name: "role", value: &text{p: &c.Role, empty: true}, def: "empty (one process)", rng: "single, sim, gateway",
+		{name: "role", value: &text{p: (*string)(&c.Role), empty: true}, def: "empty (one process)", rng: "single, sim, gateway",
 			usage: "sim: the world, its clock and the scores database, no SSH; gateway: SSH sessions on a world streamed from the sim over NATS"},
 		{name: "nats", value: &text{p: &c.NATS.URL, empty: true}, def: "empty", usage: "NATS URL(s) of the cluster, e.g. nats://10.0.0.5:4222"},
 		{name: "nats-embed", value: &text{p: &c.NATSEmbed, empty: true}, def: "empty (off)",
@@ -215,17 +224,28 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	return c, nil
 }
 
+// role is what the process is (-role).
+type role string
+
+// Roles.
+const (
+	roleDefault role = ""        // one process, as roleSingle
+	roleSingle  role = "single"  // one process: the world and the SSH server
+	roleSim     role = "sim"     // a cluster's simulation: the world, its clock and the scores, no SSH
+	roleGateway role = "gateway" // a cluster's SSH gateway, on a world streamed from the simulation
+)
+
 // checkRole checks that the cluster flags go with the role.
 func (c *config) checkRole() error {
 	switch c.Role {
-	case "", "single":
+	case roleDefault, roleSingle:
 		if c.NATS.URL != "" || c.NATSEmbed != "" {
 			return errors.New("-nats and -nats-embed need -role sim or -role gateway")
 		}
 		if c.NATSUsers != "" {
 			return errors.New("-nats-users needs -role sim with -nats-embed")
 		}
-	case "sim":
+	case roleSim:
 		if (c.NATS.URL == "") == (c.NATSEmbed == "") {
 			return errors.New("-role sim needs either -nats URL or -nats-embed ADDR")
 		}
@@ -235,7 +255,7 @@ func (c *config) checkRole() error {
 		if c.NATSUsers != "" && (c.NATSEmbed == "" || c.NATS.User != "") {
 			return errors.New("-nats-users is for -nats-embed, instead of -nats-user")
 		}
-	case "gateway":
+	case roleGateway:
 		if c.NATS.URL == "" {
 			return errors.New("-role gateway needs -nats URL")
 		}
@@ -278,9 +298,7 @@ func helpRows(opts []option) []helpRow {
 		}
 		rng := o.rng
 		if rng == "" {
-			if r, ok := o.value.(interface{ rangeText() string }); ok {
-				rng = r.rangeText()
-			}
+			rng = o.value.rangeText()
 		}
 		rows[i] = helpRow{"-" + o.name, envName(o.name), def, rng, o.usage}
 	}
@@ -360,6 +378,13 @@ func (v *integer) Set(s string) error {
 
 func (v *integer) rangeText() string { return v.r.String() }
 
+// The other values have no range of their own: their options say what
+// they take, if anything.
+func (*text) rangeText() string     { return "" }
+func (*seed) rangeText() string     { return "" }
+func (worldSize) rangeText() string { return "" }
+func (level) rangeText() string     { return "" }
+
 // duration is a duration flag within a range.
 type duration struct {
 	p *time.Duration
@@ -384,6 +409,8 @@ func (v *duration) Set(s string) error {
 	*v.p = d
 	return nil
 }
+
+func (v *duration) rangeText() string { return v.r.DurationString() }
 
 // seed is the world seed; 0 picks one from the clock at start.
 type seed struct{ p *uint64 }

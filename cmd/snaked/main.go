@@ -1,7 +1,9 @@
-// Command snaked is the SSH snake daemon: it parses its configuration, loads
-// the host key, builds the world, its clock and the SSH server, and runs
-// until SIGINT or SIGTERM, then shuts down within the grace period plus a
-// hard deadline.
+// Command snaked is the SSH snake daemon: it parses its configuration,
+// builds the parts of its role (one process: the world, the SSH server and
+// the world's clock; a simulation: the world, its clock and the link that
+// publishes it; a gateway: the link that follows a world and the SSH
+// server on it), each with what it needs, and runs until SIGINT or
+// SIGTERM, then shuts down within the grace period plus a hard deadline.
 package main
 
 import (
@@ -22,7 +24,6 @@ import (
 
 	"snaked/game"
 	"snaked/hostkeys"
-	"snaked/internal/cluster"
 	"snaked/internal/scores"
 	"snaked/sshserver"
 )
@@ -33,11 +34,8 @@ const hardDeadline = 5 * time.Second
 
 // gcPercent is the GC target the daemon runs with unless GOGC is set. Its
 // heap is mostly live per-session state (renderers, SSH buffers), so a
-// tighter target than Go's 100 trims RSS for a few more GC cycles. Measured
-// with loadtest/run.sh 1000 10s 20s, two runs each, interleaved: RSS 122
-// and 120 KiB per session at 100, 107 and 104 at 50; daemon/floor CPU 2.10x
-// and 2.08x at 100, 1.74x and 1.82x at 50 (within the noise); 9 GCs per run
-// instead of 6.
+// target tighter than Go's 100 keeps less garbage beside it: less memory
+// per session, for a few more collections (docs/BENCHMARKS-loadtest.md).
 const gcPercent = 50
 
 func main() {
@@ -60,7 +58,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if cfg.World.Seed == 0 {
 		cfg.World.Seed = uint64(time.Now().UnixNano())
 	}
-	if cfg.Role == "sim" {
+	if cfg.Role == roleSim {
 		return runSim(cfg, log, stdout, stderr)
 	}
 
@@ -76,7 +74,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	var host game.Host
 	var world *game.World // nil on a gateway: the world is elsewhere
 	var link *gatewayLink
-	if cfg.Role == "gateway" {
+	if cfg.Role == roleGateway {
 		if link, err = startGateway(cfg, log); err != nil {
 			fmt.Fprintln(stderr, "snaked:", err)
 			return 1
@@ -99,8 +97,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	sc := cfg.Server
 	switch {
 	case link != nil: // the scores live with the simulation
-		sc.Scores = link.scores
-		sc.Collectors = append(sc.Collectors, cluster.GatewayCollectors(link.gw, link.f)...)
+		link.configure(&sc)
 	default:
 		if st, closeScores := openScores(cfg, log); st != nil {
 			sc.Scores = st
@@ -119,8 +116,6 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 2
 	}
 	if link != nil {
-		link.srv.Store(srv)
-		link.gw.SetLocal(srv.Counts)
 		fmt.Fprintf(stdout, "snaked gateway %s listening on %s (world from %s, prefix %s)\nhost key %s\nplay:     %s\nspectate: %s\n",
 			link.name, ln.Addr(), cfg.NATS.URL, cfg.NATS.Prefix, key.Fingerprint, sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
 	} else {
@@ -132,8 +127,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	// The world's clock runs until the server has said goodbye: the
-	// shutdown countdown is drawn by ticks.
+	// The world's clock runs until the server has said goodbye: players
+	// play through the shutdown countdown.
 	clockCtx, stopClock := context.WithCancel(context.Background())
 	clockDone := make(chan struct{})
 	go func() {

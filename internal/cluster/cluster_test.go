@@ -52,7 +52,7 @@ func newLink(t *testing.T, lease time.Duration, maxSnakes int) *link {
 		t.Fatal(err)
 	}
 	t.Cleanup(l.sim.Close)
-	if l.gw, err = NewGateway(l.conn("t", "gw"), "t", "gw", l.w, lease); err != nil {
+	if l.gw, err = NewGateway(l.conn("t", "gw"), "t", "gw", localViews{l.w}, lease); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(l.gw.Close)
@@ -71,6 +71,11 @@ func (l *link) conn(prefix, name string) *nats.Conn {
 	l.t.Cleanup(nc.Close)
 	return nc
 }
+
+// localViews is a local world as a gateway's views, always ticking.
+type localViews struct{ *game.World }
+
+func (localViews) Live(time.Duration) bool { return true }
 
 func (l *link) step() {
 	l.tick++
@@ -364,7 +369,7 @@ func TestPrefixes(t *testing.T) {
 	}
 	defer sim2.Close()
 	u := l.conn("u", "gw")
-	gw2, err := NewGateway(u, "u", "gw", w2, time.Second)
+	gw2, err := NewGateway(u, "u", "gw", localViews{w2}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,10 +444,10 @@ func snakeNamed(w *game.World, name string) (game.SnakeInfo, bool) {
 
 // TestLeaveRetried: a leave is a request the gateway sends again until it
 // is answered (here the third time), and counts as lost when nobody
-// answers within leaveFor.
+// answers within the gateway's leaveFor.
 func TestLeaveRetried(t *testing.T) {
 	l := newLink(t, time.Second, 4)
-	g, err := NewGateway(l.conn("nosim", "gw"), "nosim", "gw", l.w, time.Second)
+	g, err := NewGateway(l.conn("nosim", "gw"), "nosim", "gw", localViews{l.w}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,12 +472,15 @@ func TestLeaveRetried(t *testing.T) {
 		t.Fatalf("%d leave requests after the answer, want 3", n)
 	}
 	_ = sub.Unsubscribe()
-	old := leaveFor
-	leaveFor = 300 * time.Millisecond
-	defer func() { leaveFor = old }()
-	g.Leave(game.Seat{ID: 8, World: 1, Join: 2})
-	if !eventually(5*time.Second, func() bool { return g.Stats().Lost == 1 }) {
-		t.Fatalf("gateway stats %+v, want one leave lost", g.Stats())
+	quick, err := NewGateway(l.conn("nosim", "gw"), "nosim", "gw", localViews{l.w}, time.Second,
+		func(g *Gateway) { g.leaveFor = 300 * time.Millisecond })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer quick.Close()
+	quick.Leave(game.Seat{ID: 8, World: 1, Join: 2})
+	if !eventually(5*time.Second, func() bool { return quick.Stats().Lost == 1 }) {
+		t.Fatalf("gateway stats %+v, want one leave lost", quick.Stats())
 	}
 }
 
@@ -531,34 +539,34 @@ func TestGatewayLease(t *testing.T) {
 	}
 }
 
-// TestGatewayCounts: every gateway's banner counts the whole cluster:
-// its own sessions as they are now, the others' from their heartbeats; a
+// TestGatewayCounts: each gateway hears the others' counts (SetLocal's)
+// from their heartbeats, which its banner adds to its own sessions'; a
 // gateway that goes silent drops out after the lease.
 func TestGatewayCounts(t *testing.T) {
 	const lease = 300 * time.Millisecond
 	l := newLink(t, lease, 4)
-	other, err := NewGateway(l.raw, "t", "raw", l.w, lease)
+	other, err := NewGateway(l.raw, "t", "raw", localViews{l.w}, lease)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if p, s := l.gw.Counts(2, 3); p != 2 || s != 3 {
-		t.Fatalf("alone, counts %d %d, want its own 2 3", p, s)
+	if p, s := l.gw.Others(); p != 0 || s != 0 {
+		t.Fatalf("alone, the others count %d %d, want 0 0", p, s)
 	}
-	l.gw.SetLocal(func() (int, int) { return 2, 3 })
-	other.SetLocal(func() (int, int) { return 5, 7 })
-	both := func(g *Gateway, p0, s0, p, s int) func() bool {
-		return func() bool { gp, gs := g.Counts(p0, s0); return gp == p && gs == s }
+	l.gw.SetLocal(2, 3)
+	other.SetLocal(5, 7)
+	others := func(g *Gateway, p, s int) func() bool {
+		return func() bool { gp, gs := g.Others(); return gp == p && gs == s }
 	}
-	if !eventually(2*time.Second, both(l.gw, 2, 3, 7, 10)) || !eventually(2*time.Second, both(other, 5, 7, 7, 10)) {
-		p, s := l.gw.Counts(2, 3)
-		q, r := other.Counts(5, 7)
-		t.Fatalf("counts %d %d and %d %d, want 7 10 on both", p, s, q, r)
+	if !eventually(2*time.Second, others(l.gw, 5, 7)) || !eventually(2*time.Second, others(other, 2, 3)) {
+		p, s := l.gw.Others()
+		q, r := other.Others()
+		t.Fatalf("the others count %d %d and %d %d, want 5 7 and 2 3", p, s, q, r)
 	}
 	other.Close()
-	if !eventually(5*lease, both(l.gw, 2, 3, 2, 3)) {
-		p, s := l.gw.Counts(2, 3)
-		t.Fatalf("after the other gateway left: %d %d, want 2 3", p, s)
+	if !eventually(5*lease, others(l.gw, 0, 0)) {
+		p, s := l.gw.Others()
+		t.Fatalf("after the other gateway left, the others count %d %d, want 0 0", p, s)
 	}
 }
 
@@ -1511,7 +1519,7 @@ func TestRecordsOwnPlayers(t *testing.T) {
 	if _, err := l.gw.Join("Lou", ""); err != nil {
 		t.Fatal(err)
 	}
-	g2, err := NewGateway(l.raw, "t", "raw", l.w, time.Second) // another gateway, with a player of its own
+	g2, err := NewGateway(l.raw, "t", "raw", localViews{l.w}, time.Second) // another gateway, with a player of its own
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,36 +16,43 @@ import (
 )
 
 // Views is where a gateway's sessions read the world: a replica fed by the
-// simulation's ticks (or, in tests, a local world).
-type Views interface{ Acquire() *game.View }
+// simulation's ticks (a Follower), and whether ticks come.
+type Views interface {
+	Acquire() *game.View
+	// Live reports whether the world had a tick within d.
+	Live(d time.Duration) bool
+}
 
 // Gateway is a gateway's side of the link: a game.Host whose views come
 // from Views and whose joins and inputs go to the simulation. It sends a
-// heartbeat every lease/3 until Close, with its sessions' counts, and
-// hears every gateway's, so its banner counts the whole cluster.
+// heartbeat every lease/3 until Close, with its sessions' counts as
+// SetLocal last gave them, and hears every gateway's, so its sessions'
+// banner counts the whole cluster (Others) and says when the world is
+// restarting (Notice).
 type Gateway struct {
-	nc    *nats.Conn
-	subj  subjects
-	name  string // the gateway's name on the link (GatewayName)
-	id    uint64 // this process's instance
-	views Views
-	wait  atomic.Int64 // a join's or a leave's answer, at most (a time.Duration; tests shorten it while the leaver runs)
-	lease time.Duration
-	sub   *nats.Subscription
-	stop  chan struct{}
-	done  chan struct{} // the heartbeats have ended
-	left  chan struct{} // the leaver has ended
-	leave chan input    // leaves and cancels for the leaver, in order
-	nonce atomic.Uint64 // the last join's nonce
+	nc       *nats.Conn
+	subj     subjects
+	name     string // the gateway's name on the link (GatewayName)
+	id       uint64 // this process's instance
+	views    Views
+	wait     atomic.Int64  // a join's or a leave's answer, at most (a time.Duration; tests shorten it while the leaver runs)
+	leaveFor time.Duration // how long the leaver tries one leave before it counts it lost
+	lease    time.Duration
+	sub      *nats.Subscription
+	stop     chan struct{}
+	done     chan struct{} // the heartbeats have ended
+	left     chan struct{} // the leaver has ended
+	leave    chan input    // leaves and cancels for the leaver, in order
+	nonce    atomic.Uint64 // the last join's nonce
 
 	bad  atomic.Uint64 // heartbeats and join answers that did not decode
 	lost atomic.Uint64 // leaves the simulation never acknowledged (see leaver)
 
-	local atomic.Pointer[func() (players, spectators int)] // this gateway's counts; nil = none yet
+	local atomic.Uint64 // this gateway's players (high half) and spectators (low half), as SetLocal last gave them
 
 	mu     sync.Mutex         // guards others
 	others map[gwRef]gwCounts // the other gateways' last heartbeats (at most maxGateways)
-	// the sums of others, for Counts (read every frame by every session)
+	// the sums of others, for Others (read every frame by every session)
 	oplayers, ospectators atomic.Int64
 }
 
@@ -61,11 +69,23 @@ var _ game.Host = (*Gateway)(nil)
 // It is game.ErrUnavailable, which the sessions know.
 var ErrNoSim = fmt.Errorf("cluster: no simulation answered: %w", game.ErrUnavailable)
 
+// Link timing: how long a join or a leave waits for the simulation's
+// answer, and how long the banner goes without a tick before it says the
+// world is restarting.
+const (
+	answerWait      = 2 * time.Second
+	restartingAfter = 1500 * time.Millisecond
+)
+
+// A gatewayOption sets one of a Gateway's unexported fields at
+// construction: the switches tests turn.
+type gatewayOption func(*Gateway)
+
 // NewGateway links gateway name (GatewayName; its connection nc made with
 // Options.Gateway set to it) to the simulation on nc under prefix. lease
 // is the simulation's (0: DefaultLease): heartbeats go out three times
 // within it.
-func NewGateway(nc *nats.Conn, prefix, name string, views Views, lease time.Duration) (*Gateway, error) {
+func NewGateway(nc *nats.Conn, prefix, name string, views Views, lease time.Duration, opts ...gatewayOption) (*Gateway, error) {
 	if lease <= 0 {
 		lease = DefaultLease
 	}
@@ -77,15 +97,18 @@ func NewGateway(nc *nats.Conn, prefix, name string, views Views, lease time.Dura
 		return nil, err
 	}
 	g := &Gateway{nc: nc, subj: subjectsOf(prefix, name), name: name, id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
-		lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
+		leaveFor: leaveFor, lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
 		left: make(chan struct{}), leave: make(chan input, leaveQueue), others: map[gwRef]gwCounts{}}
+	g.wait.Store(int64(answerWait))
+	for _, o := range opts {
+		o(g)
+	}
 	all := subjectsOf(prefix, "*")
 	sub, err := nc.Subscribe(all.hb, g.onHeartbeat)
 	if err != nil {
 		return nil, err
 	}
 	g.sub = sub
-	g.wait.Store(int64(2 * time.Second))
 	g.beat()
 	go g.heartbeats(lease / 3)
 	go g.leaver()
@@ -114,25 +137,31 @@ func (g *Gateway) Close() {
 // GatewayStats are a Gateway's counters.
 type GatewayStats struct {
 	Bad  uint64 // heartbeats and join answers that did not decode, dropped
-	Lost uint64 // leaves the simulation did not acknowledge within leaveFor
+	Lost uint64 // leaves the simulation did not acknowledge in time (see leaver)
 }
 
 // Stats returns the counters.
 func (g *Gateway) Stats() GatewayStats { return GatewayStats{Bad: g.bad.Load(), Lost: g.lost.Load()} }
 
-// SetLocal tells the gateway how to count its own sessions (players and
-// spectators), for its heartbeats and Counts.
-func (g *Gateway) SetLocal(f func() (players, spectators int)) {
-	g.local.Store(&f)
-	g.beat()
+// SetLocal records this gateway's players and spectators, which its next
+// heartbeats carry. Its server calls it each time they change.
+func (g *Gateway) SetLocal(players, spectators int) {
+	clamp := func(n int) uint64 { return uint64(min(max(n, 0), math.MaxUint32)) }
+	g.local.Store(clamp(players)<<32 | clamp(spectators))
 }
 
-// Counts returns the players and spectators of the whole cluster: the
-// given counts of this gateway's sessions plus every other live gateway's
-// from its last heartbeat (at most lease/3 old). It allocates nothing and
-// takes no lock.
-func (g *Gateway) Counts(players, spectators int) (int, int) {
-	return players + int(g.oplayers.Load()), spectators + int(g.ospectators.Load())
+// localCounts are this gateway's players and spectators, as SetLocal last
+// gave them (none before).
+func (g *Gateway) localCounts() (players, spectators int) {
+	l := g.local.Load()
+	return int(l >> 32), int(l & math.MaxUint32)
+}
+
+// Others returns the players and spectators of the cluster's other live
+// gateways, from their last heartbeats (at most lease/3 old). It
+// allocates nothing and takes no lock.
+func (g *Gateway) Others() (players, spectators int) {
+	return int(g.oplayers.Load()), int(g.ospectators.Load())
 }
 
 // onHeartbeat keeps another gateway's counts.
@@ -192,19 +221,11 @@ func (g *Gateway) beat() {
 	_ = g.nc.Publish(g.subj.hb, appendHeartbeat(nil, h))
 }
 
-// localCounts are this gateway's sessions as SetLocal counts them.
-func (g *Gateway) localCounts() (players, spectators int) {
-	if f := g.local.Load(); f != nil {
-		return (*f)()
-	}
-	return 0, 0
-}
-
 // Notice is what the sessions' banner says about the link: "world
-// restarting" while no tick came from the simulation for a second and a
-// half (it is restarting, or NATS is unreachable), else "".
+// restarting" while no tick came from the simulation for restartingAfter
+// (it is restarting, or NATS is unreachable), else "".
 func (g *Gateway) Notice() string {
-	if l, ok := g.views.(interface{ Live(time.Duration) bool }); ok && !l.Live(1500*time.Millisecond) {
+	if !g.views.Live(restartingAfter) {
 		return "world restarting"
 	}
 	return ""
@@ -285,12 +306,13 @@ const (
 	leaveRetry = 250 * time.Millisecond
 )
 
-// leaveFor is how long the leaver tries one leave before it counts it lost.
-var leaveFor = 30 * time.Second
+// leaveFor is how long the leaver tries one leave, by default, before it
+// counts it lost.
+const leaveFor = 30 * time.Second
 
 // leaver sends the queued leaves as requests, in order, each until the
-// simulation answers or leaveFor has passed, until Close (then the rest go
-// out once each).
+// simulation answers or g.leaveFor has passed, until Close (then the rest
+// go out once each).
 func (g *Gateway) leaver() {
 	defer close(g.left)
 	for {
@@ -312,10 +334,10 @@ func (g *Gateway) leaver() {
 
 // leaveOne asks the simulation to remove a snake (a leave, or a cancel of
 // a join) until it answers (any answer: a snake it no longer has is gone
-// too), leaveFor passes or the gateway closes.
+// too), g.leaveFor passes or the gateway closes.
 func (g *Gateway) leaveOne(in input) {
 	msg := appendInput(nil, in)
-	for end := time.Now().Add(leaveFor); ; {
+	for end := time.Now().Add(g.leaveFor); ; {
 		if _, err := g.nc.Request(g.subj.input, msg, time.Duration(g.wait.Load())); err == nil {
 			return
 		}

@@ -77,9 +77,9 @@ func GatewayCollectors(g *Gateway, f *Follower) []prometheus.Collector {
 				return 0
 			}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_players", Help: "Players on every gateway of the cluster, as heard."},
-			func() float64 { p, _ := g.Counts(g.localCounts()); return float64(p) }),
+			func() float64 { p, _ := g.localCounts(); q, _ := g.Others(); return float64(p + q) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_spectators", Help: "Spectators on every gateway of the cluster, as heard."},
-			func() float64 { _, s := g.Counts(g.localCounts()); return float64(s) }),
+			func() float64 { _, s := g.localCounts(); _, r := g.Others(); return float64(s + r) }),
 	}
 }
 
