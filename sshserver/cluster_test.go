@@ -310,7 +310,7 @@ func TestGatewayJoinFlood(t *testing.T) {
 	}
 	t.Cleanup(sim.Close)
 	st := testStore(t)
-	ss, err := cluster.ServeScores(snc, "t", st, sim.MayRecord)
+	ss, err := cluster.ServeScores(snc, "t", st, sim)
 	if err != nil {
 		t.Fatal(err)
 	}

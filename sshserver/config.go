@@ -67,7 +67,7 @@ type Cluster interface {
 // handed out.
 type Scores interface {
 	Record(r scores.Result) bool
-	Owner(ctx context.Context, name string, now time.Time) (fp string, ok bool, err error)
+	Holding(ctx context.Context, name, fp string, now time.Time) (scores.Holding, error)
 	Claim(ctx context.Context, name, fp, from string, now time.Time) (scores.ClaimResult, error)
 	Player(ctx context.Context, id scores.ID) (scores.Record, bool, error)
 	Top(ctx context.Context, n int) ([]scores.Entry, error)

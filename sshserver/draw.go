@@ -218,6 +218,7 @@ func (s *session) refresh(c *canvas, hud *render.HUD) (cols, rows int, repaint b
 // shutdown countdown, the controls hint and the player's all-time record.
 func (s *session) fillHUD(hud *render.HUD) {
 	hud.Players, hud.Spectators = int(s.srv.players.Load()), int(s.srv.spectators.Load())
+	hud.Notice = ""
 	if cl := s.srv.cfg.Cluster; cl != nil {
 		p, q := cl.Others()
 		hud.Players, hud.Spectators = hud.Players+p, hud.Spectators+q
@@ -284,7 +285,11 @@ func (s *session) keepSnake(v *game.View, id game.ID) {
 // went missing; on a refusal it tries again lostFrames frames later.
 func (s *session) rejoin() {
 	s.jmu.Lock()
-	s.seat.Store(nil)
+	if old := s.seat.Swap(nil); old != nil {
+		// the snake may be there yet (the view was late): let it go, so it
+		// does not hold the name; a seat its world no longer has is ignored
+		s.srv.w.Leave(*old)
+	}
 	s.id.Store(0)
 	s.jmu.Unlock()
 	if why := s.enter(s.nick); why != "" {

@@ -138,6 +138,7 @@ func ScoresCollectors(st Scores) []prometheus.Collector {
 		counter("snaked_scores_dropped_total", "Finished games not recorded: queue full, or no database.", func(s scores.Stats) uint64 { return s.Dropped }),
 		counter("snaked_scores_written_total", "Finished games committed to the scores database.", func(s scores.Stats) uint64 { return s.Written }),
 		counter("snaked_scores_errors_total", "Failed scores database operations.", func(s scores.Stats) uint64 { return s.Errors }),
+		counter("snaked_scores_invalid_total", "Finished games refused: not storable, or (through a gateway) a player the simulation does not know.", func(s scores.Stats) uint64 { return s.Invalid }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_scores_enabled", Help: "1 when the scores database is in use, 0 when the game runs without it."},
 			func() float64 {
 				if st.Stats().Disabled {

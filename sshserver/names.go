@@ -30,21 +30,24 @@ const (
 	maxOwners = 1 << 16
 )
 
-// owners caches who owns which name (lower case), so that the common join
-// (a player back under their own name) asks the store nothing.
+// owners caches who holds which name (lower case), so that the common
+// join (a player back under their own name) asks the store nothing. In a
+// cluster each gateway has its own; the simulation checks every join
+// against the store again, so a gateway's stale entry can refuse a name
+// for a while but never hand one out.
 type owners struct {
 	mu sync.Mutex            // guards m
 	m  map[string]ownerEntry // name -> its owner as last heard
 }
 
-// ownerEntry is one name's owner as last heard: a key fingerprint, or ""
-// for nobody, until the entry lapses.
+// ownerEntry is one name's holder as last heard: a key fingerprint, ""
+// for nobody, or anotherKey, until the entry lapses.
 type ownerEntry struct {
-	fp    string
-	until time.Time
+	holder string
+	until  time.Time
 }
 
-// get returns name's cached owner ("" nobody) and whether it is cached.
+// get returns name's cached holder ("" nobody) and whether it is cached.
 func (o *owners) get(name string, now time.Time) (string, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -52,13 +55,13 @@ func (o *owners) get(name string, now time.Time) (string, bool) {
 	if !ok || now.After(e.until) {
 		return "", false
 	}
-	return e.fp, true
+	return e.holder, true
 }
 
-// put notes that fp ("" nobody) owns name, as heard at now.
-func (o *owners) put(name, fp string, now time.Time) {
+// put notes that holder ("" nobody) holds name, as heard at now.
+func (o *owners) put(name, holder string, now time.Time) {
 	keep := ownerKeep
-	if fp == "" {
+	if holder == "" {
 		keep = freeKeep
 	}
 	o.mu.Lock()
@@ -76,7 +79,7 @@ func (o *owners) put(name, fp string, now time.Time) {
 			clear(o.m) // only a cache: the next joins ask again
 		}
 	}
-	o.m[name] = ownerEntry{fp, now.Add(keep)}
+	o.m[name] = ownerEntry{holder, now.Add(keep)}
 }
 
 // drop forgets name's owner.
@@ -102,9 +105,9 @@ func (s *session) nameRefused(name string) string {
 	}
 	key := strings.ToLower(name)
 	now := time.Now()
-	if fp, ok := s.srv.owners.get(key, now); ok {
+	if holder, ok := s.srv.owners.get(key, now); ok {
 		switch {
-		case fp == "" || fp == s.key:
+		case holder == "" || holder == s.key:
 			return ""
 		case s.key == "":
 			return ownedBy(name, s.key)
@@ -117,26 +120,29 @@ func (s *session) nameRefused(name string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scoreWait)
 	defer cancel()
-	var fp string
-	var ok bool
+	var h scores.Holding
 	var err error
-	deep(func() { fp, ok, err = st.Owner(ctx, name, now) })
+	deep(func() { h, err = st.Holding(ctx, name, s.key, now) })
 	switch {
 	case errors.Is(err, scores.ErrOff):
 		return "" // the cluster's simulation keeps no scores: nothing is claimed
 	case err != nil:
-		s.c.log.Warn("scores: name owner", "err", err)
+		s.c.log.Warn("scores: name holder", "err", err)
 		return whyCannotCheck
-	}
-	if !ok {
-		fp = ""
-	}
-	s.srv.owners.put(key, fp, now)
-	if fp == "" || fp == s.key {
+	case h == scores.Free:
+		s.srv.owners.put(key, "", now)
+		return ""
+	case h == scores.Yours && s.key != "":
+		s.srv.owners.put(key, s.key, now)
 		return ""
 	}
+	s.srv.owners.put(key, anotherKey, now)
 	return ownedBy(name, s.key)
 }
+
+// anotherKey is the owner cache's holder of a name a key holds that is
+// not the one that asked (which one, the store does not say).
+const anotherKey = "*"
 
 // ownedBy is the refusal of a name another key owns.
 func ownedBy(name, key string) string {

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"snaked/game"
 	"snaked/internal/scores"
 )
 
@@ -21,15 +22,15 @@ import (
 type countingScores struct {
 	Scores
 	owners, claims atomic.Int64
-	fail           atomic.Pointer[error] // when set, Owner and Claim answer it
+	fail           atomic.Pointer[error] // when set, Holding and Claim answer it
 }
 
-func (c *countingScores) Owner(ctx context.Context, name string, now time.Time) (string, bool, error) {
+func (c *countingScores) Holding(ctx context.Context, name, fp string, now time.Time) (scores.Holding, error) {
 	c.owners.Add(1)
 	if e := c.fail.Load(); e != nil {
-		return "", false, *e
+		return 0, *e
 	}
-	return c.Scores.Owner(ctx, name, now)
+	return c.Scores.Holding(ctx, name, fp, now)
 }
 
 func (c *countingScores) Claim(ctx context.Context, name, fp, from string, now time.Time) (scores.ClaimResult, error) {
@@ -260,5 +261,80 @@ func floodJoins(t *testing.T, h *harness, cs *countingScores, held string, owner
 	most := int64(len(floods))*int64(took/paceGap+2) + 4
 	if n := cs.owners.Load() - before; n > most {
 		t.Fatalf("%d owner questions in %v from %d flooding sessions, want at most %d", n, took, len(floods), most)
+	}
+}
+
+// TestJoinRefusedByHost: a join the host refuses because another key
+// holds the name (a cluster's simulation checks every join again) or the
+// name cannot be checked sends the player back to the join screen, told
+// why.
+func TestJoinRefusedByHost(t *testing.T) {
+	w := testWorld(t, 0)
+	kh := &keyHost{Host: w.Host(), keys: map[string]string{}}
+	cfg := testConfig(t)
+	cfg.Scores = testStore(t)
+	h := startHost(t, cfg, w, kh)
+	for _, c := range []struct {
+		err  error
+		want string
+	}{{scores.ErrClaimed, "belongs to another key"}, {scores.ErrUnchecked, "cannot check names right now"}} {
+		kh.refuse.Store(&c.err)
+		tm := play(t, h.keyedDial("kay", newSigner(t)), 80, 24)
+		tm.waitScreen(c.want)
+		tm.send("\x03")
+		tm.wait()
+	}
+}
+
+// seatHost gives seats whose snakes its views never show (their IDs are
+// off by a generation), and counts the leaves of each seat.
+type seatHost struct {
+	game.Host
+	mu     sync.Mutex // guards joins and leaves
+	joins  int
+	leaves map[game.Seat]int
+}
+
+func (h *seatHost) Join(name, key string) (game.Seat, error) {
+	s, err := h.Host.Join(name, key)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.joins++
+	s.ID += 1 << 16
+	s.Join = uint64(h.joins)
+	return s, err
+}
+
+func (h *seatHost) Leave(s game.Seat) {
+	h.mu.Lock()
+	h.leaves[s]++
+	h.mu.Unlock()
+}
+
+// TestRejoinLeavesOldSeat: a session whose snake the world does not show
+// joins again, and lets its old seat go first, so a snake that was only
+// late does not keep the name.
+func TestRejoinLeavesOldSeat(t *testing.T) {
+	w := testWorld(t, 0)
+	sh := &seatHost{Host: w.Host(), leaves: map[game.Seat]int{}}
+	h := startHost(t, testConfig(t), w, sh)
+	play(t, h.dial("ray"), 80, 24)
+	if !eventually(10*time.Second, func() bool {
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+		return sh.joins >= 2
+	}) {
+		t.Fatal("the session never joined again")
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	first := false
+	for s, n := range sh.leaves {
+		if s.Join == 1 && n == 1 {
+			first = true
+		}
+	}
+	if !first {
+		t.Fatalf("the first seat was not left before the second join: leaves %v", sh.leaves)
 	}
 }

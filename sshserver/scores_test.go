@@ -303,14 +303,18 @@ func TestScoresBrowser(t *testing.T) {
 // restarting is.
 type keyHost struct {
 	game.Host
-	away atomic.Bool
-	mu   sync.Mutex        // guards keys
-	keys map[string]string // name -> the key that joined it
+	away   atomic.Bool
+	refuse atomic.Pointer[error] // when set, joins are refused with it (a simulation's answer)
+	mu     sync.Mutex            // guards keys
+	keys   map[string]string     // name -> the key that joined it
 }
 
 func (k *keyHost) Join(name, key string) (game.Seat, error) {
 	if k.away.Load() {
 		return game.Seat{}, game.ErrUnavailable
+	}
+	if e := k.refuse.Load(); e != nil {
+		return game.Seat{}, *e
 	}
 	k.mu.Lock()
 	k.keys[name] = key

@@ -15,6 +15,7 @@ import (
 
 	"snaked/game"
 	"snaked/internal/join"
+	"snaked/internal/scores"
 	"snaked/render"
 )
 
@@ -382,6 +383,12 @@ func (s *session) enter(name string) string {
 		s.claim(name)
 		s.loadRecord(false)
 		return ""
+	case errors.Is(err, scores.ErrClaimed): // the simulation of a cluster checked again
+		s.srv.owners.drop(strings.ToLower(name))
+		s.srv.m.rejections.WithLabelValues(refuseNameClaimed.String()).Inc()
+		return ownedBy(name, s.key)
+	case errors.Is(err, scores.ErrUnchecked):
+		return whyCannotCheck
 	case errors.Is(err, game.ErrNameTaken):
 		s.srv.m.rejections.WithLabelValues(refuseNameTaken.String()).Inc()
 		return "\"" + name + "\" is taken: pick another"

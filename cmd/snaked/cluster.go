@@ -22,6 +22,7 @@ import (
 
 	"snaked/game"
 	"snaked/internal/cluster"
+	"snaked/internal/scores"
 	"snaked/sshserver"
 )
 
@@ -80,16 +81,22 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer nc.Close()
-	sim, err := cluster.NewSim(nc, world, opts.Prefix, 0)
+	st, closeScores := openScores(cfg, log)
+	defer closeScores()
+	var simOpts []cluster.SimOption
+	if st != nil { // every join's name is checked against the claims here
+		simOpts = append(simOpts, cluster.WithNames(func(ctx context.Context, name, key string) (scores.Holding, error) {
+			return st.Holding(ctx, name, key, time.Now())
+		}))
+	}
+	sim, err := cluster.NewSim(nc, world, opts.Prefix, 0, simOpts...)
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 1
 	}
 	defer sim.Close()
 	reg := prometheus.NewRegistry()
-	st, closeScores := openScores(cfg, log)
-	defer closeScores()
-	ss, err := cluster.ServeScores(nc, opts.Prefix, st, sim.MayRecord) // a nil st tells the gateways scores are off
+	ss, err := cluster.ServeScores(nc, opts.Prefix, st, sim) // a nil st tells the gateways scores are off
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 1

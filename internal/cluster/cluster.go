@@ -228,7 +228,7 @@ type Auth struct {
 
 // Embed starts a NATS server in this process listening on addr (host:port;
 // port 0 picks one), admitting whom a allows. An empty host means
-// loopback: nobody else may drive the world unless the operator says so.
+// loopback; a server that admits anyone listens only there.
 // It returns once the server accepts connections; Shutdown stops it. For
 // TLS or credentials files, run a nats-server instead.
 func Embed(addr string, a Auth) (*server.Server, error) {
@@ -251,6 +251,9 @@ func Embed(addr string, a Auth) (*server.Server, error) {
 	}
 	if len(a.Users) > 0 && a.User != "" {
 		return nil, errors.New("cluster: embedded NATS: a users file or one user, not both")
+	}
+	if ip := net.ParseIP(host); len(a.Users) == 0 && a.User == "" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("cluster: embedded NATS on %s admits anyone: give it users (-nats-users) or listen on loopback", host)
 	}
 	opts := &server.Options{Host: host, Port: p, NoLog: true, NoSigs: true,
 		MaxPayload: server.MAX_PAYLOAD_SIZE, Username: a.User, Password: a.Password}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"runtime"
@@ -594,6 +595,12 @@ func TestEmbedAndConnect(t *testing.T) {
 	if _, err := Embed("nope", Auth{}); err == nil {
 		t.Error("Embed accepted an address without a port")
 	}
+	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "10.1.2.3:0", "example.com:0"} {
+		if open, err := Embed(addr, Auth{}); err == nil {
+			open.Shutdown()
+			t.Errorf("Embed admits anyone on %s", addr)
+		}
+	}
 	if _, err := Embed(":0", Auth{Password: "pw"}); err == nil {
 		t.Error("Embed accepted a password without a user")
 	}
@@ -930,8 +937,14 @@ func TestRemoteScores(t *testing.T) {
 	if c, err := rs.Claim(ctx, "guest1234", "SHA256:k", "10.0.0.1", now); err != nil || c.Outcome != scores.Generated {
 		t.Errorf("a guest name's claim: %+v %v", c, err)
 	}
-	if fp, ok, err := rs.Owner(ctx, "GUS", later); err != nil || !ok || fp != "SHA256:k" {
-		t.Errorf("owner: %q %v %v", fp, ok, err)
+	if h, err := rs.Holding(ctx, "GUS", "SHA256:k", later); err != nil || h != scores.Yours {
+		t.Errorf("holding for its key: %v %v", h, err)
+	}
+	if h, err := rs.Holding(ctx, "gus", "SHA256:other", later); err != nil || h != scores.Others {
+		t.Errorf("holding for another key: %v %v", h, err)
+	}
+	if h, err := rs.Holding(ctx, "gus", "", later); err != nil || h != scores.Others {
+		t.Errorf("holding for a keyless player: %v %v", h, err)
 	}
 	if fp, ok, err := st.Owner(ctx, "gus", now.Add(time.Hour)); err != nil || !ok || fp != "SHA256:k" {
 		t.Errorf("owner at the store: %q %v %v (the claim took the gateway's clock?)", fp, ok, err)
@@ -947,7 +960,7 @@ func TestRemoteScores(t *testing.T) {
 	if _, err := rs.Top(ctx, 10); !errors.Is(err, ErrNoSim) {
 		t.Errorf("without a server: %v", err)
 	}
-	if _, _, err := rs.Owner(ctx, "gus", now); !errors.Is(err, ErrNoSim) {
+	if _, err := rs.Holding(ctx, "gus", "", now); !errors.Is(err, ErrNoSim) {
 		t.Errorf("owner without a server: %v (a name that cannot be checked must fail)", err)
 	}
 }
@@ -965,7 +978,7 @@ func TestScoresOff(t *testing.T) {
 	rs := NewRemoteScores(l.gw.nc, "t", "gw", l.gw.ID())
 	defer rs.Close()
 	ctx := context.Background()
-	if _, _, err := rs.Owner(ctx, "gus", time.Now()); !errors.Is(err, scores.ErrOff) {
+	if _, err := rs.Holding(ctx, "gus", "", time.Now()); !errors.Is(err, scores.ErrOff) {
 		t.Errorf("owner: %v, want scores.ErrOff", err)
 	}
 	if _, err := rs.Claim(ctx, "gus", "SHA256:k", "", time.Now()); !errors.Is(err, scores.ErrOff) {
@@ -1507,7 +1520,7 @@ func TestRecordsOwnPlayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close(context.Background())
-	srv, err := ServeScores(l.sim.nc, "t", st, l.sim.MayRecord)
+	srv, err := ServeScores(l.sim.nc, "t", st, l.sim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1548,5 +1561,329 @@ func TestRecordsOwnPlayers(t *testing.T) {
 	}
 	if got, refused := srv.records.Load(), srv.refused.Load(); got != 2 || refused != 3 {
 		t.Fatalf("%d recorded and %d refused, want 2 and 3", got, refused)
+	}
+	if st := rs.Stats(); st.Invalid != 3 {
+		t.Fatalf("the gateway counts %d of its games refused, want 3 (stats %+v)", st.Invalid, st)
+	}
+}
+
+// roleLink is an embedded NATS with role users (a simulation, gateways
+// "gw1" and "gw2") under prefix "p", a world with its Sim checking names
+// against a store, and the scores service.
+type roleLink struct {
+	w        *game.World
+	st       *scores.Store
+	sim      *Sim
+	ss       *ScoreServer
+	gw1, gw2 *nats.Conn
+}
+
+func newRoleLink(t *testing.T) *roleLink {
+	t.Helper()
+	users := []User{{RoleSim, "sim", "simpw"}, {RoleGateway, "gw1", "pw1"}, {RoleGateway, "gw2", "pw2"}}
+	ns, err := Embed("127.0.0.1:0", Auth{Users: users, Prefix: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	conn := func(user, pw, gateway string) *nats.Conn {
+		nc, err := Connect(Options{URL: ns.ClientURL(), User: user, Password: pw, Prefix: "p", Gateway: gateway, Log: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	r := &roleLink{gw1: conn("gw1", "pw1", "gw1"), gw2: conn("gw2", "pw2", "gw2")}
+	snc := conn("sim", "simpw", "")
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 16, 0, 5
+	if r.w, err = game.New(gc); err != nil {
+		t.Fatal(err)
+	}
+	if r.st, err = scores.Open(filepath.Join(t.TempDir(), "s.db"), scores.Options{FlushEvery: 20 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.st.Close(context.Background()) })
+	holder := func(ctx context.Context, name, key string) (scores.Holding, error) {
+		return r.st.Holding(ctx, name, key, time.Now())
+	}
+	if r.sim, err = NewSim(snc, r.w, "p", time.Second, WithNames(holder)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.sim.Close)
+	if r.ss, err = ServeScores(snc, "p", r.st, r.sim); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.ss.Close)
+	return r
+}
+
+// ask sends a scores question as gateway nc (named gw) and returns the answer.
+func ask(t *testing.T, nc *nats.Conn, gw string, q scoreAsk) scoreAnswer {
+	t.Helper()
+	b, _ := json.Marshal(q)
+	m, err := nc.Request("p.gw."+gw+".scores.names", b, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a scoreAnswer
+	if err := json.Unmarshal(m.Data, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestRogueGateway: a peer with one gateway's credentials, acting on its
+// own (not through a Gateway), cannot learn a player's key fingerprint,
+// play or claim a name another key holds, claim a name it does not play,
+// nor record a game for another gateway's player or one longer than the
+// world ever had, ended when it likes.
+func TestRogueGateway(t *testing.T) {
+	r := newRoleLink(t)
+	g1, err := NewGateway(r.gw1, "p", "gw1", localViews{r.w}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1.Close()
+	const victim = "SHA256:victim"
+	alice, err := g1.Join("alice", victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := ask(t, r.gw1, "gw1", scoreAsk{Op: "claim", Name: "alice", FP: victim, From: "10.0.0.1"}); a.Err != "" || a.Outcome != scores.Claimed {
+		t.Fatalf("the victim's own claim: %+v", a)
+	}
+	g1.Leave(alice)
+	if !eventually(3*time.Second, func() bool { return !r.sim.MayClaim("gw1", victim, "alice") }) {
+		t.Fatal("alice did not leave")
+	}
+	r.w.Step(1)
+
+	// what the rogue hears of alice: held by another, not by whom
+	if a := ask(t, r.gw2, "gw2", scoreAsk{Op: "holding", Name: "alice"}); a.Holding != scores.Others || a.Err != "" {
+		t.Fatalf("holding of alice as the rogue hears it: %+v", a)
+	}
+	b, _ := json.Marshal(scoreAsk{Op: "top", N: 10})
+	r.st.Record(scores.Result{ID: scores.KeyID(victim), Name: "alice", Length: 7, End: time.Now()})
+	if !eventually(3*time.Second, func() bool { return r.st.Stats().Written == 1 }) {
+		t.Fatal("the victim's game was not written")
+	}
+	m, err := r.gw2.Request("p.gw.gw2.scores.ask", b, 2*time.Second)
+	if err != nil || strings.Contains(string(m.Data), "victim") || !strings.Contains(string(m.Data), "alice") {
+		t.Fatalf("the leaderboard as the rogue reads it: %s %v", m.Data, err)
+	}
+	// joining alice, as itself or as the victim's key (which it does not
+	// know, but may guess): refused; a free name is its own
+	for _, key := range []string{"", "SHA256:rogue"} {
+		m, err := r.gw2.Request("p.gw.gw2.join", appendJoinReq(nil, joinReq{gw: 7, name: "alice", key: key, nonce: 1 + uint64(len(key))}), 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := decodeJoinRep(m.Data); err != nil || rep.status != joinClaimed {
+			t.Fatalf("the rogue's join of alice with key %q: %+v %v", key, rep, err)
+		}
+	}
+	// claims: alice for the rogue's key (not playing it), without an
+	// address, or for a name it plays but the victim's key
+	for _, q := range []scoreAsk{
+		{Op: "claim", Name: "alice", FP: "SHA256:rogue", From: "10.0.0.9"},
+		{Op: "claim", Name: "alice", FP: victim, From: "10.0.0.9"},
+		{Op: "claim", Name: "zed", FP: "SHA256:rogue", From: ""},
+	} {
+		if a := ask(t, r.gw2, "gw2", q); a.Err == "" {
+			t.Fatalf("the rogue's claim %+v: %+v", q, a)
+		}
+	}
+	if fp, ok, _ := r.st.Owner(context.Background(), "alice", time.Now()); !ok || fp != victim {
+		t.Fatalf("alice's owner is now %q (%v)", fp, ok)
+	}
+	// games: one for the victim (not its player), one for its own with a
+	// made-up length and end
+	m, err = r.gw2.Request("p.gw.gw2.join", appendJoinReq(nil, joinReq{gw: 7, name: "zed", nonce: 9}), 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := decodeJoinRep(m.Data); err != nil || rep.status != joinOK {
+		t.Fatalf("the rogue's join of a free name: %+v %v", rep, err)
+	}
+	r.w.Step(2)
+	longest := r.sim.Longest()
+	b, _ = json.Marshal(recordBatch{GW: 7, Seq: 1, Results: []scores.Result{
+		{ID: scores.KeyID(victim), Name: "alice", Length: 1 << 30, End: time.Now()},
+		{ID: scores.NameID("zed"), Name: "zed", Length: 1 << 30, Kills: 1 << 30, End: time.Now().Add(1000 * time.Hour), Duration: 1000 * time.Hour},
+	}})
+	m, err = r.gw2.Request("p.gw.gw2.scores.record", b, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ack recordAck
+	if err := json.Unmarshal(m.Data, &ack); err != nil || ack.Recorded != 1 || ack.Refused != 1 {
+		t.Fatalf("ack %s %v, want 1 recorded and 1 refused", m.Data, err)
+	}
+	if !eventually(3*time.Second, func() bool { return r.st.Stats().Written == 2 }) {
+		t.Fatal("zed's game was not written")
+	}
+	rec, ok, err := r.st.Player(context.Background(), scores.NameID("zed"))
+	if err != nil || !ok || rec.Best != longest || rec.Kills != maxKills || rec.Last.After(time.Now()) || rec.Played > maxGame {
+		t.Fatalf("zed's record %+v (%v %v): want its length at most %d, its end now", rec, ok, err, longest)
+	}
+	if v, _, _ := r.st.Player(context.Background(), scores.KeyID(victim)); v.Best != 7 {
+		t.Fatalf("the victim's best is %d", v.Best)
+	}
+}
+
+// TestGatewayQuotas: one gateway name cannot fill what the simulation
+// remembers for all: instances past maxInstances are not heard (their
+// joins refused), while another gateway still joins; a flood of scores
+// questions from one name is cut to its rate while another's are answered.
+func TestGatewayQuotas(t *testing.T) {
+	r := newRoleLink(t)
+	for i := range maxGateways {
+		if err := r.gw2.Publish("p.gw.gw2.hb", appendHeartbeat(nil, heartbeat{gw: uint64(1000 + i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.gw2.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(3*time.Second, func() bool {
+		r.sim.mu.Lock()
+		defer r.sim.mu.Unlock()
+		return r.sim.quota["gw2"] != nil && r.sim.quota["gw2"].instances == maxInstances
+	}) {
+		t.Fatal("gw2's instances are not held to maxInstances")
+	}
+	r.sim.mu.Lock()
+	n := len(r.sim.seen)
+	r.sim.mu.Unlock()
+	if n != maxInstances {
+		t.Fatalf("%d gateway instances heard, want %d", n, maxInstances)
+	}
+	g1, err := NewGateway(r.gw1, "p", "gw1", localViews{r.w}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1.Close()
+	if _, err := g1.Join("bob", ""); err != nil {
+		t.Fatalf("another gateway's join: %v", err)
+	}
+	m, err := r.gw2.Request("p.gw.gw2.join", appendJoinReq(nil, joinReq{gw: 5555, name: "eve", nonce: 1}), 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, _ := decodeJoinRep(m.Data); rep.status != joinFailed {
+		t.Fatalf("a fifth instance of gw2 joined: %+v", rep)
+	}
+
+	// a flood of questions from gw2, then one from gw1
+	q, _ := json.Marshal(scoreAsk{Op: "holding", Name: "x"})
+	inbox := r.gw2.NewRespInbox()
+	answers, err := r.gw2.SubscribeSync(inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		if err := r.gw2.PublishRequest("p.gw.gw2.scores.names", inbox, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.gw2.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if a := ask(t, r.gw1, "gw1", scoreAsk{Op: "holding", Name: "x"}); a.Holding != scores.Free {
+		t.Fatalf("gw1's question during gw2's flood: %+v", a)
+	}
+	got := 0
+	for {
+		if _, err := answers.NextMsg(300 * time.Millisecond); err != nil {
+			break
+		}
+		got++
+	}
+	if got > namesBurst+namesRate || r.ss.limited.Load() == 0 {
+		t.Fatalf("gw2 got %d answers to 1000 questions (limited %d), want at most its burst and a second's rate", got, r.ss.limited.Load())
+	}
+}
+
+// TestJoinCancelRace: a cancel that comes while its join is being made
+// (here while its name is checked, which takes a moment; the two on their
+// own goroutines, as NATS delivers them) never leaves a snake nobody
+// plays.
+func TestJoinCancelRace(t *testing.T) {
+	l := newLink(t, time.Minute, 64)
+	checking := make(chan struct{}, 1)
+	slow := func(context.Context, string, string) (scores.Holding, error) {
+		checking <- struct{}{}
+		time.Sleep(time.Millisecond)
+		return scores.Free, nil
+	}
+	sim, err := NewSim(l.sim.nc, l.w, "race", time.Minute, WithNames(slow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	for i := range 50 {
+		ref := joinRef{gwRef{"gw", 5}, uint64(i + 1)}
+		jm := &nats.Msg{Subject: "race.gw.gw.join", Reply: "_INBOX.race.gw.x", Data: appendJoinReq(nil, joinReq{gw: 5, name: fmt.Sprint("r", i), nonce: ref.nonce})}
+		var wg sync.WaitGroup
+		wg.Go(func() { sim.onJoin(jm) })
+		<-checking // the join is being made: cancel it now
+		sim.cancelJoin(&nats.Msg{}, ref)
+		wg.Wait()
+		sim.mu.Lock()
+		for id, o := range sim.owner {
+			if o.gw == ref.gw && o.join == ref.nonce {
+				sim.mu.Unlock()
+				t.Fatalf("join %d: snake %d stayed after its cancel", i, id)
+			}
+		}
+		sim.mu.Unlock()
+		l.step()
+	}
+	v := l.w.Acquire()
+	defer v.Release()
+	for _, s := range v.Snakes {
+		if s.Used {
+			t.Fatalf("snake %q left in the world", s.Name)
+		}
+	}
+}
+
+// TestSnapshotsPerGateway: one gateway name asking for snapshots as fast
+// as it can gets at most one a second, to its latest inbox.
+func TestSnapshotsPerGateway(t *testing.T) {
+	l := newLink(t, time.Second, 8)
+	pub, err := NewPublisher(l.sim.nc, l.w, "t", l.sim.Instance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	inbox := l.raw.NewRespInbox()
+	got, err := l.raw.SubscribeSync(inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for range 60 {
+		for range 10 {
+			if err := l.raw.PublishRequest("t.gw.raw.snapshot", inbox, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = l.raw.Flush()
+		l.step()
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	took := time.Since(start)
+	_ = l.sim.nc.Flush()
+	time.Sleep(100 * time.Millisecond)
+	n, _, _ := got.Pending()
+	if most := int(took/snapEvery) + 1; n < 1 || n > most {
+		t.Fatalf("%d snapshot chunks for 600 requests in %v, want 1..%d (one a second)", n, took, most)
 	}
 }

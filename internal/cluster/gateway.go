@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"snaked/game"
+	"snaked/internal/scores"
 )
 
 // Views is where a gateway's sessions read the world: a replica fed by the
@@ -50,9 +51,10 @@ type Gateway struct {
 
 	local atomic.Uint64 // this gateway's players (high half) and spectators (low half), as SetLocal last gave them
 
-	mu     sync.Mutex         // guards others
-	others map[gwRef]gwCounts // the other gateways' last heartbeats (at most maxGateways)
-	// the sums of others, for Others (read every frame by every session)
+	mu        sync.Mutex         // guards others and instances
+	others    map[gwRef]gwCounts // the other gateways' last heartbeats (at most maxGateways, maxInstances a name)
+	instances map[string]int     // others' instances by name
+	// the sums of others, kept with them, for Others (read every frame by every session)
 	oplayers, ospectators atomic.Int64
 }
 
@@ -98,7 +100,7 @@ func NewGateway(nc *nats.Conn, prefix, name string, views Views, lease time.Dura
 	}
 	g := &Gateway{nc: nc, subj: subjectsOf(prefix, name), name: name, id: binary.LittleEndian.Uint64(b[:]) | 1, views: views,
 		leaveFor: leaveFor, lease: lease, stop: make(chan struct{}), done: make(chan struct{}),
-		left: make(chan struct{}), leave: make(chan input, leaveQueue), others: map[gwRef]gwCounts{}}
+		left: make(chan struct{}), leave: make(chan input, leaveQueue), others: map[gwRef]gwCounts{}, instances: map[string]int{}}
 	g.wait.Store(int64(answerWait))
 	for _, o := range opts {
 		o(g)
@@ -164,7 +166,7 @@ func (g *Gateway) Others() (players, spectators int) {
 	return int(g.oplayers.Load()), int(g.ospectators.Load())
 }
 
-// onHeartbeat keeps another gateway's counts.
+// onHeartbeat keeps another gateway's counts, and their sums.
 func (g *Gateway) onHeartbeat(m *nats.Msg) {
 	name, ok := g.subj.sender(m.Subject)
 	h, err := decodeHeartbeat(m.Data)
@@ -177,25 +179,31 @@ func (g *Gateway) onHeartbeat(m *nats.Msg) {
 		return
 	}
 	g.mu.Lock()
-	if _, known := g.others[ref]; known || len(g.others) < maxGateways {
-		g.others[ref] = gwCounts{players: h.players, spectators: h.spectators, at: time.Now()}
+	defer g.mu.Unlock()
+	old, known := g.others[ref]
+	if !known && (len(g.others) >= maxGateways || g.instances[name] >= maxInstances) {
+		return
 	}
-	g.sumLocked(time.Now())
-	g.mu.Unlock()
+	if !known {
+		g.instances[name]++
+	}
+	g.others[ref] = gwCounts{players: h.players, spectators: h.spectators, at: time.Now()}
+	g.oplayers.Add(int64(h.players) - int64(old.players))
+	g.ospectators.Add(int64(h.spectators) - int64(old.spectators))
 }
 
-// sumLocked forgets gateways silent for a lease and sums the rest.
-func (g *Gateway) sumLocked(now time.Time) {
-	var p, s uint64
-	for id, c := range g.others {
+// sweepLocked forgets gateways silent for a lease, and their counts.
+func (g *Gateway) sweepLocked(now time.Time) {
+	for ref, c := range g.others {
 		if now.Sub(c.at) > g.lease {
-			delete(g.others, id)
-			continue
+			delete(g.others, ref)
+			if g.instances[ref.name]--; g.instances[ref.name] <= 0 {
+				delete(g.instances, ref.name)
+			}
+			g.oplayers.Add(-int64(c.players))
+			g.ospectators.Add(-int64(c.spectators))
 		}
-		p, s = p+c.players, s+c.spectators
 	}
-	g.oplayers.Store(int64(p))
-	g.ospectators.Store(int64(s))
 }
 
 func (g *Gateway) heartbeats(every time.Duration) {
@@ -209,7 +217,7 @@ func (g *Gateway) heartbeats(every time.Duration) {
 		case now := <-t.C:
 			g.beat()
 			g.mu.Lock()
-			g.sumLocked(now)
+			g.sweepLocked(now)
 			g.mu.Unlock()
 		}
 	}
@@ -266,6 +274,10 @@ func (g *Gateway) Join(name, key string) (game.Seat, error) {
 		return game.Seat{}, game.ErrFull
 	case joinTaken:
 		return game.Seat{}, game.ErrNameTaken
+	case joinClaimed:
+		return game.Seat{}, scores.ErrClaimed
+	case joinUnchecked:
+		return game.Seat{}, scores.ErrUnchecked
 	}
 	return game.Seat{}, fmt.Errorf("cluster: join refused: %s", game.CleanName(rep.msg))
 }

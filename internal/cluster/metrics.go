@@ -55,6 +55,7 @@ func ScoreServerCollectors(s *ScoreServer) []prometheus.Collector {
 		counter("snaked_cluster_scores_asked_total", "Scores questions answered (names, records, leaderboards).", func() uint64 { return s.asked.Load() }),
 		counter("snaked_cluster_scores_recorded_total", "Finished games gateways sent, recorded once each.", func() uint64 { return s.records.Load() }),
 		counter("snaked_cluster_scores_refused_total", "Finished games a gateway sent for an identity that does not play through it, refused.", func() uint64 { return s.refused.Load() }),
+		counter("snaked_cluster_scores_limited_total", "Scores requests dropped: past their gateway's rate, or the pool's queue full.", func() uint64 { return s.limited.Load() }),
 	}
 }
 

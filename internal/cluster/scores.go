@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,16 +18,24 @@ import (
 // (ScoreServer), and a gateway's sessions use RemoteScores, which has the
 // methods of a scores.Store. Each gateway asks under its own name:
 //
-//	P.gw.NAME.scores.names    who owns a name, claim one (request/reply)
+//	P.gw.NAME.scores.names    who holds a name, claim one (request/reply)
 //	P.gw.NAME.scores.ask      a player's record, the leaderboards (request/reply)
 //	P.gw.NAME.scores.record   finished games, in numbered batches the simulation acknowledges
 //
 // The simulation serves each subject with a bounded pool of workers and a
-// bounded queue, so name questions never wait behind leaderboards or
-// games, and a flood of one kind is dropped (its askers time out, and a
-// name that cannot be checked is not handed out) rather than queued
-// without end. Claims take the simulation's clock. These messages are
-// rare (a join, a death, the scores command), so they are JSON.
+// bounded queue, and each gateway name at a bounded rate, so name
+// questions never wait behind leaderboards or games and no gateway
+// crowds out another: past a bound requests are dropped (their askers
+// time out, and a name that cannot be checked is not handed out).
+//
+// A gateway's word counts for its own players only: it learns whether a
+// name is free, its asker's or another key's, never whose; it claims a
+// name only for a key that plays it through that gateway now (Players),
+// and from a known address; it records games only for identities that
+// play through it, ended by the simulation's clock and no longer than
+// any snake of the world was; the leaderboards it reads carry no key
+// fingerprints. These messages are rare (a join, a death, the scores
+// command), so they are JSON.
 
 // maxScoreMsg bounds a scores message.
 const maxScoreMsg = 256 << 10
@@ -35,15 +44,29 @@ const maxScoreMsg = 256 << 10
 const maxBatch = 64
 
 // Worker pools of the scores service, by subject: workers and queued
-// requests past which NATS drops them.
+// requests past which they are dropped.
 const (
 	namesWorkers, namesQueue   = 4, 512
 	askWorkers, askQueue       = 2, 64
 	recordWorkers, recordQueue = 1, 256
 )
 
+// Rates of the scores service a gateway name, by subject: requests a
+// second and the burst.
+const (
+	namesRate, namesBurst   = 50, 100
+	askRate, askBurst       = 20, 40
+	recordRate, recordBurst = 20, 40
+)
+
+// Bounds a record is clamped to.
+const (
+	maxGame  = 24 * time.Hour
+	maxKills = 1 << 16
+)
+
 type scoreAsk struct {
-	Op   string    `json:"op"` // owner, claim, player, top, today
+	Op   string    `json:"op"` // holding, claim, player, top, today
 	Name string    `json:"name,omitempty"`
 	FP   string    `json:"fp,omitempty"`
 	From string    `json:"from,omitempty"` // the claimant's address (IPv4, or IPv6 /64)
@@ -53,7 +76,7 @@ type scoreAsk struct {
 
 type scoreAnswer struct {
 	OK       bool           `json:"ok,omitempty"`
-	FP       string         `json:"fp,omitempty"`
+	Holding  scores.Holding `json:"holding,omitempty"`
 	Outcome  scores.Outcome `json:"outcome,omitempty"`
 	Released string         `json:"released,omitempty"`
 	Record   scores.Record  `json:"record,omitempty"`
@@ -71,38 +94,90 @@ type recordBatch struct {
 	Results []scores.Result `json:"results"`
 }
 
+// recordAck is the simulation's answer to a batch: the games it recorded
+// and those it refused (another gateway's player, or nobody's).
+type recordAck struct {
+	Recorded int `json:"recorded"`
+	Refused  int `json:"refused"`
+}
+
+// Players is what the scores service asks the simulation about a
+// gateway's players (a *Sim).
+type Players interface {
+	MayRecord(gw, ident string) bool   // ident plays through gw now, or did lately
+	MayClaim(gw, fp, name string) bool // the key fp plays name through gw now
+	Longest() int                      // the longest any snake of the world has been
+}
+
 // ScoreServer answers a simulation's gateways from its scores store.
 type ScoreServer struct {
-	st   *scores.Store                      // nil: scores are off
-	may  func(gw string, ident string) bool // whether gateway gw may record identity ident's games; nil: any
+	st   *scores.Store // nil: scores are off
+	pl   Players       // nil: every gateway's word is taken (tests)
 	subj subjects
 	subs []*nats.Subscription
 	stop chan struct{}
 	wg   sync.WaitGroup
 
-	mu   sync.Mutex       // guards seqs
-	seqs map[gwRef]uint64 // each gateway's last batch recorded (at most maxGateways)
+	mu    sync.Mutex          // guards seqs and rates
+	seqs  map[gwRef]uint64    // each gateway's last batch recorded (at most maxGateways)
+	rates map[rateRef]*bucket // each gateway name's requests, by subject (at most maxGateways names)
 
-	bad, asked, records, refused atomic.Uint64
+	bad, asked, records, refused, limited atomic.Uint64
+}
+
+// rateRef is one gateway name's rate on one subject.
+type rateRef struct {
+	gw   string
+	subj int
+}
+
+// bucket is a token bucket: burst tokens, refilled at rate a second.
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// take reports whether a request may go now, refilling at rate up to
+// burst.
+func (b *bucket) take(now time.Time, rate, burst float64) bool {
+	b.tokens = min(burst, b.tokens+now.Sub(b.at).Seconds()*rate)
+	b.at = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
 }
 
 // ServeScores serves st (nil: scores are off, and the gateways are told
-// so) on nc under prefix until Close. A gateway's finished games are
-// recorded when may (Sim.MayRecord; nil: always) says the identity plays
-// through it; the others are refused and counted.
-func ServeScores(nc *nats.Conn, prefix string, st *scores.Store, may func(gw, ident string) bool) (*ScoreServer, error) {
-	s := &ScoreServer{st: st, may: may, subj: subjectsOf(prefix, "*"), stop: make(chan struct{}), seqs: map[gwRef]uint64{}}
-	for _, p := range []struct {
+// so) on nc under prefix until Close, asking pl (the simulation; nil:
+// trusting every gateway) about the gateways' players.
+func ServeScores(nc *nats.Conn, prefix string, st *scores.Store, pl Players) (*ScoreServer, error) {
+	s := &ScoreServer{st: st, pl: pl, subj: subjectsOf(prefix, "*"), stop: make(chan struct{}),
+		seqs: map[gwRef]uint64{}, rates: map[rateRef]*bucket{}}
+	for k, p := range []struct {
 		subj           string
 		workers, queue int
+		rate, burst    float64
 		handle         func(*nats.Msg)
 	}{
-		{s.subj.names, namesWorkers, namesQueue, s.onAsk},
-		{s.subj.ask, askWorkers, askQueue, s.onAsk},
-		{s.subj.record, recordWorkers, recordQueue, s.onRecord},
+		{s.subj.names, namesWorkers, namesQueue, namesRate, namesBurst, s.onAsk},
+		{s.subj.ask, askWorkers, askQueue, askRate, askBurst, s.onAsk},
+		{s.subj.record, recordWorkers, recordQueue, recordRate, recordBurst, s.onRecord},
 	} {
 		ch := make(chan *nats.Msg, p.queue)
-		sub, err := nc.ChanSubscribe(p.subj, ch)
+		sub, err := nc.Subscribe(p.subj, func(m *nats.Msg) {
+			gw, ok := s.subj.sender(m.Subject)
+			if !ok || !s.allow(rateRef{gw, k}, p.rate, p.burst) {
+				s.limited.Add(1)
+				return
+			}
+			select {
+			case ch <- m:
+			default:
+				s.limited.Add(1) // the pool is behind: the asker times out
+			}
+		})
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -122,6 +197,30 @@ func ServeScores(nc *nats.Conn, prefix string, st *scores.Store, may func(gw, id
 		}
 	}
 	return s, nc.Flush()
+}
+
+// allow reports whether gateway name r.gw may make a request on subject
+// r.subj now.
+func (s *ScoreServer) allow(r rateRef, rate, burst float64) bool {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.rates[r]
+	if b == nil {
+		if len(s.rates) >= 3*maxGateways {
+			for k, x := range s.rates { // forget the full ones: they are as new
+				if now.Sub(x.at).Seconds()*rate >= burst {
+					delete(s.rates, k)
+				}
+			}
+			if len(s.rates) >= 3*maxGateways {
+				return false
+			}
+		}
+		b = &bucket{tokens: burst, at: now}
+		s.rates[r] = b
+	}
+	return b.take(now, rate, burst)
 }
 
 // Bad counts messages dropped because they did not decode.
@@ -158,20 +257,33 @@ func (s *ScoreServer) onRecord(m *nats.Msg) {
 		s.seqs[gw] = b.Seq
 	}
 	s.mu.Unlock()
+	var ack recordAck
 	if fresh && s.st != nil {
+		now, longest := time.Now(), math.MaxInt
+		if s.pl != nil {
+			longest = s.pl.Longest()
+		}
 		for _, r := range b.Results {
-			if s.may != nil && !s.may(name, r.ID.Value) {
-				s.refused.Add(1) // another gateway's player, or nobody's
+			if s.pl != nil && !s.pl.MayRecord(name, r.ID.Value) {
+				ack.Refused++
 				continue
 			}
+			// the simulation's clock ends it; what it claims is bounded
+			r.End = now
+			r.Duration = min(max(r.Duration, 0), maxGame)
+			r.Length, r.Kills = min(r.Length, longest), min(r.Kills, maxKills)
 			s.st.Record(r) // the store refuses what it cannot keep, and counts it
-			s.records.Add(1)
+			ack.Recorded++
 		}
 	}
-	_ = m.Respond([]byte(`{"ok":true}`))
+	s.records.Add(uint64(ack.Recorded))
+	s.refused.Add(uint64(ack.Refused))
+	a, _ := json.Marshal(ack)
+	_ = m.Respond(a)
 }
 
 func (s *ScoreServer) onAsk(m *nats.Msg) {
+	name, _ := s.subj.sender(m.Subject)
 	var q scoreAsk
 	if !s.subj.replyOK(m) || len(m.Data) > maxScoreMsg || json.Unmarshal(m.Data, &q) != nil {
 		s.bad.Add(1)
@@ -183,13 +295,15 @@ func (s *ScoreServer) onAsk(m *nats.Msg) {
 	var a scoreAnswer
 	var err error
 	switch {
-	case q.Op != "owner" && q.Op != "claim" && q.Op != "player" && q.Op != "top" && q.Op != "today":
+	case q.Op != "holding" && q.Op != "claim" && q.Op != "player" && q.Op != "top" && q.Op != "today":
 		s.bad.Add(1)
 		return
 	case s.st == nil:
 		a.Off = true
-	case q.Op == "owner":
-		a.FP, a.OK, err = s.st.Owner(ctx, q.Name, now)
+	case q.Op == "holding":
+		a.Holding, err = s.st.Holding(ctx, q.Name, q.FP, now)
+	case q.Op == "claim" && (q.From == "" || s.pl != nil && !s.pl.MayClaim(name, q.FP, q.Name)):
+		err = errNotPlaying
 	case q.Op == "claim":
 		var c scores.ClaimResult
 		c, err = s.st.Claim(ctx, q.Name, q.FP, q.From, now)
@@ -201,6 +315,11 @@ func (s *ScoreServer) onAsk(m *nats.Msg) {
 	case q.Op == "today":
 		a.Entries, err = s.st.TopToday(ctx, q.N, now)
 	}
+	for i := range a.Entries {
+		if a.Entries[i].ID.Kind == scores.Key {
+			a.Entries[i].ID.Value = "" // no key's fingerprint leaves the simulation
+		}
+	}
 	if err != nil {
 		a.Err = err.Error()
 	}
@@ -208,6 +327,10 @@ func (s *ScoreServer) onAsk(m *nats.Msg) {
 	b, _ := json.Marshal(a)
 	_ = m.Respond(b)
 }
+
+// errNotPlaying refuses a claim for a key that does not play the name
+// through the gateway that asks.
+var errNotPlaying = errors.New("cluster: a claim for a name the key does not play through this gateway")
 
 // RemoteScores asks a simulation's ScoreServer; it has the methods of a
 // scores.Store that sessions use. Finished games wait on a bounded queue
@@ -223,7 +346,7 @@ type RemoteScores struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	recorded, dropped, acked, errs atomic.Uint64
+	recorded, dropped, acked, refused, errs atomic.Uint64
 }
 
 // Record queue and retry bounds.
@@ -296,8 +419,13 @@ func (r *RemoteScores) sender() {
 			continue
 		}
 		for wait := recordRetryMin; ; wait = min(2*wait, recordRetryMax) {
-			if _, err := r.nc.Request(r.subj.record, msg, r.wait); err == nil {
+			if m, err := r.nc.Request(r.subj.record, msg, r.wait); err == nil {
+				var ack recordAck
+				if json.Unmarshal(m.Data, &ack) != nil {
+					ack.Recorded = len(batch)
+				}
 				r.acked.Add(uint64(len(batch)))
+				r.refused.Add(uint64(min(max(ack.Refused, 0), len(batch))))
 				break
 			}
 			r.errs.Add(1)
@@ -338,10 +466,10 @@ func (r *RemoteScores) ask(ctx context.Context, subj string, q scoreAsk) (scoreA
 	return a, nil
 }
 
-// Owner asks who claimed name.
-func (r *RemoteScores) Owner(ctx context.Context, name string, _ time.Time) (string, bool, error) {
-	a, err := r.ask(ctx, r.subj.names, scoreAsk{Op: "owner", Name: name})
-	return a.FP, a.OK, err
+// Holding asks who holds name, as the key fp sees it.
+func (r *RemoteScores) Holding(ctx context.Context, name, fp string, _ time.Time) (scores.Holding, error) {
+	a, err := r.ask(ctx, r.subj.names, scoreAsk{Op: "holding", Name: name, FP: fp})
+	return a.Holding, err
 }
 
 // Claim claims name for the key fp, from the address from.
@@ -373,9 +501,11 @@ func (r *RemoteScores) TopToday(ctx context.Context, n int, _ time.Time) ([]scor
 // not handed out).
 func (r *RemoteScores) Err() error { return nil }
 
-// Stats counts what this gateway sent: games queued, acknowledged or
-// dropped, and questions and batches that failed.
+// Stats counts what this gateway sent: games queued, acknowledged
+// (Written; the simulation refused Invalid of them: players it does not
+// know through this gateway, as after its restart) or dropped, and
+// questions and batches that failed.
 func (r *RemoteScores) Stats() scores.Stats {
 	return scores.Stats{Recorded: r.recorded.Load(), Written: r.acked.Load(), Dropped: r.dropped.Load(),
-		Errors: r.errs.Load(), Queued: len(r.queue)}
+		Invalid: r.refused.Load(), Errors: r.errs.Load(), Queued: len(r.queue)}
 }

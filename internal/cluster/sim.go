@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"snaked/game"
+	"snaked/internal/scores"
 )
 
 // DefaultLease is how long a gateway may stay silent before its players'
@@ -25,26 +27,48 @@ const DefaultLease = 2 * time.Second
 // Sim is the simulation's side of the link: it answers joins, applies the
 // inputs of the gateways' players to its world, and removes the snakes of
 // a gateway that stopped its heartbeats.
+//
+// A gateway is trusted for its own sessions and nothing else: it joins
+// names under its players' keys (the simulation checks every join against
+// the names' claims itself), steers only the snakes its joins gave, and
+// what it makes the simulation remember is bounded per gateway name, so
+// one gateway cannot crowd out the others.
 type Sim struct {
 	w     *game.World
 	nc    *nats.Conn
 	subj  subjects
 	lease time.Duration
 	inst  uint64 // this instance, random: a restarted simulation has another
+	names Holder // who holds a name; nil: names are not claimed
 	subs  []*nats.Subscription
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu     sync.Mutex              // guards seen, owner, joined, cancel, idents and swept
+	mu     sync.Mutex              // guards the maps below and swept
 	seen   map[gwRef]time.Time     // gateway -> its last heartbeat (or join)
 	owner  map[game.ID]owned       // snake -> the join that gave it
-	joined map[joinRef]joinedSnake // recent joins, for a gateway's cancel
-	cancel map[joinRef]time.Time   // cancels of joins not seen yet, refused when they come
+	joined map[joinRef]joinedSnake // recent joins (id 0 while being made), for a gateway's cancel
+	cancel map[joinRef]time.Time   // cancels of joins not made yet, refused when they come
 	idents map[identRef]identUse   // who played through which gateway, for its games (MayRecord)
+	plays  map[playRef]int32       // the keyed snakes each gateway has, by name (MayClaim)
+	quota  map[string]*quota       // per gateway name: its share of the maps above
 	swept  time.Time               // when idents was last swept
 
 	joins, inputs, bad, foreign, expired atomic.Uint64
 }
+
+// Holder says who holds a claim on a name as a key sees it ("" for a
+// keyless player): a scores.Store's Holding at the simulation's clock.
+type Holder func(ctx context.Context, name, key string) (scores.Holding, error)
+
+// SimOption configures a Sim.
+type SimOption func(*Sim)
+
+// WithNames makes the simulation check every join's name with h: a name
+// another key holds is refused (scores.ErrClaimed at the gateway), and one
+// that cannot be checked too (scores.ErrUnchecked). Without it names are
+// not claimed.
+func WithNames(h Holder) SimOption { return func(s *Sim) { s.names = h } }
 
 // gwRef names one gateway process: its name on the link (from the
 // subjects it publishes on, which NATS permissions can tie to its user)
@@ -55,13 +79,14 @@ type gwRef struct {
 }
 
 // owned is the join that gave a snake: its gateway, the gateway's nonce
-// for the join, and the player's key fingerprint ("" for a keyless player)
-// and scores identity.
+// for the join, the player's key fingerprint ("" for a keyless player),
+// scores identity and name.
 type owned struct {
 	gw    gwRef
 	join  uint64
 	key   string
 	ident string // the key's fingerprint, or the keyless player's name in lower case
+	name  string // lower case
 }
 
 // identRef is a player's scores identity (scores.ID's Value: a key
@@ -76,12 +101,17 @@ type identUse struct {
 	left time.Time
 }
 
+// playRef is a keyed player's name (lower case) as it plays through the
+// gateway of that name.
+type playRef struct{ gw, key, name string }
+
+// quota is one gateway name's share of what the simulation remembers.
+type quota struct{ instances, joined, cancels, idents int }
+
 // Games are taken from a gateway only for identities that play through it
-// or left it within identKeep; the simulation remembers at most maxIdents
-// of them (past that, a new identity's games are refused).
+// or left it within identKeep.
 const (
 	identKeep  = time.Hour
-	maxIdents  = 1 << 18
 	identSweep = time.Minute
 )
 
@@ -91,7 +121,7 @@ type joinRef struct {
 	nonce uint64
 }
 
-// joinedSnake is what a recent join gave.
+// joinedSnake is what a recent join gave (0 while it is being made).
 type joinedSnake struct {
 	id game.ID
 	at time.Time
@@ -101,13 +131,20 @@ type joinedSnake struct {
 // came first) for a cancel: longer than a gateway tries one (leaveFor).
 const joinMemory = time.Minute
 
-// Bounds on what gateways can make the simulation remember: gateway
-// instances heard within the lease, and joins or cancels within
-// joinMemory. Past them new ones are not remembered (a heartbeat is
-// dropped, a cancel of a join not seen yet is forgotten).
+// Bounds on what gateways can make the simulation remember, in all and per
+// gateway name: instances heard within the lease (a restarting gateway has
+// two for a lease), joins and cancels within joinMemory, identities within
+// identKeep. Past a bound a new instance's heartbeat is dropped and its
+// joins refused, a join is refused, a cancel of a join not seen yet is
+// forgotten, and a new identity's games are refused.
 const (
-	maxGateways = 4096
-	maxJoinRefs = 1 << 16
+	maxGateways    = 4096
+	maxInstances   = 4
+	maxJoinRefs    = 1 << 16
+	maxJoinRefsPer = 1 << 13
+	maxIdents      = 1 << 18
+	maxIdentsPer   = 1 << 16
+	nameCheckWait  = 2 * time.Second
 )
 
 // SimStats are a Sim's counters.
@@ -121,7 +158,7 @@ type SimStats struct {
 
 // NewSim serves the link for world w on nc under prefix; a gateway silent
 // for lease (0: DefaultLease) loses its snakes. Close stops it.
-func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*Sim, error) {
+func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration, opts ...SimOption) (*Sim, error) {
 	if lease <= 0 {
 		lease = DefaultLease
 	}
@@ -132,7 +169,11 @@ func NewSim(nc *nats.Conn, w *game.World, prefix string, lease time.Duration) (*
 	s := &Sim{w: w, nc: nc, subj: subjectsOf(prefix, "*"), lease: lease, inst: binary.LittleEndian.Uint64(b[:]) | 1,
 		stop: make(chan struct{}), done: make(chan struct{}),
 		seen: map[gwRef]time.Time{}, owner: map[game.ID]owned{},
-		joined: map[joinRef]joinedSnake{}, cancel: map[joinRef]time.Time{}, idents: map[identRef]identUse{}}
+		joined: map[joinRef]joinedSnake{}, cancel: map[joinRef]time.Time{}, idents: map[identRef]identUse{},
+		plays: map[playRef]int32{}, quota: map[string]*quota{}}
+	for _, o := range opts {
+		o(s)
+	}
 	for subj, h := range map[string]nats.MsgHandler{s.subj.join: s.onJoin, s.subj.input: s.onInput, s.subj.hb: s.onHeartbeat} {
 		sub, err := nc.Subscribe(subj, h)
 		if err != nil {
@@ -176,14 +217,35 @@ func (s *Sim) unsubscribe() {
 	s.subs = nil
 }
 
-// heard notes that gateway g is alive; it reports false when g is new and
-// the simulation already follows maxGateways. s.mu is held.
+// quotaLocked is gateway name's quota, made when missing. s.mu is held.
+func (s *Sim) quotaLocked(name string) *quota {
+	q := s.quota[name]
+	if q == nil {
+		q = &quota{}
+		s.quota[name] = q
+	}
+	return q
+}
+
+// heardLocked notes that gateway g is alive; it reports false when g is a
+// new instance past the bounds (maxGateways in all, maxInstances of its
+// name). s.mu is held.
 func (s *Sim) heardLocked(g gwRef, now time.Time) bool {
-	if _, ok := s.seen[g]; !ok && len(s.seen) >= maxGateways {
-		return false
+	if _, ok := s.seen[g]; !ok {
+		q := s.quotaLocked(g.name)
+		if len(s.seen) >= maxGateways || q.instances >= maxInstances {
+			return false
+		}
+		q.instances++
 	}
 	s.seen[g] = now
 	return true
+}
+
+// joinFail answers a join with a refusal.
+func (s *Sim) joinFail(m *nats.Msg, status byte, msg string) {
+	s.joins.Add(1)
+	_ = m.Respond(appendJoinRep(nil, joinRep{status: status, msg: msg, sim: s.inst}))
 }
 
 func (s *Sim) onJoin(m *nats.Msg) {
@@ -193,42 +255,81 @@ func (s *Sim) onJoin(m *nats.Msg) {
 		s.bad.Add(1)
 		return
 	}
+	if game.CleanName(req.name) != req.name { // not a nickname: no session asks for it
+		s.bad.Add(1)
+		s.joinFail(m, joinFailed, "not a nickname")
+		return
+	}
 	gw := gwRef{name, req.gw}
-	rep := joinRep{status: joinOK, sim: s.inst}
 	ref := joinRef{gw, req.nonce}
+	now := time.Now()
 	s.mu.Lock()
 	_, cancelled := s.cancel[ref]
-	live := s.heardLocked(gw, time.Now())
+	_, twice := s.joined[ref]
+	live := s.heardLocked(gw, now)
+	q := s.quotaLocked(name)
+	room := len(s.joined) < maxJoinRefs && q.joined < maxJoinRefsPer
+	if !cancelled && !twice && live && room {
+		s.joined[ref] = joinedSnake{0, now} // being made: a cancel from now on is kept for it
+		q.joined++
+	}
 	s.mu.Unlock()
-	if cancelled || !live { // the gateway gave up on it before it came, or one gateway too many
-		s.joins.Add(1)
-		_ = m.Respond(appendJoinRep(nil, joinRep{status: joinFailed, msg: "cancelled", sim: s.inst}))
+	switch {
+	case cancelled: // the gateway gave up on it before it came
+		s.joinFail(m, joinFailed, "cancelled")
 		return
+	case twice || !live || !room:
+		s.joinFail(m, joinFailed, "too many joins")
+		return
+	}
+	status, msg, id := s.join(req)
+	s.mu.Lock()
+	_, cancelled = s.cancel[ref] // a cancel that came while it was made
+	if status == joinOK && !cancelled {
+		o := owned{gw: gw, join: req.nonce, key: req.key, ident: req.key, name: strings.ToLower(req.name)}
+		if o.ident == "" {
+			o.ident = o.name
+		}
+		s.owner[id] = o
+		s.playsLocked(o)
+		s.joined[ref] = joinedSnake{id, now}
+	} else {
+		delete(s.joined, ref)
+		q.joined--
+	}
+	s.mu.Unlock()
+	if status == joinOK && cancelled {
+		s.w.Leave(id)
+		status, msg = joinFailed, "cancelled"
+	}
+	s.joins.Add(1)
+	_ = m.Respond(appendJoinRep(nil, joinRep{status: status, id: id, msg: msg, sim: s.inst}))
+}
+
+// join checks req's name against the claims and joins it to the world.
+func (s *Sim) join(req joinReq) (status byte, msg string, id game.ID) {
+	if s.names != nil && !game.IsGuestName(req.name) {
+		ctx, cancel := context.WithTimeout(context.Background(), nameCheckWait)
+		h, err := s.names(ctx, req.name, req.key)
+		cancel()
+		switch {
+		case errors.Is(err, scores.ErrOff):
+		case err != nil:
+			return joinUnchecked, "", 0
+		case h == scores.Others:
+			return joinClaimed, "", 0
+		}
 	}
 	id, err := s.w.Join(req.name)
 	switch {
 	case err == nil:
-		rep.id = id
-		s.mu.Lock()
-		o := owned{gw: gw, join: req.nonce, key: req.key, ident: req.key}
-		if o.ident == "" {
-			o.ident = strings.ToLower(req.name)
-		}
-		s.owner[id] = o
-		s.playsLocked(o)
-		if len(s.joined) < maxJoinRefs {
-			s.joined[ref] = joinedSnake{id, time.Now()}
-		}
-		s.mu.Unlock()
+		return joinOK, "", id
 	case errors.Is(err, game.ErrFull):
-		rep.status = joinFull
+		return joinFull, "", 0
 	case errors.Is(err, game.ErrNameTaken):
-		rep.status = joinTaken
-	default:
-		rep.status, rep.msg = joinFailed, err.Error()
+		return joinTaken, "", 0
 	}
-	s.joins.Add(1)
-	_ = m.Respond(appendJoinRep(nil, rep))
+	return joinFailed, err.Error(), 0
 }
 
 func (s *Sim) onInput(m *nats.Msg) {
@@ -287,19 +388,25 @@ func (s *Sim) onInput(m *nats.Msg) {
 const leaveDone = 1
 
 // cancelJoin takes back the join ref names: its snake leaves if it came,
-// else the join is refused if it comes later. It answers like a leave.
+// else the join is refused if it comes later (or, while it is being made,
+// once it is). It answers like a leave.
 func (s *Sim) cancelJoin(m *nats.Msg, ref joinRef) {
 	s.mu.Lock()
 	j, ok := s.joined[ref]
-	o := s.owner[j.id]
-	gone := ok && o.gw == ref.gw && o.join == ref.nonce
-	if gone {
-		delete(s.owner, j.id)
-		s.leftLocked(o, time.Now())
-	}
-	delete(s.joined, ref)
-	if !ok && len(s.cancel) < maxJoinRefs {
-		s.cancel[ref] = time.Now()
+	var gone bool
+	switch {
+	case ok && j.id == 0: // being made: onJoin finds the cancel (bounded with the joins)
+		s.cancelLocked(ref)
+	case ok:
+		o := s.owner[j.id]
+		if gone = o.gw == ref.gw && o.join == ref.nonce; gone {
+			delete(s.owner, j.id)
+			s.leftLocked(o, time.Now())
+		}
+		delete(s.joined, ref)
+		s.quotaLocked(ref.gw.name).joined--
+	case len(s.cancel) < maxJoinRefs && s.quotaLocked(ref.gw.name).cancels < maxJoinRefsPer:
+		s.cancelLocked(ref)
 	}
 	s.mu.Unlock()
 	if gone {
@@ -311,13 +418,28 @@ func (s *Sim) cancelJoin(m *nats.Msg, ref joinRef) {
 	}
 }
 
-// playsLocked notes that o's identity plays through o's gateway. s.mu is
-// held.
+// cancelLocked remembers a cancel of join ref. s.mu is held.
+func (s *Sim) cancelLocked(ref joinRef) {
+	if _, dup := s.cancel[ref]; !dup {
+		s.quotaLocked(ref.gw.name).cancels++
+	}
+	s.cancel[ref] = time.Now()
+}
+
+// playsLocked notes that o's identity (and, for a key, its name) plays
+// through o's gateway. s.mu is held.
 func (s *Sim) playsLocked(o owned) {
+	if o.key != "" {
+		s.plays[playRef{o.gw.name, o.key, o.name}]++
+	}
 	r := identRef{o.gw.name, o.ident}
 	u, ok := s.idents[r]
-	if !ok && len(s.idents) >= maxIdents {
-		return
+	if !ok {
+		q := s.quotaLocked(o.gw.name)
+		if len(s.idents) >= maxIdents || q.idents >= maxIdentsPer {
+			return
+		}
+		q.idents++
 	}
 	u.live++
 	s.idents[r] = u
@@ -325,6 +447,12 @@ func (s *Sim) playsLocked(o owned) {
 
 // leftLocked notes that o's snake left. s.mu is held.
 func (s *Sim) leftLocked(o owned, now time.Time) {
+	if o.key != "" {
+		r := playRef{o.gw.name, o.key, o.name}
+		if s.plays[r]--; s.plays[r] <= 0 {
+			delete(s.plays, r)
+		}
+	}
 	r := identRef{o.gw.name, o.ident}
 	if u, ok := s.idents[r]; ok {
 		u.live--
@@ -341,6 +469,22 @@ func (s *Sim) MayRecord(gw, id string) bool {
 	defer s.mu.Unlock()
 	u, ok := s.idents[identRef{gw, id}]
 	return ok && (u.live > 0 || time.Since(u.left) <= identKeep)
+}
+
+// MayClaim reports whether gateway gw may claim name for the key fp: a
+// snake of that name plays through gw under that key now.
+func (s *Sim) MayClaim(gw, fp, name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.plays[playRef{gw, fp, strings.ToLower(name)}] > 0
+}
+
+// Longest is the longest any snake of this world has been: no game a
+// gateway records is longer.
+func (s *Sim) Longest() int {
+	v := s.w.Acquire()
+	defer v.Release()
+	return v.Best.Length
 }
 
 // Key returns the key fingerprint of snake id's player, as its gateway
@@ -364,7 +508,8 @@ func (s *Sim) onHeartbeat(m *nats.Msg) {
 	s.mu.Unlock()
 }
 
-// reap removes the snakes of gateways silent for longer than the lease.
+// reap removes the snakes of gateways silent for longer than the lease,
+// and forgets old joins, cancels and identities.
 func (s *Sim) reap() {
 	defer close(s.done)
 	t := time.NewTicker(s.lease / 10)
@@ -374,44 +519,68 @@ func (s *Sim) reap() {
 		case <-s.stop:
 			return
 		case now := <-t.C:
-			var gone []game.ID
-			s.mu.Lock()
-			for r, j := range s.joined {
-				if now.Sub(j.at) > joinMemory {
-					delete(s.joined, r)
+			if gone := s.reapLocked(now); len(gone) > 0 {
+				for _, id := range gone {
+					s.w.Leave(id)
+					s.expired.Add(1)
 				}
-			}
-			for r, at := range s.cancel {
-				if now.Sub(at) > joinMemory {
-					delete(s.cancel, r)
-				}
-			}
-			for gw, at := range s.seen {
-				if now.Sub(at) <= s.lease {
-					continue
-				}
-				delete(s.seen, gw)
-				for id, o := range s.owner {
-					if o.gw == gw {
-						gone = append(gone, id)
-						delete(s.owner, id)
-						s.leftLocked(o, now)
-					}
-				}
-			}
-			if now.Sub(s.swept) >= identSweep {
-				s.swept = now
-				for r, u := range s.idents {
-					if u.live <= 0 && now.Sub(u.left) > identKeep {
-						delete(s.idents, r)
-					}
-				}
-			}
-			s.mu.Unlock()
-			for _, id := range gone {
-				s.w.Leave(id)
-				s.expired.Add(1)
 			}
 		}
 	}
+}
+
+// reapLocked does reap's bookkeeping under s.mu and returns the snakes to
+// remove.
+func (s *Sim) reapLocked(now time.Time) []game.ID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for r, j := range s.joined {
+		if j.id != 0 && now.Sub(j.at) > joinMemory {
+			delete(s.joined, r)
+			s.quotaLocked(r.gw.name).joined--
+		}
+	}
+	for r, at := range s.cancel {
+		if now.Sub(at) > joinMemory {
+			delete(s.cancel, r)
+			s.quotaLocked(r.gw.name).cancels--
+		}
+	}
+	var dead map[gwRef]bool
+	for gw, at := range s.seen {
+		if now.Sub(at) <= s.lease {
+			continue
+		}
+		delete(s.seen, gw)
+		s.quotaLocked(gw.name).instances--
+		if dead == nil {
+			dead = map[gwRef]bool{}
+		}
+		dead[gw] = true
+	}
+	var gone []game.ID
+	if dead != nil { // one pass over the snakes, however many gateways went
+		for id, o := range s.owner {
+			if dead[o.gw] {
+				gone = append(gone, id)
+				delete(s.owner, id)
+				s.leftLocked(o, now)
+			}
+		}
+	}
+	if now.Sub(s.swept) >= identSweep {
+		s.swept = now
+		for r, u := range s.idents {
+			if u.live <= 0 && now.Sub(u.left) > identKeep {
+				delete(s.idents, r)
+				s.quotaLocked(r.gw).idents--
+			}
+		}
+		for name, q := range s.quota {
+			if *q == (quota{}) {
+				delete(s.quota, name)
+			}
+		}
+	}
+	return gone
 }

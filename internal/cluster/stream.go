@@ -45,18 +45,26 @@ type Publisher struct {
 	enc   *game.Encoder
 	w     *game.World
 	buf   []byte
-	snapq chan string // reply inboxes waiting for a snapshot
+	snapq chan snapReq // snapshot requests, for Ticked
 	sub   *nats.Subscription
 
-	waiting []string      // inboxes taken from snapq, for the next snapshot (Ticked's goroutine)
-	closed  bool          // Close ran (Ticked's goroutine)
-	busy    atomic.Bool   // a snapshot is being written
-	jobs    chan snapJob  // to the writer, one at a time
-	done    chan struct{} // the writer has ended
+	waiting map[string]string    // gateway name -> the inbox of its latest request not served yet (Ticked's goroutine)
+	served  map[string]time.Time // gateway name -> when its last snapshot was handed to the writer (Ticked's goroutine)
+	closed  bool                 // Close ran (Ticked's goroutine)
+	busy    atomic.Bool          // a snapshot is being written
+	jobs    chan snapJob         // to the writer, one at a time
+	done    chan struct{}        // the writer has ended
 	closing sync.Once
 
 	sent, bytes, snaps, dropped atomic.Uint64
 }
+
+// snapReq is a gateway's request for a snapshot: its name and the inbox.
+type snapReq struct{ gw, inbox string }
+
+// snapEvery is how often one gateway name gets a snapshot at most: its
+// requests meanwhile wait, the latest one standing for all.
+const snapEvery = time.Second
 
 // snapJob is a snapshot to write and the inboxes that asked for it.
 type snapJob struct {
@@ -72,14 +80,16 @@ func NewPublisher(nc *nats.Conn, w *game.World, prefix string, inst uint64) (*Pu
 		return nil, errors.New("cluster: publisher without a simulation instance")
 	}
 	p := &Publisher{nc: nc, subj: subjectsOf(prefix, "*"), inst: inst, enc: game.NewEncoder(w), w: w,
-		snapq: make(chan string, 16), jobs: make(chan snapJob, 1), done: make(chan struct{})}
+		snapq: make(chan snapReq, 64), waiting: map[string]string{}, served: map[string]time.Time{},
+		jobs: make(chan snapJob, 1), done: make(chan struct{})}
 	sub, err := nc.Subscribe(p.subj.snapshot, func(m *nats.Msg) {
 		if !p.subj.replyOK(m) {
 			p.dropped.Add(1)
 			return
 		}
+		gw, _ := p.subj.sender(m.Subject)
 		select {
-		case p.snapq <- m.Reply:
+		case p.snapq <- snapReq{gw, m.Reply}:
 		default:
 			p.dropped.Add(1) // too many at once: the follower asks again
 		}
@@ -151,19 +161,10 @@ func (p *Publisher) Ticked() error {
 	}
 	p.sent.Add(1)
 	p.bytes.Add(uint64(len(p.buf)))
-	for more := true; more; {
-		select {
-		case inbox := <-p.snapq:
-			p.waiting = append(p.waiting, inbox)
-		default:
-			more = false
-		}
-	}
-	if len(p.waiting) == 0 || p.busy.Load() {
+	inboxes := p.due()
+	if len(inboxes) == 0 {
 		return nil
 	}
-	inboxes := p.waiting
-	p.waiting = nil
 	if l := p.w.SnapshotLater(); l != nil {
 		p.busy.Store(true)
 		p.jobs <- snapJob{l, inboxes} // room: the writer is not busy
@@ -176,6 +177,44 @@ func (p *Publisher) Ticked() error {
 	}
 	p.send(chunks, inboxes)
 	return nil
+}
+
+// due takes the snapshot requests that came since the last call and
+// returns the inboxes the next snapshot goes to: one a gateway name, its
+// latest, and only to a name that had none within snapEvery (the others
+// wait); none while the writer is busy. On Ticked's goroutine.
+func (p *Publisher) due() []string {
+	for more := true; more; {
+		select {
+		case r := <-p.snapq:
+			if _, ok := p.waiting[r.gw]; !ok && len(p.waiting) >= maxGateways {
+				p.dropped.Add(1)
+				continue
+			}
+			p.waiting[r.gw] = r.inbox
+		default:
+			more = false
+		}
+	}
+	if len(p.waiting) == 0 || p.busy.Load() {
+		return nil
+	}
+	now := time.Now()
+	var inboxes []string
+	for gw, inbox := range p.waiting {
+		if now.Sub(p.served[gw]) < snapEvery {
+			continue
+		}
+		inboxes = append(inboxes, inbox)
+		delete(p.waiting, gw)
+		p.served[gw] = now
+	}
+	for gw, at := range p.served {
+		if now.Sub(at) >= snapEvery {
+			delete(p.served, gw)
+		}
+	}
+	return inboxes
 }
 
 // Follower is a gateway's side of the stream: it keeps a game.Replica of

@@ -19,7 +19,7 @@ const (
 	maxKey  = 128
 	maxMsg  = 256
 	// a gateway's sessions, at most (a heartbeat claiming more is bad)
-	maxCount = 1 << 24
+	maxCount = 1 << 17
 )
 
 // Input kinds.
@@ -37,6 +37,8 @@ const (
 	joinFull
 	joinTaken
 	joinFailed
+	joinClaimed   // another key holds the name
+	joinUnchecked // the name's holder could not be learnt
 )
 
 var errBad = errors.New("cluster: malformed message")
@@ -163,7 +165,7 @@ func decodeJoinRep(b []byte) (j joinRep, err error) {
 	j.id = game.ID(r.uvarint())
 	j.msg = r.string(maxMsg)
 	j.sim = r.uvarint()
-	if r.bad || len(r.b) != 0 || j.status > joinFailed {
+	if r.bad || len(r.b) != 0 || j.status > joinUnchecked {
 		return j, errBad
 	}
 	return j, nil
