@@ -1,41 +1,22 @@
 package loadtest_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 	"snaked/loadtest"
 	"snaked/sshserver"
 )
-
-// lockedBuf is a log sink safe for the daemon's goroutines.
-type lockedBuf struct {
-	mu sync.Mutex // guards b
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestSmokeDaemon runs 50 scripted sessions for 5 s against a real daemon
 // on 127.0.0.1:0: a check (no failures, no drops, clean screens, sane
@@ -50,7 +31,7 @@ func TestSmokeDaemon(t *testing.T) {
 	cfg := sshserver.DefaultConfig()
 	cfg.HostSigners = []ssh.Signer{signer}
 	cfg.ShutdownGrace = time.Second
-	logs := &lockedBuf{}
+	logs := &testkit.SyncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	srv, err := sshserver.New(cfg, w.Host())
 	if err != nil {

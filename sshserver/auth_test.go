@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"snaked/internal/testkit"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -62,7 +63,7 @@ func BenchmarkHandshake(b *testing.B) {
 			n := b.N
 			child := exec.Command(os.Args[0], "-test.run=^TestHandshakeClient$")
 			child.Env = append(os.Environ(), fmt.Sprintf("SNAKED_HANDSHAKE_CLIENT=%s %s %d", ln.Addr(), c.name, n))
-			out := &syncBuf{}
+			out := &testkit.SyncBuf{}
 			child.Stdout, child.Stderr = out, out
 			if err := child.Start(); err != nil {
 				b.Fatal(err)
@@ -260,7 +261,7 @@ func TestAuthBadSignature(t *testing.T) {
 	if n := bad.signs.Load(); n != 1 {
 		t.Fatalf("the bad key signed %d times, want once (accepted at the query, then its signature sent)", n)
 	}
-	if !eventually(5*time.Second, func() bool { return strings.Contains(h.logs.String(), "handshake failed") }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return strings.Contains(h.logs.String(), "handshake failed") }) {
 		t.Fatalf("the server never logged the failed handshake:\n%s", h.logs.String())
 	}
 

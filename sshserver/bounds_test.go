@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 	"snaked/internal/vtmodel"
 	"snaked/render"
 )
@@ -46,7 +47,7 @@ func TestWindowChangesBeforeShell(t *testing.T) {
 		t.Fatal("shell was not answered after 40 window-changes")
 	}
 	s := h.sessionOf("wendy")
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.cols == 139 && s.rows == 69
@@ -55,7 +56,7 @@ func TestWindowChangesBeforeShell(t *testing.T) {
 	}
 	// A window-change while playing is applied too.
 	sess.WindowChange(25, 90)
-	if !eventually(5*time.Second, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.cols == 90 && s.rows == 25 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.cols == 90 && s.rows == 25 }) {
 		t.Error("window-change during play not applied")
 	}
 }
@@ -119,7 +120,7 @@ func TestRefusedRequests(t *testing.T) {
 
 	// exec runs nothing: one line on stderr and exit status 1.
 	sess, _ := c.NewSession()
-	var stderr syncBuf
+	var stderr testkit.SyncBuf
 	sess.Stderr = &stderr
 	err := sess.Run("cat /etc/passwd")
 	var ee *ssh.ExitError
@@ -133,7 +134,7 @@ func TestRefusedRequests(t *testing.T) {
 	// No pty: the same line and exit status 1.
 	c2 := h.dial("mallory")
 	sess, _ = c2.NewSession()
-	stderr = syncBuf{}
+	stderr = testkit.SyncBuf{}
 	sess.Stderr = &stderr
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
@@ -185,16 +186,16 @@ func TestPtySizesClamped(t *testing.T) {
 		t.Errorf("pty 0x0 TERM %q: got %dx%d TERM %q, want 1x1 and TERM dropped", "xterm;rm -rf", cols, rows, term)
 	}
 	sess.WindowChange(4294967295, 4294967295)
-	if !eventually(5*time.Second, func() bool { c, r, _ := get(); return c == render.MaxCols && r == render.MaxRows }) {
+	if !testkit.Eventually(5*time.Second, func() bool { c, r, _ := get(); return c == render.MaxCols && r == render.MaxRows }) {
 		c, r, _ := get()
 		t.Errorf("4-billion window-change: %dx%d, want %dx%d", c, r, render.MaxCols, render.MaxRows)
 	}
 	before := tm.bytes()
-	if !eventually(5*time.Second, func() bool { return tm.bytes() > before }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return tm.bytes() > before }) {
 		t.Error("no frames after the clamp")
 	}
 	sess.WindowChange(0, 0)
-	if !eventually(5*time.Second, func() bool { c, r, _ := get(); return c == 1 && r == 1 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { c, r, _ := get(); return c == 1 && r == 1 }) {
 		t.Error("0x0 window-change not clamped to 1x1")
 	}
 	if !validTerm("xterm-256color") || validTerm(strings.Repeat("x", 65)) || validTerm("a b") || validTerm("") {
@@ -213,7 +214,7 @@ func TestHostileUsername(t *testing.T) {
 	tm := play(t, c, 80, 24)
 	tm.waitScreen("1 playing")
 	var name string
-	eventually(5*time.Second, func() bool {
+	testkit.Eventually(5*time.Second, func() bool {
 		v := h.w.Acquire()
 		defer v.Release()
 		for _, s := range v.Snakes {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 	"snaked/internal/vtmodel"
 	"snaked/render"
 )
@@ -160,7 +161,7 @@ func TestSpectatorsShareFrames(t *testing.T) {
 	b := play(t, h.dial("watch"), 100, 30)
 	c := play(t, h.dial("watch"), 80, 24)
 	for _, tm := range []*term{a, b, c} {
-		if !eventually(10*time.Second, func() bool { return tm.bytes() > 500 }) {
+		if !testkit.Eventually(10*time.Second, func() bool { return tm.bytes() > 500 }) {
 			t.Fatal("no frames for a spectator")
 		}
 		// f (follow): a key, so no controls hint, which shows for a
@@ -180,11 +181,11 @@ func TestSpectatorsShareFrames(t *testing.T) {
 		}
 		return n == 3
 	}
-	if !eventually(5*time.Second, noHint) {
+	if !testkit.Eventually(5*time.Second, noHint) {
 		t.Fatal("the spectators' keys did not take their controls hint away")
 	}
 	same := func() bool { return a.screen() == b.screen() && a.screen() != "" }
-	if !eventually(5*time.Second, same) {
+	if !testkit.Eventually(5*time.Second, same) {
 		t.Fatalf("two spectators of the leader at 100x30 see different screens:\n%s\n%s", a.screen(), b.screen())
 	}
 	inUse := map[*cast]int{}
@@ -218,11 +219,11 @@ func TestSpectatorsShareFrames(t *testing.T) {
 	// The free camera draws with the session's own renderer; following
 	// again takes the cast's frames again (after a Snapshot).
 	b.send("\x1b[C")
-	if !eventually(5*time.Second, func() bool { return !same() }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return !same() }) {
 		t.Fatal("a spectator with the free camera still sees the leader's cast")
 	}
 	b.send("f")
-	if !eventually(5*time.Second, same) {
+	if !testkit.Eventually(5*time.Second, same) {
 		t.Fatalf("a spectator following the leader again does not see the cast:\n%s\n%s", a.screen(), b.screen())
 	}
 	if counter(t, h.srv.m.castSnaps) == s1 {
@@ -239,7 +240,7 @@ func TestSpectatorsShareFrames(t *testing.T) {
 	}
 	h.srv.mu.Unlock()
 	slow.solo.Store(true)
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		slow.fmu.Lock()
 		defer slow.fmu.Unlock()
 		return slow.cast == nil && slow.cv.r != nil
@@ -264,7 +265,7 @@ func TestSpectatorsShareFrames(t *testing.T) {
 		tm.send("q")
 		tm.wait()
 	}
-	if !eventually(5*time.Second, func() bool { return h.srv.casts.len() == 0 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return h.srv.casts.len() == 0 }) {
 		t.Errorf("%d casts after every spectator left", h.srv.casts.len())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"snaked/internal/testkit"
 	"strconv"
 	"strings"
 	"testing"
@@ -181,7 +182,7 @@ func TestRealClientsAuth(t *testing.T) {
 			if s.key != c.key {
 				t.Errorf("session key %q, want %q", s.key, c.key)
 			}
-			if !eventually(5*time.Second, func() bool { return phase(s.phase.Load()) == phasePlay }) {
+			if !testkit.Eventually(5*time.Second, func() bool { return phase(s.phase.Load()) == phasePlay }) {
 				t.Errorf("session in phase %d, want play", s.phase.Load())
 			}
 			p.keys("q")

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"snaked/internal/cluster"
+	"snaked/internal/testkit"
 	"snaked/internal/vtmodel"
 )
 
@@ -61,7 +62,7 @@ func startGateway(t *testing.T, url string, opts ...func(*Config, *nats.Conn, *c
 	for _, o := range opts {
 		o(&cfg, nc, g.gw)
 	}
-	logs := &syncBuf{}
+	logs := &testkit.SyncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	g.srv, err = New(cfg, g.gw)
 	if err != nil {
@@ -253,7 +254,7 @@ func TestGatewaysSamePlayfield(t *testing.T) {
 				time.Sleep(5 * time.Millisecond)
 			}
 		}
-		info, ok := snakeNamed(w, "alice")
+		info, ok := testkit.SnakeNamed(w, "alice")
 		if !ok {
 			t.Fatal("alice is not in the world")
 		}

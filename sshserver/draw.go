@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"snaked/game"
+	"snaked/internal/cpuclock"
 	"snaked/render"
 )
 
@@ -132,7 +133,7 @@ func (s *session) prepare() bool {
 // wall time's. The wall time includes the goroutine being descheduled on
 // a busy machine; the thread's CPU time does not, so runs of two builds on
 // a shared machine compare. A CPU sample takes two clock reads (a system
-// call each, whose own cost, clockCost, it leaves out) with the goroutine
+// call each, whose own cost, cpuclock.Cost, it leaves out) with the goroutine
 // locked to its thread, and each observation is a few atomic operations on
 // cache lines every session shares: sampled, they cost the frames next to
 // nothing and still give hundreds of samples a second in a crowd.
@@ -356,7 +357,7 @@ func (s *session) backFromCast(c *canvas) {
 type sample struct {
 	cpu  bool      // the rendering's thread CPU time, from c0
 	wall bool      // the rendering's wall time, from t0 (and send times the write)
-	c0   int64     // threadCPU at the start
+	c0   int64     // cpuclock.Thread at the start
 	t0   time.Time // the wall clock at the start
 }
 
@@ -375,7 +376,7 @@ func (sm *sample) start(n uint32) {
 	sm.cpu, sm.wall = n%cpuEvery == cpuAt, n%renderCPUEvery == renderCPUEvery/2
 	if sm.cpu {
 		runtime.LockOSThread()
-		sm.c0 = threadCPU()
+		sm.c0 = cpuclock.Thread()
 	}
 	if sm.wall {
 		sm.t0 = time.Now()
@@ -395,8 +396,8 @@ func (sm *sample) record(m *metrics) {
 		m.render.Observe(time.Since(sm.t0).Seconds())
 	}
 	if sm.cpu {
-		if c1 := threadCPU(); sm.c0 >= 0 && c1 >= sm.c0 {
-			m.renderCPU.Observe(float64(max(c1-sm.c0-clockCost(), 0)) / 1e9)
+		if c1 := cpuclock.Thread(); sm.c0 >= 0 && c1 >= sm.c0 {
+			m.renderCPU.Observe(float64(max(c1-sm.c0-cpuclock.Cost(), 0)) / 1e9)
 		}
 		runtime.UnlockOSThread()
 	}

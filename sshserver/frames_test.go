@@ -1,6 +1,7 @@
 package sshserver
 
 import (
+	"snaked/internal/testkit"
 	"sync"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestFramePoolStalledWorker(t *testing.T) {
 			return true
 		}
 	}
-	if !eventually(5*time.Second, each(1)) {
+	if !testkit.Eventually(5*time.Second, each(1)) {
 		mu.Lock()
 		c := map[int]int{}
 		for _, s := range others {
@@ -85,7 +86,7 @@ func TestFramePoolStalledWorker(t *testing.T) {
 	if !p.dispatch(others) {
 		fail("dispatch refused")
 	}
-	if !eventually(5*time.Second, each(2)) {
+	if !testkit.Eventually(5*time.Second, each(2)) {
 		fail("the next list was not drawn while a worker was stalled")
 	}
 	close(release)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime/pprof"
+	"snaked/internal/testkit"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,13 +66,13 @@ func TestGoroutinesPerSession(t *testing.T) {
 	}
 	for range watchers {
 		tm := play(t, h.dial("watch"), 80, 24)
-		if !eventually(10*time.Second, func() bool { return tm.bytes() > 500 }) {
+		if !testkit.Eventually(10*time.Second, func() bool { return tm.bytes() > 500 }) {
 			t.Fatal("no frames for the spectator")
 		}
 	}
 	var n int
 	var owners map[string]int
-	eventually(5*time.Second, func() bool {
+	testkit.Eventually(5*time.Second, func() bool {
 		n, owners = connGoroutines(t)
 		return n == 6*(players+watchers)
 	})

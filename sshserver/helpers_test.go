@@ -17,26 +17,9 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 	"snaked/internal/vtmodel"
 )
-
-// syncBuf is a goroutine-safe log sink.
-type syncBuf struct {
-	mu sync.Mutex // guards b
-	b  bytes.Buffer
-}
-
-func (b *syncBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuf) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // harness is a real server on 127.0.0.1:0.
 type harness struct {
@@ -44,7 +27,7 @@ type harness struct {
 	srv    *Server
 	w      *game.World
 	addr   string
-	logs   *syncBuf
+	logs   *testkit.SyncBuf
 	cancel context.CancelFunc
 	served chan error
 }
@@ -106,7 +89,7 @@ func withKeyHook(hook func(k key, r byte)) option {
 // startHost is start for sessions that reach world w through host.
 func startHost(t *testing.T, cfg Config, w *game.World, host game.Host, opts ...option) *harness {
 	t.Helper()
-	logs := &syncBuf{}
+	logs := &testkit.SyncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv, err := New(cfg, host, opts...)
 	if err != nil {
@@ -184,7 +167,7 @@ type term struct {
 	sess *ssh.Session
 	c    *ssh.Client // the connection, when play opened the session; wait closes it
 	in   io.WriteCloser
-	errb *syncBuf
+	errb *testkit.SyncBuf
 
 	mu     sync.Mutex // guards vt, raw, reads, stamps
 	vt     *vtmodel.Term
@@ -212,7 +195,7 @@ func play(t *testing.T, c *ssh.Client, cols, rows int) *term {
 // shell starts the shell on sess and pumps its output.
 func shell(t *testing.T, sess *ssh.Session, cols, rows int) *term {
 	t.Helper()
-	tm := &term{t: t, sess: sess, vt: vtmodel.New(cols, rows), done: make(chan struct{}), errb: &syncBuf{}}
+	tm := &term{t: t, sess: sess, vt: vtmodel.New(cols, rows), done: make(chan struct{}), errb: &testkit.SyncBuf{}}
 	in, err := sess.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +261,7 @@ func (tm *term) bytes() int {
 // waitScreen waits (at most 10 s) until the screen contains s.
 func (tm *term) waitScreen(s string) {
 	tm.t.Helper()
-	if !eventually(10*time.Second, func() bool { return strings.Contains(tm.screen(), s) }) {
+	if !testkit.Eventually(10*time.Second, func() bool { return strings.Contains(tm.screen(), s) }) {
 		tm.t.Fatalf("screen never showed %q; it shows:\n%s", s, tm.screen())
 	}
 }
@@ -309,32 +292,6 @@ func (tm *term) wait() int {
 		tm.t.Fatal("session did not end")
 	}
 	return -1
-}
-
-// eventually polls cond every 10 ms for at most d.
-func eventually(d time.Duration, cond func() bool) bool {
-	end := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(end) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// snakeNamed finds a snake by name in the newest view.
-func snakeNamed(w *game.World, name string) (game.SnakeInfo, bool) {
-	v := w.Acquire()
-	defer v.Release()
-	for _, s := range v.Snakes {
-		if s.Used && s.Name == name {
-			return s, true
-		}
-	}
-	return game.SnakeInfo{}, false
 }
 
 // sessionCount is how many live sessions user has.

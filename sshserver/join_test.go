@@ -3,6 +3,7 @@ package sshserver
 import (
 	"bytes"
 	"runtime/pprof"
+	"snaked/internal/testkit"
 	"strings"
 	"testing"
 	"time"
@@ -35,23 +36,23 @@ func TestJoinHandoff(t *testing.T) {
 	h := start(t, testConfig(t), testWorld(t, 0))
 	tm := play(t, h.dial("root"), 80, 24)
 	tm.waitScreen("Pick a nickname")
-	if !eventually(2*time.Second, func() bool { return charmGoroutines(t) > 0 }) {
+	if !testkit.Eventually(2*time.Second, func() bool { return charmGoroutines(t) > 0 }) {
 		t.Fatal("no goroutine of the join screen program while it shows")
 	}
 	on := charmGoroutines(t)
 	tm.send("carl\r\x1b[A")
 	tm.waitScreen("1 playing")
-	if !eventually(3*time.Second, func() bool { _, ok := snakeNamed(h.w, "carl"); return ok }) {
+	if !testkit.Eventually(3*time.Second, func() bool { _, ok := testkit.SnakeNamed(h.w, "carl"); return ok }) {
 		t.Fatal("carl did not join")
 	}
 	s := h.sessionOf("root")
 	if s == nil {
 		t.Fatal("no session")
 	}
-	if !eventually(3*time.Second, s.steered.Load) {
+	if !testkit.Eventually(3*time.Second, s.steered.Load) {
 		t.Fatal("the arrow typed right after Enter did not steer the snake")
 	}
-	if !eventually(2*time.Second, func() bool { return charmGoroutines(t) == 0 }) {
+	if !testkit.Eventually(2*time.Second, func() bool { return charmGoroutines(t) == 0 }) {
 		t.Fatalf("%d goroutines of the join screen program outlived it (%d while it showed)", charmGoroutines(t), on)
 	}
 	t.Logf("join screen program: %d goroutines while it shows, 0 after", on)
@@ -76,7 +77,7 @@ func TestJoinScreenResize(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Repeat(" ", (100-42)/2) + "│ Pick a nickname:"
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		s := tm.screen()
 		return strings.Contains(s, want) && !strings.Contains(s, "?")
 	}) {

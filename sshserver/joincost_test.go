@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 )
 
 // joinCostN turns TestJoinScreenCost into a measurement of that many
@@ -56,7 +57,7 @@ func TestJoinScreenCost(t *testing.T) {
 	for i, tm := range tms {
 		tm.send(fmt.Sprintf("p%d\r", i))
 	}
-	if !eventually(20*time.Second, func() bool { return int(h.srv.players.Load()) == n }) {
+	if !testkit.Eventually(20*time.Second, func() bool { return int(h.srv.players.Load()) == n }) {
 		t.Fatalf("%d of %d joined", h.srv.players.Load(), n)
 	}
 	time.Sleep(time.Second)

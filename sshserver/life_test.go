@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 	"snaked/render"
 )
 
@@ -72,7 +73,7 @@ func TestStalledReaderDropped(t *testing.T) {
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(5*time.Second, func() bool { return h.sessionOf("frozen") != nil }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return h.sessionOf("frozen") != nil }) {
 		t.Fatal("frozen session never started")
 	}
 	frozen := h.sessionOf("frozen")
@@ -95,7 +96,7 @@ func TestStalledReaderDropped(t *testing.T) {
 			}
 		}
 	}()
-	dropped := eventually(15*time.Second, func() bool { return strings.Contains(h.logs.String(), "reason="+causeStalled.String()) })
+	dropped := testkit.Eventually(15*time.Second, func() bool { return strings.Contains(h.logs.String(), "reason="+causeStalled.String()) })
 	close(stop)
 	took := time.Since(t0)
 	if !dropped {
@@ -163,7 +164,7 @@ func TestAbruptDisconnects(t *testing.T) {
 	if f := failed.Load(); f > n/10 {
 		t.Errorf("%d of %d connections failed before their abrupt end", f, n)
 	}
-	ok := eventually(20*time.Second, func() bool {
+	ok := testkit.Eventually(20*time.Second, func() bool {
 		return runtime.NumGoroutine() <= g0+2 && countFDs() <= fd0+2 && h.srv.players.Load() == 1
 	})
 	if !ok {
@@ -293,11 +294,11 @@ func TestKeepAlive(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("unanswered keepalives did not drop the connection")
 	}
-	if !eventually(5*time.Second, func() bool { return strings.Contains(h.logs.String(), "reason="+causeKeepAlive.String()) }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return strings.Contains(h.logs.String(), "reason="+causeKeepAlive.String()) }) {
 		t.Errorf("no keepalive timeout logged:\n%s", h.logs.String())
 	}
 	before := good.bytes()
-	if !eventually(5*time.Second, func() bool { return good.bytes() > before+100 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return good.bytes() > before+100 }) {
 		t.Error("the responsive client was dropped")
 	}
 	if h.sessionOf("lively") == nil {
@@ -321,7 +322,7 @@ func TestIdlePlayerDropped(t *testing.T) {
 		t.Errorf("no idle message in %q", raw[max(0, len(raw)-200):])
 	}
 	before := w.bytes()
-	if !eventually(5*time.Second, func() bool { return w.bytes() > before+100 }) || h.sessionOf("watch") == nil {
+	if !testkit.Eventually(5*time.Second, func() bool { return w.bytes() > before+100 }) || h.sessionOf("watch") == nil {
 		t.Error("the spectator was dropped as idle")
 	}
 }
@@ -335,7 +336,7 @@ func TestJoinScreen(t *testing.T) {
 	tm.waitScreen("Pick a nickname: bob")
 	tm.send("\x15bob\r") // Ctrl-U clears, then type again
 	tm.waitScreen("1 playing")
-	if !eventually(5*time.Second, func() bool { _, ok := snakeNamed(h.w, "bob"); return ok }) {
+	if !testkit.Eventually(5*time.Second, func() bool { _, ok := testkit.SnakeNamed(h.w, "bob"); return ok }) {
 		t.Fatal("bob never joined")
 	}
 	// A taken name (case-insensitive) gets the join screen with a reason.
@@ -343,7 +344,7 @@ func TestJoinScreen(t *testing.T) {
 	tm2.waitScreen("is taken")
 	tm2.send("\r") // empty: a guest name
 	tm2.waitScreen("2 playing")
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		v := h.w.Acquire()
 		defer v.Release()
 		for _, s := range v.Snakes {
@@ -421,7 +422,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		return string(b)
 	}
 	var body string
-	eventually(5*time.Second, func() bool {
+	testkit.Eventually(5*time.Second, func() bool {
 		body = get("/metrics")
 		return strings.Contains(body, `snaked_frames_total`) && !strings.Contains(body, "snaked_frames_total 0\n")
 	})
@@ -437,7 +438,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		// One frame in cpuEvery (the cpuAt-th first) is timed on its
 		// thread's clock.
-		if !eventually(3*(cpuAt+1)*time.Second/game.TicksPerSecond, func() bool {
+		if !testkit.Eventually(3*(cpuAt+1)*time.Second/game.TicksPerSecond, func() bool {
 			body = get("/metrics")
 			return strings.Contains(body, "snaked_render_cpu_seconds_count") && !strings.Contains(body, "snaked_render_cpu_seconds_count 0\n")
 		}) {
@@ -513,7 +514,7 @@ func TestKeepAliveHeard(t *testing.T) {
 	if n := pings.Load(); n != 0 {
 		t.Fatalf("%d keepalives to a client that typed all along", n)
 	}
-	if !eventually(5*time.Second, func() bool { return pings.Load() > 0 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return pings.Load() > 0 }) {
 		t.Fatal("no keepalive after the client fell quiet")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"snaked/game"
 	"snaked/internal/scores"
+	"snaked/internal/testkit"
 )
 
 // countingScores is a Scores that counts the name questions it passes on,
@@ -77,7 +78,7 @@ func TestFourthName(t *testing.T) {
 	for _, name := range []string{"one", "two", "three"} {
 		tm := play(t, h.keyedDial(name, key), 80, 24)
 		tm.waitScreen("1 playing")
-		if !eventually(5*time.Second, func() bool { return owned(st, name, fp) }) {
+		if !testkit.Eventually(5*time.Second, func() bool { return owned(st, name, fp) }) {
 			t.Fatalf("%s not claimed", name)
 		}
 		tm.send("q")
@@ -319,7 +320,7 @@ func TestRejoinLeavesOldSeat(t *testing.T) {
 	sh := &seatHost{Host: w.Host(), leaves: map[game.Seat]int{}}
 	h := startHost(t, testConfig(t), w, sh)
 	play(t, h.dial("ray"), 80, 24)
-	if !eventually(10*time.Second, func() bool {
+	if !testkit.Eventually(10*time.Second, func() bool {
 		sh.mu.Lock()
 		defer sh.mu.Unlock()
 		return sh.joins >= 2

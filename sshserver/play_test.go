@@ -9,6 +9,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 	"snaked/render"
 )
 
@@ -25,8 +26,8 @@ func perpendicular(d game.Dir) (string, game.Dir) {
 func waitSnake(t *testing.T, w *game.World, name, what string, cond func(game.SnakeInfo) bool) game.SnakeInfo {
 	t.Helper()
 	var got game.SnakeInfo
-	if !eventually(10*time.Second, func() bool {
-		s, ok := snakeNamed(w, name)
+	if !testkit.Eventually(10*time.Second, func() bool {
+		s, ok := testkit.SnakeNamed(w, name)
 		got = s
 		return ok && cond(s)
 	}) {
@@ -48,7 +49,7 @@ func TestPlay(t *testing.T) {
 	waitSnake(t, h.w, "alice", "eating", func(s game.SnakeInfo) bool { return s.Length > s0.Length })
 
 	// Steering: an escape sequence split across two writes still turns.
-	cur, _ := snakeNamed(h.w, "alice")
+	cur, _ := testkit.SnakeNamed(h.w, "alice")
 	k, want := perpendicular(cur.Dir)
 	if len(k) > 1 {
 		tm.send(k[:2])
@@ -67,18 +68,18 @@ func TestPlay(t *testing.T) {
 		game.Up:    {"d", "s", "a"},
 	}
 	for try := 0; try < 5; try++ {
-		cur, _ = snakeNamed(h.w, "alice")
+		cur, _ = testkit.SnakeNamed(h.w, "alice")
 		if !cur.Alive {
 			break
 		}
 		seq := die[cur.Dir]
 		tm.send(seq[0] + seq[1])
-		eventually(2*time.Second, func() bool {
-			s, _ := snakeNamed(h.w, "alice")
+		testkit.Eventually(2*time.Second, func() bool {
+			s, _ := testkit.SnakeNamed(h.w, "alice")
 			return !s.Alive || s.Dir == dirOf(keyRune, seq[1][0])
 		})
 		tm.send(seq[2])
-		eventually(time.Second, func() bool { s, _ := snakeNamed(h.w, "alice"); return !s.Alive })
+		testkit.Eventually(time.Second, func() bool { s, _ := testkit.SnakeNamed(h.w, "alice"); return !s.Alive })
 	}
 	waitSnake(t, h.w, "alice", "death", func(s game.SnakeInfo) bool { return !s.Alive })
 	tm.waitScreen("respawn")
@@ -105,12 +106,12 @@ func TestPlay(t *testing.T) {
 	if !strings.Contains(raw, "Thanks for playing snaked, alice") {
 		t.Errorf("no goodbye in output tail %q", raw[max(0, len(raw)-200):])
 	}
-	if _, ok := snakeNamed(h.w, "alice"); ok {
-		if !eventually(2*time.Second, func() bool { _, ok := snakeNamed(h.w, "alice"); return !ok }) {
+	if _, ok := testkit.SnakeNamed(h.w, "alice"); ok {
+		if !testkit.Eventually(2*time.Second, func() bool { _, ok := testkit.SnakeNamed(h.w, "alice"); return !ok }) {
 			t.Error("alice's snake stayed in the world after quit")
 		}
 	}
-	if !eventually(2*time.Second, func() bool {
+	if !testkit.Eventually(2*time.Second, func() bool {
 		logs := h.logs.String()
 		return strings.Contains(logs, `msg=connect`) && strings.Contains(logs, `reason=quit`)
 	}) {
@@ -121,7 +122,7 @@ func TestPlay(t *testing.T) {
 func TestSpectate(t *testing.T) {
 	h := start(t, testConfig(t), testWorld(t, 3))
 	tm := play(t, h.dial("watch"), 80, 24)
-	if !eventually(10*time.Second, func() bool { return tm.bytes() > 500 }) {
+	if !testkit.Eventually(10*time.Second, func() bool { return tm.bytes() > 500 }) {
 		t.Fatal("no frames for the spectator")
 	}
 	used := func() (n, players int) {
@@ -138,7 +139,7 @@ func TestSpectate(t *testing.T) {
 	// Every key a player might use, plus the spectator's own.
 	tm.send("wasdhjkl \r\x1b[A\x1b[B\x1b[C\x1b[D\tnpf?\x0c?")
 	before := tm.bytes()
-	if !eventually(5*time.Second, func() bool { return tm.bytes() > before+200 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return tm.bytes() > before+200 }) {
 		t.Fatal("frames stopped after spectator input")
 	}
 	n1, p1 := used()
@@ -148,17 +149,17 @@ func TestSpectate(t *testing.T) {
 	if got := h.srv.spectators.Load(); got != 1 {
 		t.Errorf("spectators = %d, want 1", got)
 	}
-	if _, ok := snakeNamed(h.w, "watch"); ok {
+	if _, ok := testkit.SnakeNamed(h.w, "watch"); ok {
 		t.Error("the spectator got a snake")
 	}
 	// Free camera, then follow again: the session keeps drawing.
 	s := h.sessionOf("watch")
 	tm.send("\x1b[C\x1b[C")
-	if !eventually(5*time.Second, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.free }) {
+	if !testkit.Eventually(5*time.Second, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.free }) {
 		t.Error("arrows did not free the camera")
 	}
 	tm.send("f")
-	if !eventually(5*time.Second, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return !s.free }) {
+	if !testkit.Eventually(5*time.Second, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return !s.free }) {
 		t.Error("f did not follow again")
 	}
 	tm.send("\x03")
@@ -238,11 +239,11 @@ func TestTagsKey(t *testing.T) {
 			t.Fatalf("%s: tags hidden from the start", user)
 		}
 		tm.send("t")
-		if !eventually(5*time.Second, hidden) {
+		if !testkit.Eventually(5*time.Second, hidden) {
 			t.Fatalf("%s: t did not hide the tags", user)
 		}
 		tm.send("T")
-		if !eventually(5*time.Second, func() bool { return !hidden() }) {
+		if !testkit.Eventually(5*time.Second, func() bool { return !hidden() }) {
 			t.Fatalf("%s: T did not show the tags again", user)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"snaked/game"
 	"snaked/internal/scores"
+	"snaked/internal/testkit"
 )
 
 // testStore opens a scores store in a temporary directory that flushes
@@ -82,7 +83,7 @@ func TestScoresCommand(t *testing.T) {
 			t.Fatalf("result %d dropped", i)
 		}
 	}
-	if !eventually(5*time.Second, func() bool { return st.Stats().Written >= 3 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return st.Stats().Written >= 3 }) {
 		t.Fatalf("results never written: %+v", st.Stats())
 	}
 	cfg := testConfig(t)
@@ -123,7 +124,7 @@ func TestScoresCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	so := &syncBuf{}
+	so := &testkit.SyncBuf{}
 	sess.Stdout = so
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestNameClaims(t *testing.T) {
 	tm := play(t, h.keyedDial("kate", owner), 80, 24)
 	tm.waitScreen("1 playing")
 	fp := ssh.FingerprintSHA256(owner.PublicKey())
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		got, ok, err := st.Owner(context.Background(), "kate", time.Now())
 		return err == nil && ok && got == fp
 	}) {
@@ -184,7 +185,7 @@ func TestGamesRecorded(t *testing.T) {
 	k := newSigner(t)
 	tm := play(t, h.keyedDial("lena", k), 80, 24)
 	tm.waitScreen("1 playing")
-	if !eventually(5*time.Second, func() bool { s, ok := snakeNamed(h.w, "lena"); return ok && s.Alive }) {
+	if !testkit.Eventually(5*time.Second, func() bool { s, ok := testkit.SnakeNamed(h.w, "lena"); return ok && s.Alive }) {
 		t.Fatal("lena never lived")
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -200,7 +201,7 @@ func TestGamesRecorded(t *testing.T) {
 		name string
 	}{{scores.KeyID(ssh.FingerprintSHA256(k.PublicKey())), "lena"}, {scores.NameID("moss"), "moss"}} {
 		var rec scores.Record
-		if !eventually(5*time.Second, func() bool {
+		if !testkit.Eventually(5*time.Second, func() bool {
 			r, ok, err := st.Player(context.Background(), c.id)
 			rec = r
 			return err == nil && ok && r.Games == 1
@@ -216,7 +217,7 @@ func TestGamesRecorded(t *testing.T) {
 	tm.waitScreen("1 playing")
 	// The first lena session leaves the live list a moment after its
 	// client disconnected; the record is loaded before the first frame.
-	if !eventually(2*time.Second, func() bool { return h.sessionCount("lena") == 1 }) {
+	if !testkit.Eventually(2*time.Second, func() bool { return h.sessionCount("lena") == 1 }) {
 		t.Fatalf("%d lena sessions live", h.sessionCount("lena"))
 	}
 	s := h.sessionOf("lena")
@@ -243,7 +244,7 @@ func TestTrackLives(t *testing.T) {
 	for i := range seq {
 		s.track(&seq[i])
 	}
-	if !eventually(5*time.Second, func() bool { return st.Stats().Written >= 2 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return st.Stats().Written >= 2 }) {
 		t.Fatalf("stats %+v", st.Stats())
 	}
 	time.Sleep(100 * time.Millisecond) // a third result would be written by now
@@ -267,7 +268,7 @@ func TestScoresBrowser(t *testing.T) {
 	now := time.Now()
 	st.Record(scores.Result{ID: scores.KeyID(fp), Name: "olga", Length: 33, Kills: 4, Died: true, Duration: time.Minute, End: now})
 	st.Record(scores.Result{ID: scores.NameID("pete"), Name: "pete", Length: 21, Died: true, Duration: time.Minute, End: now.Add(-48 * time.Hour)})
-	if !eventually(5*time.Second, func() bool { return st.Stats().Written >= 2 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return st.Stats().Written >= 2 }) {
 		t.Fatal("results never written")
 	}
 	cfg := testConfig(t)
@@ -280,7 +281,7 @@ func TestScoresBrowser(t *testing.T) {
 	tm.waitScreen("pete")
 	tm.send("\t")
 	tm.waitScreen("[Today]")
-	if !eventually(2*time.Second, func() bool { s := tm.screen(); return strings.Contains(s, "olga") && !strings.Contains(s, "pete") }) {
+	if !testkit.Eventually(2*time.Second, func() bool { s := tm.screen(); return strings.Contains(s, "olga") && !strings.Contains(s, "pete") }) {
 		t.Fatalf("today's table should hold olga only:\n%s", tm.screen())
 	}
 	tm.send("\t")
@@ -383,7 +384,7 @@ func TestRecordRefresh(t *testing.T) {
 	// A game of 9 ends: the next respawn asks until the record has it.
 	s.track(&game.SnakeInfo{Alive: true, SpawnTick: 10, Length: 9})
 	s.track(&game.SnakeInfo{Alive: false, SpawnTick: 10, DeathTick: 30, Length: 9})
-	if !eventually(5*time.Second, func() bool { return st.Stats().Written >= 1 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return st.Stats().Written >= 1 }) {
 		t.Fatalf("stats %+v", st.Stats())
 	}
 	ago(500 * time.Millisecond)

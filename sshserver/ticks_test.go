@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 )
 
 // startIdle is start without the world's clock: no tick ever comes, as
 // on a gateway whose simulation is away.
 func startIdle(t *testing.T, cfg Config, w *game.World) *harness {
 	t.Helper()
-	logs := &syncBuf{}
+	logs := &testkit.SyncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv, err := New(cfg, w.Host())
 	if err != nil {
@@ -96,7 +97,7 @@ func TestCluster(t *testing.T) {
 	watcher.send("q")
 	watcher.wait()
 	player.waitScreen("6 playing, 7 watching")
-	if !eventually(5*time.Second, func() bool { p, s, _ := cl.local(); return p == 1 && s == 0 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { p, s, _ := cl.local(); return p == 1 && s == 0 }) {
 		p, s, _ := cl.local()
 		t.Errorf("after the spectator left the cluster heard %d players and %d spectators, want 1 0", p, s)
 	}

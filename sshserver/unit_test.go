@@ -480,32 +480,3 @@ func TestDeep(t *testing.T) {
 	deep(func() { panic("boom") })
 	t.Fatal("deep returned after a panic")
 }
-
-// TestThreadCPU: on Linux the thread's CPU clock reads and moves forward
-// with work done on the thread, and a reading costs something small (which
-// the samples leave out); elsewhere it says it cannot be read.
-func TestThreadCPU(t *testing.T) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	c0 := threadCPU()
-	if runtime.GOOS != "linux" {
-		if c0 != -1 || clockCost() != 0 {
-			t.Fatalf("threadCPU = %d, clockCost = %d off Linux, want -1 and 0", c0, clockCost())
-		}
-		return
-	}
-	if c0 < 0 {
-		t.Fatalf("threadCPU = %d", c0)
-	}
-	x := uint64(1)
-	for i := 0; i < 20_000_000 && threadCPU()-c0 < 1_000_000; i++ {
-		x = x*6364136223846793005 + 1442695040888963407
-	}
-	if d := threadCPU() - c0; d < 1_000_000 {
-		t.Fatalf("thread CPU time moved %d ns over a busy loop (%d), want at least 1 ms", d, x)
-	}
-	// A reading costs something, far less than a frame's budget.
-	if c := clockCost(); c <= 0 || c >= 100_000 {
-		t.Fatalf("clockCost = %d ns, want (0, 100us)", c)
-	}
-}

@@ -3,10 +3,8 @@ package join
 import (
 	"flag"
 	"io"
-	"os"
-	"path/filepath"
+	"snaked/internal/testkit"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,28 +38,6 @@ func TestSanitize(t *testing.T) {
 	}
 	if !Usable("alice") {
 		t.Error("alice should be usable")
-	}
-}
-
-// golden compares got with testdata/<name>.golden (-update rewrites it).
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/join -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s: screen differs from %s (-update rewrites it)\ngot:\n%s\nwant:\n%s", name, path, got, want)
 	}
 }
 
@@ -130,7 +106,7 @@ func TestScreens(t *testing.T) {
 			tr.send(tea.KeyMsg{Type: tea.KeyEnter})
 			tr.send(Shutdown(7))
 			got := tr.text()
-			golden(t, "Model-"+c.name, got)
+			testkit.Golden(t, "Model-"+c.name, got, *update)
 			if !strings.Contains(got, prompt+"bob") || !strings.Contains(got, "is taken") || !strings.Contains(got, "SHUTTING DOWN IN 7") {
 				t.Errorf("the screen misses the input, the reason or the countdown:\n%s", got)
 			}
@@ -207,7 +183,7 @@ func TestModelKeys(t *testing.T) {
 // does (no input of its own, no signal handler, keys sent in) and checks
 // that the bytes it writes show the screen and that Run returns on Enter.
 func TestProgram(t *testing.T) {
-	var out syncBuf
+	var out testkit.SyncBuf
 	r := lipgloss.NewRenderer(io.Discard)
 	joined := make(chan string, 1)
 	m := NewModel(80, 24, false, r, func(name string) string { joined <- name; return "" }, nil)
@@ -246,22 +222,4 @@ func TestProgram(t *testing.T) {
 			t.Errorf("program output lacks %q", want)
 		}
 	}
-}
-
-// syncBuf is a bytes buffer safe for the program's writer and the test.
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"snaked/internal/testkit"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,7 +154,7 @@ func TestKill9Durability(t *testing.T) {
 		t.Fatalf("helper reported %d committed, %d recs", committed, len(recs))
 	}
 
-	var log syncBuf
+	var log testkit.SyncBuf
 	s := openT(t, filepath.Join(dir, "scores.db"), testOpts(&log))
 	if strings.Contains(log.String(), "CORRUPT") {
 		t.Fatalf("the killed database was taken for corrupt:\n%s", log.String())

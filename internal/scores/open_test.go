@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"snaked/internal/testkit"
 	"strings"
 	"sync"
 	"testing"
@@ -219,7 +220,7 @@ func TestCorruptFileMovedAside(t *testing.T) {
 // loudly and that the store works on a fresh file.
 func checkMovedAside(t *testing.T, path string, data, wal []byte) {
 	t.Helper()
-	var log syncBuf
+	var log testkit.SyncBuf
 	s := openT(t, path, testOpts(&log))
 	if !strings.Contains(log.String(), "level=ERROR") || !strings.Contains(log.String(), "CORRUPT") {
 		t.Errorf("no loud log line; log:\n%s", log.String())
@@ -424,7 +425,7 @@ func checkBestCounts(t *testing.T, s *Store) {
 func TestRetryOpen(t *testing.T) {
 	parent := parentIsFile(t)
 	path := filepath.Join(parent, "scores.db")
-	var log syncBuf
+	var log testkit.SyncBuf
 	o := testOpts(&log)
 	o.RetryEvery = 20 * time.Millisecond
 	o.QueueSize = 2
@@ -531,7 +532,7 @@ func TestRetryMovesCorruptAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	undo := readOnly(t, dir)
-	var log syncBuf
+	var log testkit.SyncBuf
 	o := testOpts(&log)
 	o.RetryEvery = 20 * time.Millisecond
 	s, err := Open(path, o)

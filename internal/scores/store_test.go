@@ -1,7 +1,6 @@
 package scores
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -15,27 +14,10 @@ import (
 	"time"
 
 	snakedgame "snaked/game"
+	"snaked/internal/testkit"
 )
 
-// syncBuf is a bytes.Buffer safe for the writer goroutine's log lines.
-type syncBuf struct {
-	mu sync.Mutex // guards b
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func testOpts(log *syncBuf) Options {
+func testOpts(log *testkit.SyncBuf) Options {
 	o := Options{FlushEvery: 10 * time.Millisecond}
 	if log != nil {
 		o.Log = slog.New(slog.NewTextHandler(log, nil))
