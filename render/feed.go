@@ -63,7 +63,7 @@ func (k *kill) init() {
 // and records the rest as overlays; it reports whether any shows. The
 // radar must have been laid out (the feed leaves its rows' room to it).
 func (r *Renderer) layoutFeed(v *game.View, own int) bool {
-	if r.noFeed {
+	if r.opt.noFeed {
 		return false
 	}
 	r.feedUpdate(v, own)
@@ -122,7 +122,7 @@ func (r *Renderer) feedUpdate(v *game.View, own int) {
 	// The kills' tests that are the same for every renderer, made once
 	// for the view (scene) when there is one, else here for each kill.
 	var sk []sceneKill
-	if s := sceneFor(v); s != nil && len(s.kills) == len(v.Kills) && !r.noScene {
+	if s := sceneFor(v); s != nil && len(s.kills) == len(v.Kills) && !r.opt.noScene {
 		sk = s.kills
 	}
 	var top uint64

@@ -273,7 +273,7 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 		r.hold.ok = false
 	}
 	bk := bannerKey{players: h.Players, spectators: h.Spectators, shutdown: h.ShutdownIn, join: h.Join, notice: h.Notice}
-	kept := r.rowsOK && !r.noInc
+	kept := r.rowsOK && !r.opt.whole
 	if !kept || bk != r.bannerKey {
 		clear(r.next[:r.pfTop*r.cols])
 		for y := 0; y < r.pfTop; y++ {
@@ -485,16 +485,22 @@ func stat(b []byte, compact bool, long, short string, n int) []byte {
 // Boxes: a frame of box-drawing glyphs (Mono: + - |) centred on the
 // playfield, the title in its top border, one line of text per row
 // between, left-aligned one cell in from the frame (so columns built with
-// padding line up) or centred. r.lines[:boxN] holds the lines; bit i of
-// boxMid centres line i.
+// padding line up) or centred.
 type boxState struct {
 	title string
-	fg    uint8 // the title's colour
-	n     int
-	mid   uint32
+	fg    uint8  // the title's colour
+	n     int    // lines: r.lines[:n]
+	mid   uint32 // bit i centres line i
 	at    rect   // where it is drawn this frame, unclipped
 	sig   uint64 // a hash of what it shows (boxSig)
 }
+
+// Box sizes: the most lines the death box holds, and any box (the longer
+// help's).
+const (
+	deathLines = 5
+	boxLines   = max(len(helpPlay), len(helpWatch), deathLines)
+)
 
 // boxSig hashes what the box shows (FNV-1a): a box that shows the same
 // as last frame, at the same place, paints again only the spans something

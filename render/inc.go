@@ -7,9 +7,8 @@ import (
 )
 
 // This file holds what makes a frame's cost follow what changed: the
-// per-row masks of spans the encoder diffs, the recomposing of only the
-// tiles the view marks dirty (game.View.Dirty), and trimming the output
-// buffer after a big frame.
+// per-row masks of spans the encoder diffs and the recomposing of only
+// the tiles the view marks dirty (game.View.Dirty).
 
 // A row's spans must fit the uint64 mask: this constant overflows, and the
 // package stops compiling, if MaxCols or span change so that they do not.
@@ -30,7 +29,7 @@ func (o orect) unpack() rect { return rect{int(o.x0), int(o.y0), int(o.x1), int(
 func (o rect) meets(p rect) bool { return o.x0 < p.x1 && p.x0 < o.x1 && o.y0 < p.y1 && p.y0 < o.y1 }
 
 // allMask is the mask of every span of a row.
-func (r *Renderer) allMask() uint64 { return uint64(1)<<((r.cols+span-1)/span) - 1 }
+func (r *Renderer) allMask() uint64 { return allSpans(r.cols) }
 
 // markAll makes the encoder diff every cell.
 func (r *Renderer) markAll() {
@@ -285,7 +284,7 @@ func (r *Renderer) freshCells(v *game.View, own int) {
 	fx, fp, at, blk, next := v.FreshX, v.FreshPix, v.FreshAt, v.FreshBlk, r.next
 	// The cells' looks, worked out once for every renderer of v (scene).
 	var look []uint32
-	if !mono && !r.noScene {
+	if !mono && !r.opt.noScene {
 		if s := sceneFor(v); s != nil {
 			look = s.fresh
 		}
@@ -350,29 +349,6 @@ func (r *Renderer) sceneHeads(v *game.View, e uint32, i, own, wx, wy int) cell {
 	return cell(e)
 }
 
-// Output buffer trimming: after trimAfter frames in a row of at most a
-// trimDiv-th of a buffer larger than trimMin bytes, the buffer is replaced
-// by one of trimTo bytes, so an idle session does not keep a big first
-// frame's buffer.
-const (
-	trimMin   = 4 << 10
-	trimTo    = 2 << 10
-	trimDiv   = 4
-	trimAfter = 64
-)
-
-// trim counts a frame of n bytes and shrinks the buffer when it is due.
-func (r *Renderer) trim(n int) {
-	if cap(r.buf) <= trimMin || n > cap(r.buf)/trimDiv {
-		r.smallN = 0
-		return
-	}
-	if r.smallN++; r.smallN >= trimAfter {
-		r.smallN = 0
-		r.buf = make([]byte, 0, trimTo)
-	}
-}
-
 // canStep reports whether this frame's camera step of dx columns and dy
 // rows, from (ox, oy), can be composed from the last frame (stepShift)
 // rather than whole, once everything else an incremental frame needs
@@ -382,7 +358,7 @@ func (r *Renderer) trim(n int) {
 func (r *Renderer) canStep(v *game.View, ox, oy, dx, dy int) bool {
 	return (dx != 0 || dy != 0) && 2*max(dx, -dx) <= r.cols && 2*max(dy, -dy) <= r.pfRows &&
 		mod(ox+dx, v.W) == r.camX && mod(oy+2*dy, v.H) == r.camY &&
-		r.top == r.pfTop && r.bot == r.pfTop+r.pfRows-1
+		r.vt.scrolls(r.pfTop, r.pfTop+r.pfRows-1)
 }
 
 // stepShift composes a camera step of dx columns and dy rows from the

@@ -75,7 +75,7 @@ func (r *Renderer) layoutRadar(v *game.View, h *HUD, own int) bool {
 	rd := &r.rad
 	o, ok := r.radarOrigin(v, h)
 	t := v.Tick
-	if r.noRadar || !ok || r.others(own) > 0 {
+	if r.opt.noRadar || !ok || r.others(own) > 0 {
 		rd.on, rd.alone = false, false
 		return false
 	}

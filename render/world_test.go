@@ -15,13 +15,14 @@ import (
 // puts ~40 in an 80x24 view, 3,000 ticks; dead snakes respawn at once. It
 // returns frame sizes after the first, the mean length of live snakes and
 // the mean fruit in view.
-func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, length, fruit, inView float64) {
+func worldRun(tb testing.TB, enc strategy, term *vtmodel.Term) (sizes []int, length, fruit, inView float64) {
 	return worldRunWith(tb, enc, term, nil)
 }
 
-// worldRunWith is worldRun with set applied to the renderer and HUD first
+// worldRunWith is worldRun with set applied to the renderer's options and
+// the HUD first
 // (nil: nothing).
-func worldRunWith(tb testing.TB, enc encoder, term *vtmodel.Term, set func(*Renderer, *HUD)) (sizes []int, length, fruit, inView float64) {
+func worldRunWith(tb testing.TB, enc strategy, term *vtmodel.Term, set func(*options, *HUD)) (sizes []int, length, fruit, inView float64) {
 	w, err := game.New(game.Config{W: 400, H: 220, MaxSnakes: 16, Seed: scenSeed, Fruit: 1000, StartLen: 25})
 	if err != nil {
 		tb.Fatal(err)
@@ -35,10 +36,11 @@ func worldRunWith(tb testing.TB, enc encoder, term *vtmodel.Term, set func(*Rend
 	}
 	w.Step(1)
 	h := &HUD{You: ids[0], Follow: ids[0], ShutdownIn: -1, Players: 5, Spectators: 2, Join: "ssh -p 2222 snaked.example"}
-	r := New(ANSI16, 80, 24)
+	o := options{keepNext: true}
 	if set != nil {
-		set(r, h)
+		set(&o, h)
 	}
+	r := newRenderer(ANSI16, 80, 24, 0, o)
 	next := [5]int{}
 	var lsum, lnum, fsum, vsum int
 	for t := 0; t < scenTicks; t++ {
@@ -93,8 +95,8 @@ func worldRunWith(tb testing.TB, enc encoder, term *vtmodel.Term, set func(*Rend
 func BenchmarkWorld(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		enc  encoder
-		set  func(*Renderer, *HUD)
+		enc  strategy
+		set  func(*options, *HUD)
 	}{{"full", fullEnc, nil}, {"linediff", lineEnc, nil}, {"snaked", nil, nil},
 		{"snaked-notags", nil, hudVariants[0].set}, {"snaked-nohud", nil, hudVariants[1].set}} {
 		b.Run(c.name, func(b *testing.B) {
