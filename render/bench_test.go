@@ -249,7 +249,7 @@ func BenchmarkZone(b *testing.B) {
 
 // BenchmarkFrame times render+encode of one frame in steady state (the
 // stand-in world's step, timed alone in BenchmarkSimStep, is included).
-// "whole" composes and diffs whole frames (as before View.Dirty).
+// "whole" composes and diffs whole frames (options.whole).
 func BenchmarkFrame(b *testing.B) {
 	for _, c := range []struct {
 		name  string

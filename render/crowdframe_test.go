@@ -131,10 +131,10 @@ func (c *loadCrowd) draw() {
 func (c *loadCrowd) measure() { c.draw() }
 
 // BenchmarkCrowdFrame is the renderer's cost where it matters: a frame for
-// one session of a 2,500-player load run on the default world (the
-// figure issue 13 optimises). Each op steps the world once (timer
-// stopped) and draws 200 sessions at the swarm's mix of terminal sizes;
-// ns/frame and B/frame are per session frame.
+// one session of a 2,500-player load run on the default world. Each op
+// steps the world once (timer stopped) and draws 200 sessions at the
+// swarm's mix of terminal sizes; ns/frame and B/frame are per session
+// frame.
 func BenchmarkCrowdFrame(b *testing.B) {
 	c := newLoadCrowd(b, 2500, 200, 300)
 	b.ReportAllocs()

@@ -8,17 +8,18 @@ import (
 	"unsafe"
 )
 
-// This file is the encoder: it turns vt.next into the bytes that change the
-// terminal from vt.prev (what it shows) to vt.next, updating vt.prev.
+// This file is the encoder's work (the type is in vt.go): it turns vt.next
+// into the bytes that change the terminal from vt.prev (what it shows) to
+// vt.next, updating vt.prev.
 //
 // Erasing: EL, ECH and ED are only ever sent with the default background
 // pen, so the cells they clear are plain default-background blanks on every
 // terminal. Cells exposed by DCH, ICH and scrolling (LF/RI at a margin) are
 // treated as unknown and always repainted.
 //
-// Coordinates are the drawn area's (see Renderer); only cursor addressing
-// (CUP, CHA, DECSTBM) and CR, which lands on the terminal's first column,
-// see the area's origin (ox, oy). When the area is narrower than the
+// Coordinates are the drawn area's (see Renderer, Fit); only cursor
+// addressing (CUP, CHA, DECSTBM) and CR, which lands on the terminal's
+// first column, see the area's origin (ox, oy). When the area is narrower than the
 // terminal, the cells right and left of it (the margins) must stay blank:
 // ED and EL blank them too, which is harmless; DCH/ICH and scrolling move
 // whole terminal lines, so shiftRow, mendRow and scroll repair what they
@@ -209,10 +210,10 @@ func (vt *encoder) putCell(c cell) {
 // (planGlyph: space, upper, lower or full block), whether the pen
 // changes (planPen) and with a reset first (planReset); the new pen
 // follows from the glyph (planPenOf). It is what asIs and glyph decide,
-// worked out once (TestPixPlan): the decision was a fifth of the
-// encoder's instructions in a crowd, where half the cells drawn change
-// the pen. 42 KB, read by every renderer; made by cell.go's init, after
-// the tables it reads.
+// worked out once (TestPixPlan): in a crowd half the cells drawn change
+// the pen, and weighing pens for each is much of the encoder's work.
+// 42 KB, read by every renderer; made by cell.go's init, after the
+// tables it reads.
 var pixPlan []byte
 
 // pixPlan's fields.
@@ -512,12 +513,17 @@ func (m *motion) try(c, p, h, v int) {
 	}
 }
 
+// reprintMax is the most cells right of the cursor a move on its row
+// weighs printing again (rightMove) against CUF: past it printing costs
+// a byte a cell at least, more than CUF's 4 to 6.
+const reprintMax = 8
+
 // plan finds the cheapest way it knows to move the cursor to (x, y).
 func (vt *encoder) plan(x, y int) motion {
 	if vt.cx == x && vt.cy == y {
 		return motion{plan: pH, h: hNone}
 	}
-	if n := x - vt.cx; vt.cy == y && vt.cx >= 0 && n > 0 && n <= 8 {
+	if n := x - vt.cx; vt.cy == y && vt.cx >= 0 && n > 0 && n <= reprintMax {
 		// A few cells right on the same row, the commonest move in a
 		// frame: CUF (at most 4 bytes) beats CHA (at least 4, and CUF
 		// wins a tie) and CUP (at least 6: the column is past the first),
@@ -579,7 +585,7 @@ func (vt *encoder) planAny(x, y int) motion {
 	m := motion{cost: cupCost(x+vt.ox, y+vt.oy), plan: pCUP}
 	if vt.cy == y {
 		if vt.cx >= 0 {
-			// (Re-printing, for at most 8 cells right, is weighed above.)
+			// (Re-printing, for at most reprintMax cells right, is weighed above.)
 			c, k := vt.hplan(vt.cx, x)
 			m.try(c, pH, k, 0)
 		} else {
@@ -632,7 +638,7 @@ func (vt *encoder) moveTo(x, y int) {
 	switch n := x - cx; {
 	case n == 0:
 		return
-	case n > 0 && n <= 8:
+	case n > 0 && n <= reprintMax:
 		// A few cells right: CUF, or the cells between printed again
 		// when that is cheaper (plan).
 		if _, reprint := vt.rightMove(y, cx, x); reprint {
@@ -817,9 +823,8 @@ func (vt *encoder) diffRow(y int) (n int) {
 }
 
 // drawAt makes cell x of row y, which differs, what next holds: erased
-// with the blank run it starts, or drawn. (diffRow's word loop does the
-// same inline: the call there, or one loop for whole and cut-short
-// spans, cost 1.3-1.6 % of a crowd frame's instructions.)
+// with the blank run it starts, or drawn. (diffRow's word loop, the
+// encoder's hottest, does the same inline, without the call.)
 func (vt *encoder) drawAt(prev, next []cell, x, y int) {
 	if next[x] == blank && vt.erase(prev, next, x, y) {
 		return
@@ -831,18 +836,22 @@ func (vt *encoder) drawAt(prev, next []cell, x, y int) {
 	prev[x] = next[x]
 }
 
+// eraseMin is the fewest changed cells an erase is weighed for: below it
+// painting them never costs more than EL or ECH.
+const eraseMin = 4
+
 // erase clears a run of cells that should become blank, starting at x, with
 // EL or ECH when that is cheaper than painting them; it reports whether it
 // did.
 func (vt *encoder) erase(prev, next []cell, x, y int) bool {
 	w := len(next)
 	// Past the row's last marked span prev and next are the same, so no
-	// cell changes there: once the run passes it with fewer than four
-	// changed cells, it never gets the four.
+	// cell changes there: once the run passes it with fewer than eraseMin
+	// changed cells, it never gets them.
 	marked := min(w, (64-bits.LeadingZeros64(vt.mask[y]))*span)
 	e, changed, runs := x, 0, 0
 	for e < w && next[e] == blank {
-		if e >= marked && changed < 4 {
+		if e >= marked && changed < eraseMin {
 			return false
 		}
 		// Four cells blank in next: count what they change a word at a
@@ -869,7 +878,7 @@ func (vt *encoder) erase(prev, next []cell, x, y int) bool {
 		}
 		e++
 	}
-	if changed < 4 {
+	if changed < eraseMin {
 		return false
 	}
 	sc, _ := vt.sgrPlan(keep, def)
@@ -941,6 +950,10 @@ func estUpTo(prev []cell, off int, next []cell, limit int) int {
 	return c + min(blanks, 3)
 }
 
+// shiftEst is what est charges a row's shift: the cursor's move to the
+// row and DCH or ICH, about.
+const shiftEst = 6
+
 // rowPlan returns the cheaper of diffing row y as it is or after shifting it
 // left by dx (right when negative): the estimated cost and whether to shift.
 func (vt *encoder) rowPlan(prow, nrow []cell, dx int) (int, bool) {
@@ -949,9 +962,9 @@ func (vt *encoder) rowPlan(prow, nrow []cell, dx int) (int, bool) {
 		return c, false
 	}
 	// With a right margin a shift takes a second edit (mendRow), but
-	// charging it here was measured to send more bytes, not fewer (est is
-	// rough): the rule stays the same.
-	if s := est(prow, dx, nrow) + 6; s < c {
+	// charging it here sends more bytes, not fewer (est is rough): the
+	// rule is the same with a margin and without.
+	if s := est(prow, dx, nrow) + shiftEst; s < c {
 		return s, true
 	}
 	return c, false
@@ -965,7 +978,7 @@ func (vt *encoder) shiftPays(prow, nrow []cell, dx int) bool {
 	if dx == 0 || dx >= vt.cols || -dx >= vt.cols {
 		return false
 	}
-	s := est(prow, dx, nrow) + 6
+	s := est(prow, dx, nrow) + shiftEst
 	return s < estUpTo(prow, 0, nrow, s+1) // an unchanged row is 0: no shift
 }
 
@@ -1225,6 +1238,14 @@ func (vt *encoder) encode(full bool, dx, dy int) {
 	vt.sparse = n <= int(vt.greedyMax)
 }
 
+// spot is a cell's place as greedy keeps it, y<<16 | x: spots compare
+// as their cells come row by row (MaxCols and MaxRows fit 16 bits).
+type spot int32
+
+func mkSpot(x, y int) spot { return spot(y<<16 | x) }
+func (p spot) x() int      { return int(p & 0xffff) }
+func (p spot) y() int      { return int(p >> 16) }
+
 // greedy sends a small frame's changed cells cheapest-next-first (cursor
 // motion plus pen change plus glyph); it reports false, having sent
 // nothing, when more than vt.greedyMax cells changed. The spans it finds
@@ -1257,25 +1278,25 @@ func (vt *encoder) greedy() bool {
 					vt.todo = todo
 					return false
 				}
-				todo = append(todo, int32(y<<16|x))
+				todo = append(todo, mkSpot(x, y))
 			}
 		}
 	}
 	gc := vt.gcost[:0]
 	for _, p := range todo {
-		_, _, _, g, _ := vt.glyph(vt.next[int(p>>16)*w+int(p&0xffff)])
+		_, _, _, g, _ := vt.glyph(vt.next[p.y()*w+p.x()])
 		gc = append(gc, int32(g))
 	}
 	vt.todo, vt.gcost = todo, gc
 	for len(todo) > 0 {
 		// Start with the cells just after the cursor (the likely best) and
 		// skip those whose glyph alone costs at least the best so far.
-		cur := int32(vt.cy<<16 | max(vt.cx, 0))
+		cur := mkSpot(max(vt.cx, 0), vt.cy)
 		start := 0
 		for start < len(todo) && todo[start] < cur {
 			start++
 		}
-		bi, bc := 0, 1<<30
+		bi, bc := 0, math.MaxInt
 		var bm motion
 		for k := range todo {
 			i := start + k
@@ -1290,12 +1311,12 @@ func (vt *encoder) greedy() bool {
 			if lb >= bc {
 				continue
 			}
-			m := vt.plan(int(p&0xffff), int(p>>16))
+			m := vt.plan(p.x(), p.y())
 			if c := m.cost + int(gc[i]); c < bc {
 				bi, bc, bm = i, c, m
 			}
 		}
-		x, y := int(todo[bi]&0xffff), int(todo[bi]>>16)
+		x, y := todo[bi].x(), todo[bi].y()
 		pf, pb := vt.pfg, vt.pbg
 		vt.move(bm, x, y)
 		vt.putCell(vt.next[y*w+x])
@@ -1304,7 +1325,7 @@ func (vt *encoder) greedy() bool {
 		gc = append(gc[:bi], gc[bi+1:]...)
 		if vt.pfg != pf || vt.pbg != pb {
 			for i, p := range todo {
-				_, _, _, g, _ := vt.glyph(vt.next[int(p>>16)*w+int(p&0xffff)])
+				_, _, _, g, _ := vt.glyph(vt.next[p.y()*w+p.x()])
 				gc[i] = int32(g)
 			}
 		}

@@ -387,7 +387,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		r.enlarge()
 		return 0, 0
 	}
-	r.banner = r.rows >= 16
+	r.banner = r.rows >= bannerRows
 	r.pfTop = 0
 	if r.banner {
 		r.pfTop = 1

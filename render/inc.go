@@ -56,8 +56,8 @@ const maxOvl = 2 + radarLines + feedMax + maxTags
 // overlay paints every cell of it (restore relies on that), with put or
 // putOver, which mark the cells they change, unless it marks them here.
 // (In a crowd the tags, the kill feed's lines and the radar stay put
-// over most frames: marking them whole made 40 % of the spans the
-// encoder looked at, unchanged.)
+// over most frames: marked whole, they would be 40 % of the spans the
+// encoder looks at, unchanged.)
 func (r *Renderer) addOvl(o rect, mark bool) {
 	o = rect{max(o.x0, 0), max(o.y0, r.pfTop), min(o.x1, r.cols), min(o.y1, r.pfTop+r.pfRows)}
 	if o.x0 >= o.x1 || o.y0 >= o.y1 || r.nnw == maxOvl {
@@ -276,7 +276,7 @@ func (r *Renderer) freshRow(v *game.View, own, sy int) {
 // View.FreshPix, so that it does not read Pix, where each row's search
 // starts in View.FreshBlk): it composes only those,
 // and marks for the encoder only the spans where one now differs from
-// what the terminal shows (r.next starts as r.prev).
+// what the terminal shows (r.next starts as a copy of it).
 func (r *Renderer) freshCells(v *game.View, own int) {
 	mono, w, nb := r.prof == Mono, r.cols, game.FreshBlocks(v.W)
 	// The view's index and the grid in locals: the loops below read them
@@ -362,15 +362,15 @@ func (r *Renderer) canStep(v *game.View, ox, oy, dx, dy int) bool {
 }
 
 // stepShift composes a camera step of dx columns and dy rows from the
-// last frame, which r.next holds (r.prev's copy): the playfield's rows
+// last frame, which r.next holds (begin): the playfield's rows
 // move up by dy (the encoder scrolls them, moveCamera) and each row left
 // by dx (the encoder shifts each row that is not blank: a blank row
 // shifted is the same), the rows and columns that come in are composed
 // from the world, and last frame's overlays, moved with the rest, become
 // the places restore composes again. The cells the tick changed are left
-// to dirtyTiles. A re-centring of the dead zone's camera was ~4 % of a
-// crowd's frames and, composed whole and diffed whole, a sixth of the
-// renderer's time.
+// to dirtyTiles. A re-centring of the dead zone's camera is ~4 % of a
+// crowd's frames; composed whole and diffed whole, those would take a
+// sixth of the renderer's time.
 func (r *Renderer) stepShift(v *game.View, own, dx, dy int) {
 	w, t, b := r.cols, r.pfTop, r.pfTop+r.pfRows-1
 	g := r.next

@@ -137,8 +137,8 @@ var sizes = [][2]int{{80, 24}, {1, 1}, {10, 5}, {39, 11}, {40, 12}, {41, 15}, {6
 // session plays a randomized session and checks every frame.
 func session(t *testing.T, seed uint64, frames int) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	// the coarse-index toggle's own generator: rng's sequence stays what
-	// it was before the toggle existed
+	// the coarse-index toggle's own generator, so that it does not move
+	// rng's sequence
 	coarse := rand.New(rand.NewPCG(seed, 2))
 	// and the leaderboard names' (entries that grow or shrink by whole
 	// names test what decides the status row's board)

@@ -369,10 +369,9 @@ func TestGlyphs(t *testing.T) {
 }
 
 // TestGreedyPays: in the standard scenario (a few snakes, frames of a few
-// changed cells) the greedy order still pays now that it is tried only
-// after a small frame (r.sparse): at least 3 % fewer bytes than row order
-// over 600 frames (6.0 % measured; 6.5 % when it was tried on every
-// frame).
+// changed cells) the greedy order, tried only after a small frame
+// (encoder.sparse), pays: at least 3 % fewer bytes than row order
+// (options.rowOrder) over 600 frames.
 func TestGreedyPays(t *testing.T) {
 	sum := func(rowOrder bool) int {
 		s, h := scenario()

@@ -35,7 +35,7 @@ type encoder struct {
 	buf    []byte  // output, reused; its first len(syncOn) bytes are room for syncOn
 	bufp   *[]byte // buf's box in bufs (takeBuf, release)
 	out    []byte  // the frame being built (aliases buf)
-	todo   []int32 // greedy: changed cells, y<<16 | x
+	todo   []spot  // greedy: changed cells
 	gcost  []int32 // greedy: glyph cost of each, for the current pen
 	smallN int     // frames in a row much smaller than cap(buf) (trim)
 
