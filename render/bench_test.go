@@ -83,18 +83,30 @@ func lineEnc(r *Renderer, first bool) []byte {
 // returns the size of every frame after the first, and the mean fruit and
 // snake heads in view. With term set, every frame is checked against it.
 func run(tb testing.TB, enc strategy, zone int, term *vtmodel.Term) (sizes []int, fruit, heads float64) {
-	return runSim(tb, enc, zone, term, nil, nil)
+	return runSim(tb, enc, zone, term, hudCut{}, nil)
 }
 
-// runSim is run with set applied to the renderer's options and the HUD
-// and simSet to the stand-in world first (nil: nothing).
-func runSim(tb testing.TB, enc strategy, zone int, term *vtmodel.Term, set func(*options, *HUD), simSet func(*sim)) (sizes []int, fruit, heads float64) {
+// hudCut is a HUD with pieces left out: the renderer's options and
+// whether the HUD hides the name tags.
+type hudCut struct {
+	opt    options
+	noTags bool
+}
+
+// renderer returns a renderer of p and size cols x rows built with c's
+// options and keeping its next grid, and sets h as c says.
+func (c hudCut) renderer(p Profile, cols, rows int, h *HUD) *Renderer {
+	h.HideTags = h.HideTags || c.noTags
+	o := c.opt
+	o.keepNext = true
+	return newRenderer(p, cols, rows, 0, o)
+}
+
+// runSim is run with the HUD cut as cut says and simSet applied to the
+// stand-in world first (nil: nothing).
+func runSim(tb testing.TB, enc strategy, zone int, term *vtmodel.Term, cut hudCut, simSet func(*sim)) (sizes []int, fruit, heads float64) {
 	s, h := scenario()
-	o := options{keepNext: true}
-	if set != nil {
-		set(&o, h)
-	}
-	r := newRenderer(ANSI16, 80, 24, 0, o)
+	r := cut.renderer(ANSI16, 80, 24, h)
 	r.SetZone(zone)
 	if simSet != nil {
 		simSet(s)
@@ -189,12 +201,11 @@ func BenchmarkScenario(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		enc  strategy
-		set  func(*options, *HUD)
-	}{{"full", fullEnc, nil}, {"linediff", lineEnc, nil}, {"snaked", nil, nil}} {
-		b.Run(c.name, func(b *testing.B) { scenarioBench(b, c.enc, c.set, nil) })
+	}{{"full", fullEnc}, {"linediff", lineEnc}, {"snaked", nil}} {
+		b.Run(c.name, func(b *testing.B) { scenarioBench(b, c.enc, hudCut{}, nil) })
 	}
 	for _, c := range hudVariants {
-		b.Run("snaked-"+c.name, func(b *testing.B) { scenarioBench(b, nil, c.set, c.sim) })
+		b.Run("snaked-"+c.name, func(b *testing.B) { scenarioBench(b, nil, c.cut, c.sim) })
 	}
 }
 
@@ -206,22 +217,22 @@ func BenchmarkScenario(b *testing.B) {
 // head-ons in turn, each shown for feedShow ticks).
 var hudVariants = []struct {
 	name string
-	set  func(*options, *HUD)
+	cut  hudCut
 	sim  func(*sim) // nil: the world as it is
 }{
-	{"notags", func(o *options, h *HUD) { h.HideTags = true }, nil},
-	{"nohud", func(o *options, h *HUD) { h.HideTags, o.noRadar, o.noFeed = true, true, true }, nil},
-	{"kills", nil, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
-	{"kills-nofeed", func(o *options, h *HUD) { o.noFeed = true }, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
-	{"kills-notags", func(o *options, h *HUD) { h.HideTags = true }, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
+	{"notags", hudCut{noTags: true}, nil},
+	{"nohud", hudCut{opt: options{noRadar: true, noFeed: true}, noTags: true}, nil},
+	{"kills", hudCut{}, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
+	{"kills-nofeed", hudCut{opt: options{noFeed: true}}, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
+	{"kills-notags", hudCut{noTags: true}, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
 }
 
 // scenarioBench runs the standard scenario with enc and reports its bytes.
-func scenarioBench(b *testing.B, enc strategy, set func(*options, *HUD), simSet func(*sim)) {
+func scenarioBench(b *testing.B, enc strategy, cut hudCut, simSet func(*sim)) {
 	var sizes []int
 	var f, n float64
 	for b.Loop() {
-		sizes, f, n = runSim(b, enc, DefaultZone, nil, set, simSet)
+		sizes, f, n = runSim(b, enc, DefaultZone, nil, cut, simSet)
 	}
 	mean, p50, p95 := stats(sizes)
 	b.ReportMetric(mean, "B/frame")

@@ -52,9 +52,7 @@ type Renderer struct {
 	tcols, trows int // the terminal
 	budget       int // cells the area may hold; 0: no budget
 	prof         Profile
-	full         bool    // the next frame repaints everything
 	opt          options // how the tests built it; zero in production
-	warmed       byte    // warm's sum, kept so that its loads are not dropped
 
 	// next is the frame being composed: a grid borrowed for one Frame
 	// (grids), since after every frame it equals what the terminal shows,
@@ -80,6 +78,8 @@ type Renderer struct {
 
 	// Incremental frames (inc.go).
 	mask     []uint64 // per row: the spans of span cells the encoder diffs; composed's words past its length
+	full     bool     // the next frame repaints everything
+	warmed   byte     // warm's sum, kept so that its loads are not dropped
 	incOK    bool     // the last frame was composed whole or incrementally (vt shows it)
 	inc      bool     // the last frame was composed incrementally
 	step     bool     // the last frame was a camera step composed from the one before (stepShift)

@@ -505,9 +505,9 @@ func stat(b []byte, compact bool, long, short string, n int) []byte {
 // padding line up) or centred.
 type boxState struct {
 	title string
-	fg    uint8  // the title's colour
 	n     int    // lines: r.lines[:n]
 	mid   uint32 // bit i centres line i
+	fg    uint8  // the title's colour
 	at    rect   // where it is drawn this frame, unclipped
 	sig   uint64 // a hash of what it shows (boxSig)
 }

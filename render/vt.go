@@ -14,7 +14,8 @@ import "sync"
 // It draws an area of cols x rows cells whose top-left cell is (ox, oy)
 // on a terminal tcols wide; all its state is in area coordinates (see
 // encode.go). It is not safe for concurrent use: it lives inside one
-// Renderer, and only that Renderer's methods call it.
+// Renderer, and only that Renderer's methods call it (snapshot works on
+// a copy and leaves it as it was).
 type encoder struct {
 	cols, rows int // the drawn area
 	tcols      int // the terminal's width
@@ -55,7 +56,9 @@ type encoder struct {
 	greedyMax uint8 // the most changed cells greedy orders: greedyCells, or 0 (options.rowOrder)
 }
 
-// change is one composed frame as the composer hands it to the encoder.
+// change is one composed frame as the composer hands it to the encoder:
+// built for one call of frame, whose encoder holds its slices only during
+// that call (next is a borrowed grid; mask stays the composer's).
 type change struct {
 	next []cell // the frame: every cell of the area, row by row
 	// mask holds, per row, the spans (bit i: cells [i*span, (i+1)*span))
