@@ -28,73 +28,86 @@ func scenario() (*sim, *HUD) {
 	return s, h
 }
 
-// encoder is one strategy under comparison: it returns the bytes for the
+// strategy is one encoding under comparison: it returns the bytes for the
 // frame r has just composed into r.next.
-type encoder func(r *Renderer, first bool) []byte
+type strategy func(r *Renderer, first bool) []byte
 
 // fullEnc repaints every cell each frame, tracking the pen across frames.
 func fullEnc(r *Renderer, first bool) []byte {
-	r.out = r.buf[:0]
+	r.vt.out = r.vt.buf[:0]
 	if first {
-		r.out = append(r.out, "\x1b[?1049h\x1b[?25l\x1b[m\x1b[r"...)
-		r.pfg, r.pbg = def, def
+		r.vt.out = append(r.vt.out, "\x1b[?1049h\x1b[?25l\x1b[m\x1b[r"...)
+		r.vt.pfg, r.vt.pbg = def, def
 	}
 	for y := 0; y < r.rows; y++ {
-		r.cx, r.cy = -1, -1
-		r.moveTo(0, y)
+		r.vt.cx, r.vt.cy = -1, -1
+		r.vt.moveTo(0, y)
 		for x := 0; x < r.cols; x++ {
-			r.putCell(r.next[y*r.cols+x])
+			r.vt.putCell(r.next[y*r.cols+x])
 		}
 	}
-	r.buf = r.out
-	return r.out
+	r.vt.buf = r.vt.out
+	return r.vt.out
 }
 
 // lineEnc re-sends every line that changed, like bubbletea v1's renderer:
 // each line starts from a reset pen and ends with a reset.
 func lineEnc(r *Renderer, first bool) []byte {
-	r.out = r.buf[:0]
+	r.vt.out = r.vt.buf[:0]
 	if first {
-		r.out = append(r.out, "\x1b[?1049h\x1b[?25l\x1b[m\x1b[r"...)
-		for i := range r.prev {
-			r.prev[i] = unknown
+		r.vt.out = append(r.vt.out, "\x1b[?1049h\x1b[?25l\x1b[m\x1b[r"...)
+		for i := range r.vt.prev {
+			r.vt.prev[i] = unknown
 		}
 	}
 	w := r.cols
 	for y := 0; y < r.rows; y++ {
-		if slices.Equal(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]) {
+		if slices.Equal(r.vt.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]) {
 			continue
 		}
-		r.cx, r.cy = -1, -1
-		r.moveTo(0, y)
-		r.pfg, r.pbg = def, def
+		r.vt.cx, r.vt.cy = -1, -1
+		r.vt.moveTo(0, y)
+		r.vt.pfg, r.vt.pbg = def, def
 		for x := 0; x < w; x++ {
-			r.putCell(r.next[y*w+x])
+			r.vt.putCell(r.next[y*w+x])
 		}
-		r.out = append(r.out, "\x1b[m"...)
-		r.pfg, r.pbg = def, def
-		copy(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w])
+		r.vt.out = append(r.vt.out, "\x1b[m"...)
+		r.vt.pfg, r.vt.pbg = def, def
+		copy(r.vt.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w])
 	}
-	r.buf = r.out
-	return r.out
+	r.vt.buf = r.vt.out
+	return r.vt.out
 }
 
 // run plays the standard scenario with enc (nil: the real encoder) and
 // returns the size of every frame after the first, and the mean fruit and
 // snake heads in view. With term set, every frame is checked against it.
-func run(tb testing.TB, enc encoder, zone int, term *vtmodel.Term) (sizes []int, fruit, heads float64) {
-	return runSim(tb, enc, zone, term, nil, nil)
+func run(tb testing.TB, enc strategy, zone int, term *vtmodel.Term) (sizes []int, fruit, heads float64) {
+	return runSim(tb, enc, zone, term, hudCut{}, nil)
 }
 
-// runSim is run with set applied to the renderer and HUD and simSet to
-// the stand-in world first (nil: nothing).
-func runSim(tb testing.TB, enc encoder, zone int, term *vtmodel.Term, set func(*Renderer, *HUD), simSet func(*sim)) (sizes []int, fruit, heads float64) {
+// hudCut is a HUD with pieces left out: the renderer's options and
+// whether the HUD hides the name tags.
+type hudCut struct {
+	opt    options
+	noTags bool
+}
+
+// renderer returns a renderer of p and size cols x rows built with c's
+// options and keeping its next grid, and sets h as c says.
+func (c hudCut) renderer(p Profile, cols, rows int, h *HUD) *Renderer {
+	h.HideTags = h.HideTags || c.noTags
+	o := c.opt
+	o.keepNext = true
+	return newRenderer(p, cols, rows, 0, o)
+}
+
+// runSim is run with the HUD cut as cut says and simSet applied to the
+// stand-in world first (nil: nothing).
+func runSim(tb testing.TB, enc strategy, zone int, term *vtmodel.Term, cut hudCut, simSet func(*sim)) (sizes []int, fruit, heads float64) {
 	s, h := scenario()
-	r := New(ANSI16, 80, 24)
+	r := cut.renderer(ANSI16, 80, 24, h)
 	r.SetZone(zone)
-	if set != nil {
-		set(r, h)
-	}
 	if simSet != nil {
 		simSet(s)
 	}
@@ -118,7 +131,7 @@ func runSim(tb testing.TB, enc encoder, zone int, term *vtmodel.Term, set func(*
 
 // drawFrame draws frame i of v with enc (nil: the real encoder) and, with
 // term set, replays it there and checks the screen.
-func drawFrame(tb testing.TB, r *Renderer, v *game.View, h *HUD, enc encoder, i int, term *vtmodel.Term) []byte {
+func drawFrame(tb testing.TB, r *Renderer, v *game.View, h *HUD, enc strategy, i int, term *vtmodel.Term) []byte {
 	var out []byte
 	if enc == nil {
 		out = r.Frame(v, h)
@@ -149,7 +162,7 @@ func onScreen(r *Renderer, v *game.View, p game.Point) bool {
 // first 50 frames.
 func warm() (*sim, *HUD, *Renderer) {
 	s, h := scenario()
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	for i := 0; i < 50; i++ {
 		s.step()
 		r.Frame(&s.v, h)
@@ -187,13 +200,12 @@ func stats(sizes []int) (mean float64, p50, p95 int) {
 func BenchmarkScenario(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		enc  encoder
-		set  func(*Renderer, *HUD)
-	}{{"full", fullEnc, nil}, {"linediff", lineEnc, nil}, {"snaked", nil, nil}} {
-		b.Run(c.name, func(b *testing.B) { scenarioBench(b, c.enc, c.set, nil) })
+		enc  strategy
+	}{{"full", fullEnc}, {"linediff", lineEnc}, {"snaked", nil}} {
+		b.Run(c.name, func(b *testing.B) { scenarioBench(b, c.enc, hudCut{}, nil) })
 	}
 	for _, c := range hudVariants {
-		b.Run("snaked-"+c.name, func(b *testing.B) { scenarioBench(b, nil, c.set, c.sim) })
+		b.Run("snaked-"+c.name, func(b *testing.B) { scenarioBench(b, nil, c.cut, c.sim) })
 	}
 }
 
@@ -205,22 +217,22 @@ func BenchmarkScenario(b *testing.B) {
 // head-ons in turn, each shown for feedShow ticks).
 var hudVariants = []struct {
 	name string
-	set  func(*Renderer, *HUD)
+	cut  hudCut
 	sim  func(*sim) // nil: the world as it is
 }{
-	{"notags", func(r *Renderer, h *HUD) { h.HideTags = true }, nil},
-	{"nohud", func(r *Renderer, h *HUD) { h.HideTags, r.noRadar, r.noFeed = true, true, true }, nil},
-	{"kills", nil, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
-	{"kills-nofeed", func(r *Renderer, h *HUD) { r.noFeed = true }, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
-	{"kills-notags", func(r *Renderer, h *HUD) { h.HideTags = true }, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
+	{"notags", hudCut{noTags: true}, nil},
+	{"nohud", hudCut{opt: options{noRadar: true, noFeed: true}, noTags: true}, nil},
+	{"kills", hudCut{}, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
+	{"kills-nofeed", hudCut{opt: options{noFeed: true}}, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
+	{"kills-notags", hudCut{noTags: true}, func(s *sim) { s.feedKills(2 * game.TicksPerSecond) }},
 }
 
 // scenarioBench runs the standard scenario with enc and reports its bytes.
-func scenarioBench(b *testing.B, enc encoder, set func(*Renderer, *HUD), simSet func(*sim)) {
+func scenarioBench(b *testing.B, enc strategy, cut hudCut, simSet func(*sim)) {
 	var sizes []int
 	var f, n float64
 	for b.Loop() {
-		sizes, f, n = runSim(b, enc, DefaultZone, nil, set, simSet)
+		sizes, f, n = runSim(b, enc, DefaultZone, nil, cut, simSet)
 	}
 	mean, p50, p95 := stats(sizes)
 	b.ReportMetric(mean, "B/frame")
@@ -248,7 +260,7 @@ func BenchmarkZone(b *testing.B) {
 
 // BenchmarkFrame times render+encode of one frame in steady state (the
 // stand-in world's step, timed alone in BenchmarkSimStep, is included).
-// "whole" composes and diffs whole frames (as before View.Dirty).
+// "whole" composes and diffs whole frames (options.whole).
 func BenchmarkFrame(b *testing.B) {
 	for _, c := range []struct {
 		name  string
@@ -259,8 +271,7 @@ func BenchmarkFrame(b *testing.B) {
 		sz := [2]int{c.cols, c.rows}
 		b.Run(c.name, func(b *testing.B) {
 			s, h := scenario()
-			r := New(ANSI16, sz[0], sz[1])
-			r.noInc = c.whole
+			r := newRenderer(ANSI16, sz[0], sz[1], 0, options{keepNext: true, whole: c.whole})
 			for i := 0; i < 50; i++ {
 				s.step()
 				r.Frame(&s.v, h)
@@ -310,10 +321,9 @@ func TestZeroAllocs(t *testing.T) {
 			s, h := scenario()
 			h.Hint = true
 			s.feedKills(15)
-			r := New(ANSI16, sz[0], sz[1])
-			if borrow { // as a session draws: pooled grid, Release after each frame
-				lean(r)
-			}
+			// Borrowing: as a session draws, a pooled grid and Release
+			// after each frame.
+			r := newRenderer(ANSI16, sz[0], sz[1], 0, options{keepNext: !borrow})
 			frame := func() {
 				s.step()
 				r.Frame(&s.v, h)
@@ -330,7 +340,7 @@ func TestZeroAllocs(t *testing.T) {
 		}
 	}
 	v, h := alone()
-	r := New(Mono, 80, 24)
+	r := newKept(Mono, 80, 24)
 	for i := 0; i < 2*trimAfter; i++ {
 		v.Tick++
 		r.Frame(v, h)
@@ -424,18 +434,19 @@ func cloneView(v *game.View) game.View {
 // same frame each time, from the same terminal state).
 func BenchmarkEncode(b *testing.B) {
 	s, h, r := warm()
-	prev := append([]cell(nil), r.prev...)
+	prev := append([]cell(nil), r.vt.prev...)
 	s.step()
 	r.compose(&s.v, h)
-	cx, cy, pf, pb := r.cx, r.cy, r.pfg, r.pbg
+	hand(r)
+	cx, cy, pf, pb := r.vt.cx, r.vt.cy, r.vt.pfg, r.vt.pbg
 	n := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		copy(r.prev, prev)
-		r.cx, r.cy, r.pfg, r.pbg = cx, cy, pf, pb
-		r.out = r.buf[:0]
-		r.encode(false, 0, 0)
-		n = len(r.out)
+		copy(r.vt.prev, prev)
+		r.vt.cx, r.vt.cy, r.vt.pfg, r.vt.pbg = cx, cy, pf, pb
+		r.vt.out = r.vt.buf[:0]
+		r.vt.encode(false, 0, 0)
+		n = len(r.vt.out)
 	}
 	b.ReportMetric(float64(n), "B/frame")
 }

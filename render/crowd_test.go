@@ -18,17 +18,17 @@ import (
 func BenchmarkCrowdHUD(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		set  func(*Renderer, *HUD)
+		cut  hudCut
 	}{
-		{"all", nil},
-		{"notags", func(r *Renderer, h *HUD) { h.HideTags = true }},
-		{"nofeed", func(r *Renderer, h *HUD) { r.noFeed = true }},
-		{"nohud", func(r *Renderer, h *HUD) { h.HideTags, r.noRadar, r.noFeed = true, true, true }},
+		{"all", hudCut{}},
+		{"notags", hudCut{noTags: true}},
+		{"nofeed", hudCut{opt: options{noFeed: true}}},
+		{"nohud", hudCut{opt: options{noRadar: true, noFeed: true}, noTags: true}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var perFrame float64
 			for b.Loop() {
-				perFrame = crowdRun(b, c.set)
+				perFrame = crowdRun(b, c.cut)
 			}
 			b.ReportMetric(perFrame, "B/frame")
 		})
@@ -37,7 +37,7 @@ func BenchmarkCrowdHUD(b *testing.B) {
 
 // crowdRun plays BenchmarkCrowdHUD's crowd once and returns the mean
 // bytes per frame of the sessions drawn.
-func crowdRun(tb testing.TB, set func(*Renderer, *HUD)) float64 {
+func crowdRun(tb testing.TB, cut hudCut) float64 {
 	const players, drawn, ticks, from = 500, 100, 1200, 800
 	w, err := game.New(game.Config{W: 2048, H: 512, MaxSnakes: players + 16, Bots: 16, Seed: 7})
 	if err != nil {
@@ -56,12 +56,8 @@ func crowdRun(tb testing.TB, set func(*Renderer, *HUD)) float64 {
 			}
 			ids = append(ids, id)
 			if len(rs) < drawn {
-				r := New(ANSI256, 80, 24)
 				hs[len(rs)] = HUD{You: id, Follow: id, ShutdownIn: -1, Players: players}
-				if set != nil {
-					set(r, &hs[len(rs)])
-				}
-				rs = append(rs, r)
+				rs = append(rs, cut.renderer(ANSI256, 80, 24, &hs[len(rs)]))
 			}
 		}
 		for _, id := range ids {

@@ -8,17 +8,18 @@ import (
 	"unsafe"
 )
 
-// This file is the encoder: it turns r.next into the bytes that change the
-// terminal from r.prev (what it shows) to r.next, updating r.prev.
+// This file is the encoder's work (the type is in vt.go): it turns vt.next
+// into the bytes that change the terminal from vt.prev (what it shows) to
+// vt.next, updating vt.prev.
 //
 // Erasing: EL, ECH and ED are only ever sent with the default background
 // pen, so the cells they clear are plain default-background blanks on every
 // terminal. Cells exposed by DCH, ICH and scrolling (LF/RI at a margin) are
 // treated as unknown and always repainted.
 //
-// Coordinates are the drawn area's (see Renderer); only cursor addressing
-// (CUP, CHA, DECSTBM) and CR, which lands on the terminal's first column,
-// see the area's origin (ox, oy). When the area is narrower than the
+// Coordinates are the drawn area's (see Renderer, Fit); only cursor
+// addressing (CUP, CHA, DECSTBM) and CR, which lands on the terminal's
+// first column, see the area's origin (ox, oy). When the area is narrower than the
 // terminal, the cells right and left of it (the margins) must stay blank:
 // ED and EL blank them too, which is harmless; DCH/ICH and scrolling move
 // whole terminal lines, so shiftRow, mendRow and scroll repair what they
@@ -28,15 +29,15 @@ const keep = 255 // sgr: leave this half of the pen as it is
 
 // sgrPlan reports the cost of setting the pen to (f, b) and whether the
 // cheapest way starts with a reset.
-func (r *Renderer) sgrPlan(f, b uint8) (cost int, reset bool) {
+func (vt *encoder) sgrPlan(f, b uint8) (cost int, reset bool) {
 	nf, nb := f, b
 	if f == keep {
-		nf = r.pfg
+		nf = vt.pfg
 	}
 	if b == keep {
-		nb = r.pbg
+		nb = vt.pbg
 	}
-	needF, needB := nf != r.pfg, nb != r.pbg
+	needF, needB := nf != vt.pfg, nb != vt.pbg
 	if !needF && !needB {
 		return 0, false
 	}
@@ -79,25 +80,25 @@ func appendCode(o []byte, s string) []byte {
 }
 
 // pen sets the pen to (f, b) (keep: that half as it is) the cheapest way.
-func (r *Renderer) pen(f, b uint8) {
-	_, reset := r.sgrPlan(f, b)
-	r.setPen(f, b, reset)
+func (vt *encoder) pen(f, b uint8) {
+	_, reset := vt.sgrPlan(f, b)
+	vt.setPen(f, b, reset)
 }
 
 // setPen sets the pen to (f, b), starting with a reset when asked: reset
 // must be what sgrPlan(f, b) reports.
-func (r *Renderer) setPen(f, b uint8, reset bool) {
+func (vt *encoder) setPen(f, b uint8, reset bool) {
 	nf, nb := f, b
 	if f == keep {
-		nf = r.pfg
+		nf = vt.pfg
 	}
 	if b == keep {
-		nb = r.pbg
+		nb = vt.pbg
 	}
-	if nf == r.pfg && nb == r.pbg {
+	if nf == vt.pfg && nb == vt.pbg {
 		return
 	}
-	o := append(r.out, 0x1b, '[')
+	o := append(vt.out, 0x1b, '[')
 	if reset {
 		if nf != def || nb != def {
 			o = append(o, ';')
@@ -112,46 +113,46 @@ func (r *Renderer) setPen(f, b uint8, reset bool) {
 			}
 		}
 	} else {
-		if nf != r.pfg {
+		if nf != vt.pfg {
 			o = appendCode(o, fgCode[nf])
-			if nb != r.pbg {
+			if nb != vt.pbg {
 				o = append(o, ';')
 			}
 		}
-		if nb != r.pbg {
+		if nb != vt.pbg {
 			o = appendCode(o, bgCode[nb])
 		}
 	}
-	r.out = append(o, 'm')
-	r.pfg, r.pbg = nf, nb
+	vt.out = append(o, 'm')
+	vt.pfg, vt.pbg = nf, nb
 }
 
 // glyph picks the cheapest way to draw c from the current pen: the pen it
 // needs (keep: either) and the glyph, with the cost of both and whether the
 // pen's cheapest change starts with a reset (sgrPlan).
-func (r *Renderer) glyph(c cell) (f, b uint8, g string, cost int, reset bool) {
+func (vt *encoder) glyph(c cell) (f, b uint8, g string, cost int, reset bool) {
 	switch {
 	case c.ch() != 0:
-		k, rs := r.sgrPlan(c.fg(), c.bg())
+		k, rs := vt.sgrPlan(c.fg(), c.bg())
 		g := glyphText[c.ch()]
 		return c.fg(), c.bg(), g, k + len(g), rs
 	case c.fg() == c.bg():
-		cs, rs := r.sgrPlan(keep, c.bg())
+		cs, rs := vt.sgrPlan(keep, c.bg())
 		if c.fg() != def {
-			if cf, rf := r.sgrPlan(c.fg(), keep); cf+3 < cs+1 {
+			if cf, rf := vt.sgrPlan(c.fg(), keep); cf+3 < cs+1 {
 				return c.fg(), keep, full, cf + 3, rf
 			}
 		}
 		return keep, c.bg(), " ", cs + 1, rs
 	case c.fg() == def:
-		k, rs := r.sgrPlan(c.bg(), def)
+		k, rs := vt.sgrPlan(c.bg(), def)
 		return c.bg(), def, lower, k + 3, rs
 	case c.bg() == def:
-		k, rs := r.sgrPlan(c.fg(), def)
+		k, rs := vt.sgrPlan(c.fg(), def)
 		return c.fg(), def, upper, k + 3, rs
 	}
-	cu, ru := r.sgrPlan(c.fg(), c.bg())
-	cl, rl := r.sgrPlan(c.bg(), c.fg())
+	cu, ru := vt.sgrPlan(c.fg(), c.bg())
+	cl, rl := vt.sgrPlan(c.bg(), c.fg())
 	if cu <= cl {
 		return c.fg(), c.bg(), upper, cu + 3, ru
 	}
@@ -159,47 +160,47 @@ func (r *Renderer) glyph(c cell) (f, b uint8, g string, cost int, reset bool) {
 }
 
 // putCell draws c at the cursor with the cheapest glyph for the pen.
-func (r *Renderer) putCell(c cell) {
+func (vt *encoder) putCell(c cell) {
 	if c < 1<<pairBits {
 		// A pixel cell (or a space): its glyph and pen from the table.
-		k := int(c)*ncol*ncol + int(r.pfg)*ncol + int(r.pbg)
+		k := int(c)*ncol*ncol + int(vt.pfg)*ncol + int(vt.pbg)
 		e := pixPlan[k>>1] >> (k & 1 * 4)
 		if e&planPen != 0 {
-			r.setPen(planPenOf(e, c, r.pfg, r.pbg))
+			vt.setPen(planPenOf(e, c, vt.pfg, vt.pbg))
 		}
 		switch e & planGlyph {
 		case 0:
-			r.out = append(r.out, ' ')
+			vt.out = append(vt.out, ' ')
 		case 1:
-			r.out = append(r.out, upper[0], upper[1], upper[2])
+			vt.out = append(vt.out, upper[0], upper[1], upper[2])
 		case 2:
-			r.out = append(r.out, lower[0], lower[1], lower[2])
+			vt.out = append(vt.out, lower[0], lower[1], lower[2])
 		default:
-			r.out = append(r.out, full[0], full[1], full[2])
+			vt.out = append(vt.out, full[0], full[1], full[2])
 		}
 	} else {
-		g, ok := r.asIs(c)
+		g, ok := vt.asIs(c)
 		if !ok {
 			var f, b uint8
 			var reset bool
-			f, b, g, _, reset = r.glyph(c)
-			r.setPen(f, b, reset)
+			f, b, g, _, reset = vt.glyph(c)
+			vt.setPen(f, b, reset)
 		}
 		switch len(g) { // a half or full block: no call to copy them
 		case 3:
-			r.out = append(r.out, g[0], g[1], g[2])
+			vt.out = append(vt.out, g[0], g[1], g[2])
 		case 1:
-			r.out = append(r.out, g[0])
+			vt.out = append(vt.out, g[0])
 		default:
-			r.out = append(r.out, g...)
+			vt.out = append(vt.out, g...)
 		}
 	}
-	if r.cx+r.ox == r.tcols-1 {
-		r.cx = -1 // pending wrap: only CR, CHA and CUP are safe now
+	if vt.cx+vt.ox == vt.tcols-1 {
+		vt.cx = -1 // pending wrap: only CR, CHA and CUP are safe now
 	} else {
 		// Past the area's last column this is the right margin's first
 		// cell: never written, only moved away from.
-		r.cx++
+		vt.cx++
 	}
 }
 
@@ -209,10 +210,10 @@ func (r *Renderer) putCell(c cell) {
 // (planGlyph: space, upper, lower or full block), whether the pen
 // changes (planPen) and with a reset first (planReset); the new pen
 // follows from the glyph (planPenOf). It is what asIs and glyph decide,
-// worked out once (TestPixPlan): the decision was a fifth of the
-// encoder's instructions in a crowd, where half the cells drawn change
-// the pen. 42 KB, read by every renderer; made by cell.go's init, after
-// the tables it reads.
+// worked out once (TestPixPlan): in a crowd half the cells drawn change
+// the pen, and weighing pens for each is much of the encoder's work.
+// 42 KB, read by every renderer; made by cell.go's init, after the
+// tables it reads.
 var pixPlan []byte
 
 // pixPlan's fields.
@@ -242,38 +243,38 @@ func planPenOf(e byte, c cell, f, b uint8) (uint8, uint8, bool) {
 
 func makePixPlan() []byte {
 	t := make([]byte, (ncol*ncol*ncol*ncol+1)/2)
-	r := &Renderer{}
+	vt := &encoder{}
 	for c := range ncol * ncol {
 		for p := range ncol * ncol {
-			r.pfg, r.pbg = pairFg[p], pairBg[p]
+			vt.pfg, vt.pbg = pairFg[p], pairBg[p]
 			k := c*ncol*ncol + p
-			t[k>>1] |= r.planPix(cell(c)) << (k & 1 * 4)
+			t[k>>1] |= vt.planPix(cell(c)) << (k & 1 * 4)
 		}
 	}
 	return t
 }
 
-// planPix is pixPlan's entry for pixel cell c and r's pen.
-func (r *Renderer) planPix(c cell) byte {
-	if g, ok := r.asIs(c); ok {
+// planPix is pixPlan's entry for pixel cell c and vt's pen.
+func (vt *encoder) planPix(c cell) byte {
+	if g, ok := vt.asIs(c); ok {
 		return glyphKind(g)
 	}
-	f, b, g, _, reset := r.glyph(c)
+	f, b, g, _, reset := vt.glyph(c)
 	e := glyphKind(g)
 	if f == keep {
-		f = r.pfg
+		f = vt.pfg
 	}
 	if b == keep {
-		b = r.pbg
+		b = vt.pbg
 	}
-	if f == r.pfg && b == r.pbg {
+	if f == vt.pfg && b == vt.pbg {
 		return e
 	}
 	e |= planPen
 	if reset {
 		e |= planReset
 	}
-	if pf, pb, _ := planPenOf(e, c, r.pfg, r.pbg); pf != f || pb != b {
+	if pf, pb, _ := planPenOf(e, c, vt.pfg, vt.pbg); pf != f || pb != b {
 		panic("render: pixPlan's pen does not follow from its glyph")
 	}
 	return e
@@ -297,31 +298,31 @@ func glyphKind(g string) byte {
 // asIs returns the glyph that draws c with the pen as it is, if one does:
 // nothing is cheaper then, and glyph would choose the same (most cells of
 // a frame take this way, without weighing pens).
-func (r *Renderer) asIs(c cell) (string, bool) {
+func (vt *encoder) asIs(c cell) (string, bool) {
 	f, b := c.fg(), c.bg()
 	switch {
 	case c.ch() != 0:
-		if f == r.pfg && b == r.pbg {
+		if f == vt.pfg && b == vt.pbg {
 			return glyphText[c.ch()], true
 		}
 	case f == b:
-		if b == r.pbg {
+		if b == vt.pbg {
 			return " ", true
 		}
-		if f != def && f == r.pfg {
+		if f != def && f == vt.pfg {
 			return full, true // any change of background costs more than its two bytes
 		}
 	case f == def:
-		if b == r.pfg && r.pbg == def {
+		if b == vt.pfg && vt.pbg == def {
 			return lower, true
 		}
 	case b == def:
-		if f == r.pfg && r.pbg == def {
+		if f == vt.pfg && vt.pbg == def {
 			return upper, true
 		}
-	case f == r.pfg && b == r.pbg:
+	case f == vt.pfg && b == vt.pbg:
 		return upper, true
-	case b == r.pfg && f == r.pbg:
+	case b == vt.pfg && f == vt.pbg:
 		return lower, true
 	}
 	return "", false
@@ -329,11 +330,11 @@ func (r *Renderer) asIs(c cell) (string, bool) {
 
 // reprintCost is what drawing the known cell c with the current pen, and
 // no SGR, costs; -1 when the pen cannot draw it (asIs finds no glyph).
-func (r *Renderer) reprintCost(c cell) int {
+func (vt *encoder) reprintCost(c cell) int {
 	if c.ch() == unknownCh {
 		return -1
 	}
-	if g, ok := r.asIs(c); ok {
+	if g, ok := vt.asIs(c); ok {
 		return len(g)
 	}
 	return -1
@@ -393,8 +394,8 @@ const (
 )
 
 // hplan is the cheapest same-row motion from 'from' to 'to' (from known;
-// -r.ox is the terminal's first column, where CR puts the cursor).
-func (r *Renderer) hplan(from, to int) (cost, kind int) {
+// -vt.ox is the terminal's first column, where CR puts the cursor).
+func (vt *encoder) hplan(from, to int) (cost, kind int) {
 	switch {
 	case to == from:
 		return 0, hNone
@@ -407,14 +408,14 @@ func (r *Renderer) hplan(from, to int) (cost, kind int) {
 			cost, kind = n, hBS
 		}
 	}
-	if c := chaCost(to + r.ox); c < cost {
+	if c := chaCost(to + vt.ox); c < cost {
 		cost, kind = c, hCHA
 	}
 	return cost, kind
 }
 
-func (r *Renderer) emitH(kind, from, to int) {
-	o := r.out
+func (vt *encoder) emitH(kind, from, to int) {
+	o := vt.out
 	switch kind {
 	case hCUF:
 		o = appendCSI(o, to-from, 'C')
@@ -425,25 +426,25 @@ func (r *Renderer) emitH(kind, from, to int) {
 			o = append(o, '\b')
 		}
 	case hCHA:
-		o = appendCSI(o, to+r.ox+1, 'G') // column 1 is CHA's default too
+		o = appendCSI(o, to+vt.ox+1, 'G') // column 1 is CHA's default too
 	case hReprint:
-		row := r.prev[r.cy*r.cols:]
-		r.out = o
+		row := vt.prev[vt.cy*vt.cols:]
+		vt.out = o
 		for x := from; x < to; x++ {
-			r.putCell(row[x])
+			vt.putCell(row[x])
 		}
 		return
 	}
-	r.out = o
+	vt.out = o
 }
 
 // vok reports whether LF/CUD (down) or RI/CUU (up) from row a to row b stay
 // clear of the scroll region's margins.
-func (r *Renderer) vok(a, b int) bool {
+func (vt *encoder) vok(a, b int) bool {
 	if b > a {
-		return !(a <= r.bot && b > r.bot)
+		return !(a <= vt.bot && b > vt.bot)
 	}
-	return !(a >= r.top && b < r.top)
+	return !(a >= vt.top && b < vt.top)
 }
 
 // Vertical motions.
@@ -469,8 +470,8 @@ func vplan(from, to int) (cost, kind int) {
 	return 2 * n, vRI
 }
 
-func (r *Renderer) emitV(kind, from, to int) {
-	o := r.out
+func (vt *encoder) emitV(kind, from, to int) {
+	o := vt.out
 	switch kind {
 	case vLF:
 		for i := from; i < to; i++ {
@@ -488,7 +489,7 @@ func (r *Renderer) emitV(kind, from, to int) {
 		}
 		o = appendCSI(o, n, f)
 	}
-	r.out = o
+	vt.out = o
 }
 
 // Cursor motion plans.
@@ -512,55 +513,60 @@ func (m *motion) try(c, p, h, v int) {
 	}
 }
 
+// reprintMax is the most cells right of the cursor a move on its row
+// weighs printing again (rightMove) against CUF: past it printing costs
+// a byte a cell at least, more than CUF's 4 to 6.
+const reprintMax = 8
+
 // plan finds the cheapest way it knows to move the cursor to (x, y).
-func (r *Renderer) plan(x, y int) motion {
-	if r.cx == x && r.cy == y {
+func (vt *encoder) plan(x, y int) motion {
+	if vt.cx == x && vt.cy == y {
 		return motion{plan: pH, h: hNone}
 	}
-	if n := x - r.cx; r.cy == y && r.cx >= 0 && n > 0 && n <= 8 {
+	if n := x - vt.cx; vt.cy == y && vt.cx >= 0 && n > 0 && n <= reprintMax {
 		// A few cells right on the same row, the commonest move in a
 		// frame: CUF (at most 4 bytes) beats CHA (at least 4, and CUF
 		// wins a tie) and CUP (at least 6: the column is past the first),
 		// so only re-printing the cells between can beat it.
-		c, reprint := r.rightMove(y, r.cx, x)
+		c, reprint := vt.rightMove(y, vt.cx, x)
 		if reprint {
 			return motion{c, pH, hReprint, 0}
 		}
 		return motion{c, pH, hCUF, 0}
 	}
-	if r.cy == y && r.cx >= 0 {
+	if vt.cy == y && vt.cx >= 0 {
 		// Elsewhere on the same row: a motion on the row always beats
 		// CUP (CHA is CUP without the row), and CR wins only to the
 		// first column, where it is all of it (planAny weighs the same).
-		c, k := r.hplan(r.cx, x)
-		if x+r.ox == 0 && 1 < c {
+		c, k := vt.hplan(vt.cx, x)
+		if x+vt.ox == 0 && 1 < c {
 			return motion{1, pCRH, hNone, 0}
 		}
 		return motion{c, pH, uint8(k), 0}
 	}
-	if y == r.cy+1 && r.cy >= 0 && r.cx >= 0 && r.vok(r.cy, y) {
+	if y == vt.cy+1 && vt.cy >= 0 && vt.cx >= 0 && vt.vok(vt.cy, y) {
 		// The next row, the commonest move after those: LF and a motion
 		// on the row always beat CUP (CHA is cheaper than CUP's column
 		// and row), and CR LF wins only to the first column.
-		c, k := r.hplan(r.cx, x)
-		if x+r.ox == 0 && 1+c > 2 {
+		c, k := vt.hplan(vt.cx, x)
+		if x+vt.ox == 0 && 1+c > 2 {
 			return motion{2, pCRVH, hNone, vLF}
 		}
 		return motion{1 + c, pVH, uint8(k), vLF}
 	}
-	return r.planAny(x, y)
+	return vt.planAny(x, y)
 }
 
 // rightMove is the cheapest motion a few cells right on row y, from
 // column from to column to (plan's and moveTo's shortcut): CUF, or the
 // cells between printed again with the pen as it is, when every one can
 // be and that costs less. It returns the cost and whether it reprints.
-func (r *Renderer) rightMove(y, from, to int) (cost int, reprint bool) {
+func (vt *encoder) rightMove(y, from, to int) (cost int, reprint bool) {
 	cuf := csiN(to - from)
-	row := r.prev[y*r.cols:]
+	row := vt.prev[y*vt.cols:]
 	c := 0
 	for i := from; i < to && c < cuf; i++ {
-		rc := r.reprintCost(row[i])
+		rc := vt.reprintCost(row[i])
 		if rc < 0 {
 			return cuf, false
 		}
@@ -575,30 +581,30 @@ func (r *Renderer) rightMove(y, from, to int) (cost int, reprint bool) {
 // planAny is plan without its shortcuts: every motion it knows but
 // re-printing, weighed (TestPlanNextRow checks the next-row shortcut
 // against it).
-func (r *Renderer) planAny(x, y int) motion {
-	m := motion{cost: cupCost(x+r.ox, y+r.oy), plan: pCUP}
-	if r.cy == y {
-		if r.cx >= 0 {
-			// (Re-printing, for at most 8 cells right, is weighed above.)
-			c, k := r.hplan(r.cx, x)
+func (vt *encoder) planAny(x, y int) motion {
+	m := motion{cost: cupCost(x+vt.ox, y+vt.oy), plan: pCUP}
+	if vt.cy == y {
+		if vt.cx >= 0 {
+			// (Re-printing, for at most reprintMax cells right, is weighed above.)
+			c, k := vt.hplan(vt.cx, x)
 			m.try(c, pH, k, 0)
 		} else {
-			m.try(chaCost(x+r.ox), pH, hCHA, 0)
+			m.try(chaCost(x+vt.ox), pH, hCHA, 0)
 		}
 		// CR and a motion from the first column beats the motions above
 		// (CHA among them) only to the first column itself, where CR is
 		// all of it.
-		if x+r.ox == 0 {
+		if x+vt.ox == 0 {
 			m.try(1, pCRH, hNone, 0)
 		}
-	} else if r.cy >= 0 && r.vok(r.cy, y) {
-		vc, v := vplan(r.cy, y)
-		if r.cx >= 0 {
-			c, k := r.hplan(r.cx, x)
+	} else if vt.cy >= 0 && vt.vok(vt.cy, y) {
+		vc, v := vplan(vt.cy, y)
+		if vt.cx >= 0 {
+			c, k := vt.hplan(vt.cx, x)
 			m.try(vc+c, pVH, k, v)
 		}
-		if r.cx < 0 || x+r.ox == 0 { // likewise
-			c, k := r.hplan(-r.ox, x)
+		if vt.cx < 0 || x+vt.ox == 0 { // likewise
+			c, k := vt.hplan(-vt.ox, x)
 			m.try(1+vc+c, pCRVH, k, v)
 		}
 	}
@@ -609,57 +615,57 @@ func (r *Renderer) planAny(x, y int) motion {
 // move(plan(x, y), x, y) does, with plan's shortcuts (the commonest
 // motions of a frame) carried out where they are found instead of
 // returned as a motion for move to take apart (TestMoveToPlan).
-func (r *Renderer) moveTo(x, y int) {
-	cx, cy := r.cx, r.cy
+func (vt *encoder) moveTo(x, y int) {
+	cx, cy := vt.cx, vt.cy
 	if cy != y || cx < 0 {
-		if y != cy+1 || cy < 0 || cx < 0 || !r.vok(cy, y) {
-			r.move(r.planAny(x, y), x, y)
+		if y != cy+1 || cy < 0 || cx < 0 || !vt.vok(cy, y) {
+			vt.move(vt.planAny(x, y), x, y)
 			return
 		}
 		// The next row: LF and a motion on the row, or CR LF to the
 		// first column (plan).
-		c, k := r.hplan(cx, x)
-		if x+r.ox == 0 && 1+c > 2 {
-			r.out = append(r.out, '\r', '\n')
+		c, k := vt.hplan(cx, x)
+		if x+vt.ox == 0 && 1+c > 2 {
+			vt.out = append(vt.out, '\r', '\n')
 		} else {
-			r.out = append(r.out, '\n')
-			r.cy = y
-			r.emitH(k, cx, x)
+			vt.out = append(vt.out, '\n')
+			vt.cy = y
+			vt.emitH(k, cx, x)
 		}
-		r.cx, r.cy = x, y
+		vt.cx, vt.cy = x, y
 		return
 	}
 	switch n := x - cx; {
 	case n == 0:
 		return
-	case n > 0 && n <= 8:
+	case n > 0 && n <= reprintMax:
 		// A few cells right: CUF, or the cells between printed again
 		// when that is cheaper (plan).
-		if _, reprint := r.rightMove(y, cx, x); reprint {
-			r.emitH(hReprint, cx, x)
+		if _, reprint := vt.rightMove(y, cx, x); reprint {
+			vt.emitH(hReprint, cx, x)
 		} else {
-			r.out = appendCSI(r.out, n, 'C')
+			vt.out = appendCSI(vt.out, n, 'C')
 		}
 	default:
 		// Elsewhere on the row: a motion on it, or CR to the first
 		// column (plan).
-		c, k := r.hplan(cx, x)
-		if x+r.ox == 0 && 1 < c {
-			r.out = append(r.out, '\r')
+		c, k := vt.hplan(cx, x)
+		if x+vt.ox == 0 && 1 < c {
+			vt.out = append(vt.out, '\r')
 		} else {
-			r.emitH(k, cx, x)
+			vt.emitH(k, cx, x)
 		}
 	}
-	r.cx = x
+	vt.cx = x
 }
 
 // move carries out m, a plan to reach (x, y).
-func (r *Renderer) move(m motion, x, y int) {
+func (vt *encoder) move(m motion, x, y int) {
 	hk, vk := int(m.h), int(m.v)
 	switch m.plan {
 	case pCUP:
-		tx, ty := x+r.ox, y+r.oy
-		o := append(r.out, 0x1b, '[')
+		tx, ty := x+vt.ox, y+vt.oy
+		o := append(vt.out, 0x1b, '[')
 		if ty > 0 || tx > 0 {
 			o = appendNum(o, ty+1)
 		}
@@ -667,23 +673,23 @@ func (r *Renderer) move(m motion, x, y int) {
 			o = append(o, ';')
 			o = appendNum(o, tx+1)
 		}
-		r.out = append(o, 'H')
+		vt.out = append(o, 'H')
 	case pH:
-		r.emitH(hk, r.cx, x)
+		vt.emitH(hk, vt.cx, x)
 	case pCRH:
-		r.out = append(r.out, '\r')
-		r.emitH(hk, -r.ox, x)
+		vt.out = append(vt.out, '\r')
+		vt.emitH(hk, -vt.ox, x)
 	case pVH:
-		r.emitV(vk, r.cy, y)
-		r.cy = y
-		r.emitH(hk, r.cx, x)
+		vt.emitV(vk, vt.cy, y)
+		vt.cy = y
+		vt.emitH(hk, vt.cx, x)
 	case pCRVH:
-		r.out = append(r.out, '\r')
-		r.emitV(vk, r.cy, y)
-		r.cy = y
-		r.emitH(hk, -r.ox, x)
+		vt.out = append(vt.out, '\r')
+		vt.emitV(vk, vt.cy, y)
+		vt.cy = y
+		vt.emitH(hk, -vt.ox, x)
 	}
-	r.cx, r.cy = x, y
+	vt.cx, vt.cy = x, y
 }
 
 // appendNum appends n in decimal: strconv.AppendInt, without a call for
@@ -701,7 +707,7 @@ func appendNum(o []byte, n int) []byte {
 }
 
 // csi appends ESC [ n f, with n omitted when 1.
-func (r *Renderer) csi(n int, f byte) { r.out = appendCSI(r.out, n, f) }
+func (vt *encoder) csi(n int, f byte) { vt.out = appendCSI(vt.out, n, f) }
 
 // appendCSI appends ESC [ n f, with n omitted when 1 (n >= 1), in one
 // append for the counts of cursor motions (below 100).
@@ -766,14 +772,14 @@ func sameSpan(prev, next []cell, x0, x1 int) bool {
 
 // diffRow sends what changed in row y, in the spans its mask marks, and
 // returns how many cells it drew (an erased run counts as one).
-func (r *Renderer) diffRow(y int) (n int) {
-	m := r.mask[y]
+func (vt *encoder) diffRow(y int) (n int) {
+	m := vt.mask[y]
 	if m == 0 {
 		return 0
 	}
-	w := r.cols
-	prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
-	if m == r.allMask() && bytes.Equal(raw(prev), raw(next)) {
+	w := vt.cols
+	prev, next := vt.prev[y*w:(y+1)*w], vt.next[y*w:(y+1)*w]
+	if m == vt.allMask() && bytes.Equal(raw(prev), raw(next)) {
 		return 0
 	}
 	for ; m != 0; m &= m - 1 {
@@ -783,7 +789,7 @@ func (r *Renderer) diffRow(y int) (n int) {
 			for x := x0; x < w; x++ {
 				if prev[x] != next[x] {
 					n++
-					r.drawAt(prev, next, x, y)
+					vt.drawAt(prev, next, x, y)
 				}
 			}
 			continue
@@ -802,13 +808,13 @@ func (r *Renderer) diffRow(y int) (n int) {
 				// An erase needs a run of four blanks at least (erase):
 				// most changed blanks are a tail's last cell, in a
 				// shorter one.
-				if next[x] == blank && (x+4 > w || quad(next, x) == 0) && r.erase(prev, next, x, y) {
+				if next[x] == blank && (x+4 > w || quad(next, x) == 0) && vt.erase(prev, next, x, y) {
 					continue
 				}
-				if r.cx != x || r.cy != y {
-					r.moveTo(x, y)
+				if vt.cx != x || vt.cy != y {
+					vt.moveTo(x, y)
 				}
-				r.putCell(next[x])
+				vt.putCell(next[x])
 				prev[x] = next[x]
 			}
 		}
@@ -817,32 +823,35 @@ func (r *Renderer) diffRow(y int) (n int) {
 }
 
 // drawAt makes cell x of row y, which differs, what next holds: erased
-// with the blank run it starts, or drawn. (diffRow's word loop does the
-// same inline: the call there, or one loop for whole and cut-short
-// spans, cost 1.3-1.6 % of a crowd frame's instructions.)
-func (r *Renderer) drawAt(prev, next []cell, x, y int) {
-	if next[x] == blank && r.erase(prev, next, x, y) {
+// with the blank run it starts, or drawn. (diffRow's word loop, the
+// encoder's hottest, does the same inline, without the call.)
+func (vt *encoder) drawAt(prev, next []cell, x, y int) {
+	if next[x] == blank && vt.erase(prev, next, x, y) {
 		return
 	}
-	if r.cx != x || r.cy != y {
-		r.moveTo(x, y)
+	if vt.cx != x || vt.cy != y {
+		vt.moveTo(x, y)
 	}
-	r.putCell(next[x])
+	vt.putCell(next[x])
 	prev[x] = next[x]
 }
+
+// eraseMin is the fewest changed cells an erase is weighed for: below it
+// painting them never costs more than EL or ECH.
+const eraseMin = 4
 
 // erase clears a run of cells that should become blank, starting at x, with
 // EL or ECH when that is cheaper than painting them; it reports whether it
 // did.
-func (r *Renderer) erase(prev, next []cell, x, y int) bool {
+func (vt *encoder) erase(prev, next []cell, x, y int) bool {
 	w := len(next)
 	// Past the row's last marked span prev and next are the same, so no
-	// cell changes there: once the run passes it with fewer than four
-	// changed cells, it never gets the four.
-	marked := min(w, (64-bits.LeadingZeros64(r.mask[y]))*span)
+	// cell changes there: once the run passes it with fewer than eraseMin
+	// changed cells, it never gets them.
+	marked := min(w, (64-bits.LeadingZeros64(vt.mask[y]))*span)
 	e, changed, runs := x, 0, 0
 	for e < w && next[e] == blank {
-		if e >= marked && changed < 4 {
+		if e >= marked && changed < eraseMin {
 			return false
 		}
 		// Four cells blank in next: count what they change a word at a
@@ -869,10 +878,10 @@ func (r *Renderer) erase(prev, next []cell, x, y int) bool {
 		}
 		e++
 	}
-	if changed < 4 {
+	if changed < eraseMin {
 		return false
 	}
-	sc, _ := r.sgrPlan(keep, def)
+	sc, _ := vt.sgrPlan(keep, def)
 	paint := changed + 4*(runs-1)
 	cost := sc + 3
 	if e < w {
@@ -881,14 +890,14 @@ func (r *Renderer) erase(prev, next []cell, x, y int) bool {
 	if cost >= paint {
 		return false
 	}
-	r.moveTo(x, y)
-	r.pen(keep, def)
+	vt.moveTo(x, y)
+	vt.pen(keep, def)
 	if e == w {
-		r.out = append(r.out, 0x1b, '[', 'K')
+		vt.out = append(vt.out, 0x1b, '[', 'K')
 	} else {
-		o := append(r.out, 0x1b, '[')
+		o := append(vt.out, 0x1b, '[')
 		o = appendNum(o, e-x)
-		r.out = append(o, 'X')
+		vt.out = append(o, 'X')
 	}
 	for i := x; i < e; i++ {
 		prev[i] = blank
@@ -941,17 +950,21 @@ func estUpTo(prev []cell, off int, next []cell, limit int) int {
 	return c + min(blanks, 3)
 }
 
+// shiftEst is what est charges a row's shift: the cursor's move to the
+// row and DCH or ICH, about.
+const shiftEst = 6
+
 // rowPlan returns the cheaper of diffing row y as it is or after shifting it
 // left by dx (right when negative): the estimated cost and whether to shift.
-func (r *Renderer) rowPlan(prow, nrow []cell, dx int) (int, bool) {
+func (vt *encoder) rowPlan(prow, nrow []cell, dx int) (int, bool) {
 	c := est(prow, 0, nrow)
-	if dx == 0 || dx >= r.cols || -dx >= r.cols || c == 0 {
+	if dx == 0 || dx >= vt.cols || -dx >= vt.cols || c == 0 {
 		return c, false
 	}
 	// With a right margin a shift takes a second edit (mendRow), but
-	// charging it here was measured to send more bytes, not fewer (est is
-	// rough): the rule stays the same.
-	if s := est(prow, dx, nrow) + 6; s < c {
+	// charging it here sends more bytes, not fewer (est is rough): the
+	// rule is the same with a margin and without.
+	if s := est(prow, dx, nrow) + shiftEst; s < c {
 		return s, true
 	}
 	return c, false
@@ -961,11 +974,11 @@ func (r *Renderer) rowPlan(prow, nrow []cell, dx int) (int, bool) {
 // before diffing it pays. It estimates the shifted row first and the row
 // as it is only up to that: unshifted, most rows of a camera step change
 // all along.
-func (r *Renderer) shiftPays(prow, nrow []cell, dx int) bool {
-	if dx == 0 || dx >= r.cols || -dx >= r.cols {
+func (vt *encoder) shiftPays(prow, nrow []cell, dx int) bool {
+	if dx == 0 || dx >= vt.cols || -dx >= vt.cols {
 		return false
 	}
-	s := est(prow, dx, nrow) + 6
+	s := est(prow, dx, nrow) + shiftEst
 	return s < estUpTo(prow, 0, nrow, s+1) // an unchanged row is 0: no shift
 }
 
@@ -973,24 +986,24 @@ func (r *Renderer) shiftPays(prow, nrow []cell, dx int) bool {
 // shifted in become unknown. DCH and ICH move the rest of the terminal
 // line, right margin included: without a margin that is one DCH or ICH at
 // the area's first column; with one, it is the first of two edits and
-// mendRow the second, which restores the margin (see mendRow). r.prev
+// mendRow the second, which restores the margin (see mendRow). vt.prev
 // holds the row as it will be after both.
-func (r *Renderer) shiftRow(y, dx int) {
-	w := r.cols
-	row := r.prev[y*w : (y+1)*w]
+func (vt *encoder) shiftRow(y, dx int) {
+	w := vt.cols
+	row := vt.prev[y*w : (y+1)*w]
 	switch {
-	case r.cols < r.tcols && dx > 0:
-		r.moveTo(0, y)
-		r.csi(dx, 'P')
-	case r.cols < r.tcols:
-		r.moveTo(w+dx, y)
-		r.csi(-dx, 'P')
+	case vt.cols < vt.tcols && dx > 0:
+		vt.moveTo(0, y)
+		vt.csi(dx, 'P')
+	case vt.cols < vt.tcols:
+		vt.moveTo(w+dx, y)
+		vt.csi(-dx, 'P')
 	case dx > 0:
-		r.moveTo(0, y)
-		r.csi(dx, 'P')
+		vt.moveTo(0, y)
+		vt.csi(dx, 'P')
 	default:
-		r.moveTo(0, y)
-		r.csi(-dx, '@')
+		vt.moveTo(0, y)
+		vt.csi(-dx, '@')
 	}
 	if dx > 0 {
 		copy(row, row[dx:])
@@ -1018,18 +1031,18 @@ func (r *Renderer) shiftRow(y, dx int) {
 //
 // Either way the margin ends where it was, whatever colour the erased or
 // inserted cells take (BCE), and the n cells inserted in the area are
-// unknown. r.prev already holds the row as it is after both edits; in
+// unknown. vt.prev already holds the row as it is after both edits; in
 // between, a cursor move must not re-print cells from it. It cannot: for a
-// left shift the row then differs from r.prev only in its last n cells,
+// left shift the row then differs from vt.prev only in its last n cells,
 // unknown there, which are never re-printed; for a right shift mendRow
 // moves to the area's first column, and re-printing only moves rightward.
-func (r *Renderer) mendRow(y, dx int) {
+func (vt *encoder) mendRow(y, dx int) {
 	if dx > 0 {
-		r.moveTo(r.cols-dx, y)
-		r.csi(dx, '@')
+		vt.moveTo(vt.cols-dx, y)
+		vt.csi(dx, '@')
 	} else {
-		r.moveTo(0, y)
-		r.csi(-dx, '@')
+		vt.moveTo(0, y)
+		vt.csi(-dx, '@')
 	}
 }
 
@@ -1043,42 +1056,42 @@ func (r *Renderer) mendRow(y, dx int) {
 // comes in: whatever a terminal puts there (blanks in the pen's background
 // with BCE, or nothing defined) becomes default blanks, margins included,
 // and those area rows are known blank.
-func (r *Renderer) scroll(dy int) {
-	w, t, b := r.cols, r.top, r.bot
-	margin := r.cols < r.tcols
+func (vt *encoder) scroll(dy int) {
+	w, t, b := vt.cols, vt.top, vt.bot
+	margin := vt.cols < vt.tcols
 	in := unknown
 	if margin {
 		in = blank
 	}
 	if dy > 0 {
-		r.moveTo(0, b)
+		vt.moveTo(0, b)
 		if margin {
-			r.pen(keep, def)
+			vt.pen(keep, def)
 		}
 		for i := 0; i < dy; i++ {
-			r.out = append(r.out, '\n')
+			vt.out = append(vt.out, '\n')
 			if margin {
-				r.out = append(r.out, "\x1b[2K"...)
+				vt.out = append(vt.out, "\x1b[2K"...)
 			}
 		}
-		copy(r.prev[t*w:(b+1)*w], r.prev[(t+dy)*w:(b+1)*w])
+		copy(vt.prev[t*w:(b+1)*w], vt.prev[(t+dy)*w:(b+1)*w])
 		for i := (b + 1 - dy) * w; i < (b+1)*w; i++ {
-			r.prev[i] = in
+			vt.prev[i] = in
 		}
 	} else {
-		r.moveTo(0, t)
+		vt.moveTo(0, t)
 		if margin {
-			r.pen(keep, def)
+			vt.pen(keep, def)
 		}
 		for i := 0; i < -dy; i++ {
-			r.out = append(r.out, 0x1b, 'M')
+			vt.out = append(vt.out, 0x1b, 'M')
 			if margin {
-				r.out = append(r.out, "\x1b[2K"...)
+				vt.out = append(vt.out, "\x1b[2K"...)
 			}
 		}
-		copy(r.prev[(t-dy)*w:(b+1)*w], r.prev[t*w:(b+1+dy)*w])
+		copy(vt.prev[(t-dy)*w:(b+1)*w], vt.prev[t*w:(b+1+dy)*w])
 		for i := t * w; i < (t-dy)*w; i++ {
-			r.prev[i] = in
+			vt.prev[i] = in
 		}
 	}
 }
@@ -1087,16 +1100,16 @@ func (r *Renderer) scroll(dy int) {
 // the scroll region, dy less than its height) before diffing them is
 // estimated to cost less than diffing them as they are, both with the
 // rows' shifts by dx.
-func (r *Renderer) scrollPays(dx, dy int) bool {
-	w, t, b := r.cols, r.top, r.bot
+func (vt *encoder) scrollPays(dx, dy int) bool {
+	w, t, b := vt.cols, vt.top, vt.bot
 	moved := 8 + 2*max(dy, -dy)
-	if r.cols < r.tcols {
+	if vt.cols < vt.tcols {
 		moved += 3 + 4*max(dy, -dy) // the default pen, EL 2 per line (scroll)
 	}
 	for y := t; y <= b; y++ {
-		nrow := r.next[y*w : (y+1)*w]
+		nrow := vt.next[y*w : (y+1)*w]
 		if sy := y + dy; sy >= t && sy <= b {
-			c, _ := r.rowPlan(r.prev[sy*w:(sy+1)*w], nrow, dx)
+			c, _ := vt.rowPlan(vt.prev[sy*w:(sy+1)*w], nrow, dx)
 			moved += c
 		} else {
 			moved += est(nil, 0, nrow)
@@ -1106,7 +1119,7 @@ func (r *Renderer) scrollPays(dx, dy int) bool {
 	// as they are differ all along): no need to add up the rest.
 	stay := 0
 	for y := t; y <= b && stay <= moved; y++ {
-		c, _ := r.rowPlan(r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w], dx)
+		c, _ := vt.rowPlan(vt.prev[y*w:(y+1)*w], vt.next[y*w:(y+1)*w], dx)
 		stay += c
 	}
 	return moved < stay
@@ -1114,33 +1127,33 @@ func (r *Renderer) scrollPays(dx, dy int) bool {
 
 // moveCamera applies a camera step of dx columns and dy rows to what the
 // terminal shows, when that is cheaper than repainting.
-func (r *Renderer) moveCamera(dx, dy int) {
-	w, t, b := r.cols, r.top, r.bot
+func (vt *encoder) moveCamera(dx, dy int) {
+	w, t, b := vt.cols, vt.top, vt.bot
 	h := b - t + 1
 	if dy >= h || -dy >= h {
 		dy = 0
 	}
 	// A step of at most half the playfield (canStep) scrolls, and shifts
 	// every row that is not blank, without weighing it: a step composed
-	// from the last frame (stepShift) has moved r.next's rows so, and a
+	// from the last frame (stepShift) has moved vt.next's rows so, and a
 	// whole frame sends the same bytes as an incremental one.
-	if dy != 0 && (r.stepped || r.scrollPays(dx, dy)) {
-		r.scroll(dy)
+	if dy != 0 && (vt.stepped || vt.scrollPays(dx, dy)) {
+		vt.scroll(dy)
 	}
 	if dx == 0 {
 		return
 	}
 	pays := func(y int) bool {
-		prow := r.prev[y*w : (y+1)*w]
-		if r.stepped {
+		prow := vt.prev[y*w : (y+1)*w]
+		if vt.stepped {
 			return !blankRow(prow)
 		}
-		return r.shiftPays(prow, r.next[y*w:(y+1)*w], dx)
+		return vt.shiftPays(prow, vt.next[y*w:(y+1)*w], dx)
 	}
-	if r.cols == r.tcols {
+	if vt.cols == vt.tcols {
 		for y := t; y <= b; y++ {
 			if pays(y) {
-				r.shiftRow(y, dx)
+				vt.shiftRow(y, dx)
 			}
 		}
 		return
@@ -1152,12 +1165,12 @@ func (r *Renderer) moveCamera(dx, dy int) {
 	for y := t; y <= b; y++ {
 		if pays(y) {
 			shifted[y/64] |= 1 << (y % 64)
-			r.shiftRow(y, dx)
+			vt.shiftRow(y, dx)
 		}
 	}
 	for y := t; y <= b; y++ {
 		if shifted[y/64]&(1<<(y%64)) != 0 {
-			r.mendRow(y, dx)
+			vt.mendRow(y, dx)
 		}
 	}
 }
@@ -1178,111 +1191,112 @@ func blankRow(row []cell) bool {
 	return true
 }
 
-// encode appends to r.out the bytes that turn r.prev into r.next.
-func (r *Renderer) encode(full bool, dx, dy int) {
+// encode appends to vt.out the bytes that turn vt.prev into vt.next.
+func (vt *encoder) encode(full bool, dx, dy int) {
 	if full {
-		if !r.entered {
-			r.out = append(r.out, "\x1b[?1049h"...)
-			r.entered = true
+		if !vt.entered {
+			vt.out = append(vt.out, "\x1b[?1049h"...)
+			vt.entered = true
 		}
-		r.out = append(r.out, "\x1b[?25l\x1b[m"...)
-		if r.pfRows > 0 {
-			r.top, r.bot = r.pfTop, r.pfTop+r.pfRows-1
-			o := append(r.out, 0x1b, '[')
-			o = appendNum(o, r.oy+r.top+1)
+		vt.out = append(vt.out, "\x1b[?25l\x1b[m"...)
+		if vt.pfRows > 0 {
+			vt.top, vt.bot = vt.pfTop, vt.pfTop+vt.pfRows-1
+			o := append(vt.out, 0x1b, '[')
+			o = appendNum(o, vt.oy+vt.top+1)
 			o = append(o, ';')
-			o = appendNum(o, r.oy+r.bot+1)
-			r.out = append(o, 'r')
+			o = appendNum(o, vt.oy+vt.bot+1)
+			vt.out = append(o, 'r')
 		} else {
 			// The region is the whole terminal; vok's idea of it (the
 			// area) is stricter, which is safe.
-			r.top, r.bot = 0, r.rows-1
-			r.out = append(r.out, "\x1b[r"...)
+			vt.top, vt.bot = 0, vt.rows-1
+			vt.out = append(vt.out, "\x1b[r"...)
 		}
 		// ED 2 with the default pen: the whole terminal, margins
 		// included, becomes default blanks.
-		r.out = append(r.out, "\x1b[2J"...)
+		vt.out = append(vt.out, "\x1b[2J"...)
 		// DECSTBM homed the cursor to the terminal's first cell. Left of
 		// or above the area, cx and cy are negative: plan then only uses
 		// CUP, CHA and CR.
-		r.cx, r.cy, r.pfg, r.pbg = -r.ox, -r.oy, def, def
-		for i := range r.prev {
-			r.prev[i] = blank
+		vt.cx, vt.cy, vt.pfg, vt.pbg = -vt.ox, -vt.oy, def, def
+		for i := range vt.prev {
+			vt.prev[i] = blank
 		}
-		r.markAll()
-	} else if r.pfRows > 0 && (dx != 0 || dy != 0) {
-		r.moveCamera(dx, dy)
+		vt.markAll()
+	} else if vt.pfRows > 0 && (dx != 0 || dy != 0) {
+		vt.moveCamera(dx, dy)
 	}
-	if !full && r.sparse && r.greedy() {
+	if !full && vt.sparse && vt.greedy() {
 		return
 	}
 	n := 0
-	for y, m := range r.mask[:r.rows] {
+	for y, m := range vt.mask[:vt.rows] {
 		if m != 0 { // most rows of a crowd frame: no call
-			n += r.diffRow(y)
+			n += vt.diffRow(y)
 		}
 	}
-	r.sparse = n <= greedyMax
+	vt.sparse = n <= int(vt.greedyMax)
 }
 
-// greedyMax is the most changed cells greedy orders; larger frames go row
-// by row. Greedy is tried only after a frame that drew at most this many
-// cells (r.sparse): in a crowd nearly every frame changes more, and a
-// greedy pass that gives up has scanned for nothing
-// (docs/BENCHMARKS.md).
-var greedyMax = 16
+// spot is a cell's place as greedy keeps it, y<<16 | x: spots compare
+// as their cells come row by row (MaxCols and MaxRows fit 16 bits).
+type spot int32
+
+func mkSpot(x, y int) spot { return spot(y<<16 | x) }
+func (p spot) x() int      { return int(p & 0xffff) }
+func (p spot) y() int      { return int(p >> 16) }
 
 // greedy sends a small frame's changed cells cheapest-next-first (cursor
 // motion plus pen change plus glyph); it reports false, having sent
-// nothing, when more than greedyMax cells changed. The spans it finds
-// unchanged are taken out of r.mask, so diffRow does not compare them again.
-func (r *Renderer) greedy() bool {
-	todo := r.todo[:0]
-	w := r.cols
-	for y := 0; y < r.rows; y++ {
-		m := r.mask[y]
+// nothing, when more than vt.greedyMax cells changed. The spans it finds
+// unchanged are taken out of vt.mask, so diffRow does not compare them again.
+func (vt *encoder) greedy() bool {
+	todo := vt.todo[:0]
+	w := vt.cols
+	for y := 0; y < vt.rows; y++ {
+		m := vt.mask[y]
 		if m == 0 {
 			continue
 		}
-		prev, next := r.prev[y*w:(y+1)*w], r.next[y*w:(y+1)*w]
-		if m == r.allMask() && bytes.Equal(raw(prev), raw(next)) {
-			r.mask[y] = 0 // diffRow need not look again
+		prev, next := vt.prev[y*w:(y+1)*w], vt.next[y*w:(y+1)*w]
+		if m == vt.allMask() && bytes.Equal(raw(prev), raw(next)) {
+			vt.mask[y] = 0 // diffRow need not look again
 			continue
 		}
 		for ; m != 0; m &= m - 1 {
 			x0 := bits.TrailingZeros64(m) * span
 			x1 := min(x0+span, w)
 			if sameSpan(prev, next, x0, x1) {
-				r.mask[y] &^= m & -m
+				vt.mask[y] &^= m & -m
 				continue
 			}
 			for x := x0; x < x1; x++ {
 				if prev[x] == next[x] {
 					continue
 				}
-				if len(todo) == greedyMax {
-					r.todo = todo
+				if len(todo) == int(vt.greedyMax) {
+					vt.todo = todo
 					return false
 				}
-				todo = append(todo, int32(y<<16|x))
+				todo = append(todo, mkSpot(x, y))
 			}
 		}
 	}
-	gc := r.gcost[:0]
+	gc := vt.gcost[:0]
 	for _, p := range todo {
-		_, _, _, g, _ := r.glyph(r.next[int(p>>16)*w+int(p&0xffff)])
+		_, _, _, g, _ := vt.glyph(vt.next[p.y()*w+p.x()])
 		gc = append(gc, int32(g))
 	}
-	r.todo, r.gcost = todo, gc
+	vt.todo, vt.gcost = todo, gc
 	for len(todo) > 0 {
 		// Start with the cells just after the cursor (the likely best) and
 		// skip those whose glyph alone costs at least the best so far.
-		cur := int32(r.cy<<16 | max(r.cx, 0))
+		cur := mkSpot(max(vt.cx, 0), vt.cy)
 		start := 0
 		for start < len(todo) && todo[start] < cur {
 			start++
 		}
-		bi, bc := 0, 1<<30
+		bi, bc := 0, math.MaxInt
 		var bm motion
 		for k := range todo {
 			i := start + k
@@ -1291,27 +1305,27 @@ func (r *Renderer) greedy() bool {
 			}
 			p := todo[i]
 			lb := int(gc[i])
-			if p != cur || r.cx < 0 {
+			if p != cur || vt.cx < 0 {
 				lb++
 			}
 			if lb >= bc {
 				continue
 			}
-			m := r.plan(int(p&0xffff), int(p>>16))
+			m := vt.plan(p.x(), p.y())
 			if c := m.cost + int(gc[i]); c < bc {
 				bi, bc, bm = i, c, m
 			}
 		}
-		x, y := int(todo[bi]&0xffff), int(todo[bi]>>16)
-		pf, pb := r.pfg, r.pbg
-		r.move(bm, x, y)
-		r.putCell(r.next[y*w+x])
-		r.prev[y*w+x] = r.next[y*w+x]
+		x, y := todo[bi].x(), todo[bi].y()
+		pf, pb := vt.pfg, vt.pbg
+		vt.move(bm, x, y)
+		vt.putCell(vt.next[y*w+x])
+		vt.prev[y*w+x] = vt.next[y*w+x]
 		todo = append(todo[:bi], todo[bi+1:]...)
 		gc = append(gc[:bi], gc[bi+1:]...)
-		if r.pfg != pf || r.pbg != pb {
+		if vt.pfg != pf || vt.pbg != pb {
 			for i, p := range todo {
-				_, _, _, g, _ := r.glyph(r.next[int(p>>16)*w+int(p&0xffff)])
+				_, _, _, g, _ := vt.glyph(vt.next[p.y()*w+p.x()])
 				gc[i] = int32(g)
 			}
 		}

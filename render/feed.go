@@ -28,9 +28,18 @@ const (
 	// takes its row; the player's own deaths and kills take one at once.
 	// In a crowd deaths come faster than anyone reads: ~5 a second within
 	// a screen of a player in a 2,500-player world, so without it a line
-	// lasted ~0.6 s (and redrawing the feed was ~12 % of a frame's work).
+	// would last ~0.6 s (and redrawing the feed would be ~12 % of a
+	// frame's work).
 	feedDwell = 2 * game.TicksPerSecond
+	// feedNameMin is the shortest a line cuts its names to, to fit.
+	feedNameMin = 3
+	// feedLineCap is the capacity a line's text starts with: the longest
+	// (two bot names of game.MaxName and " met head-on") fits.
+	feedLineCap = 64
 )
+
+// The longest line fits feedLineCap.
+const _ = uint(feedLineCap - 2*(1+game.MaxName) - len(" and  met head-on"))
 
 // Kill feed line kinds.
 const (
@@ -42,7 +51,7 @@ const (
 // kill is one line of the kill feed.
 type kill struct {
 	tick       uint64
-	a, b       []byte // names, cut to 16 bytes
+	a, b       []byte // names, cut to game.MaxName bytes
 	txt        []byte // this frame's text
 	last       []byte // the last frame's text ("" when the line was not drawn), unless same
 	x          int    // this frame's first cell
@@ -56,14 +65,14 @@ type kill struct {
 }
 
 func (k *kill) init() {
-	k.a, k.b, k.txt, k.last = make([]byte, 0, 16), make([]byte, 0, 16), make([]byte, 0, 64), make([]byte, 0, 64)
+	k.a, k.b, k.txt, k.last = make([]byte, 0, game.MaxName), make([]byte, 0, game.MaxName), make([]byte, 0, feedLineCap), make([]byte, 0, feedLineCap)
 }
 
 // layoutFeed takes in the view's new kills, drops the lines that are due
 // and records the rest as overlays; it reports whether any shows. The
 // radar must have been laid out (the feed leaves its rows' room to it).
 func (r *Renderer) layoutFeed(v *game.View, own int) bool {
-	if r.noFeed {
+	if r.opt.noFeed {
 		return false
 	}
 	r.feedUpdate(v, own)
@@ -122,7 +131,7 @@ func (r *Renderer) feedUpdate(v *game.View, own int) {
 	// The kills' tests that are the same for every renderer, made once
 	// for the view (scene) when there is one, else here for each kill.
 	var sk []sceneKill
-	if s := sceneFor(v); s != nil && len(s.kills) == len(v.Kills) && !r.noScene {
+	if s := sceneFor(v); s != nil && len(s.kills) == len(v.Kills) && !r.opt.noScene {
 		sk = s.kills
 	}
 	var top uint64
@@ -240,9 +249,9 @@ func (r *Renderer) feedHas(k *game.Kill) bool {
 }
 
 // sameName reports whether b is name as kept (game.AppendName's bytes of
-// it cut to 16).
+// it cut to game.MaxName).
 func sameName(b []byte, name string) bool {
-	if len(b) != min(len(name), 16) {
+	if len(b) != min(len(name), game.MaxName) {
 		return false
 	}
 	for i, c := range b {
@@ -274,8 +283,8 @@ func (r *Renderer) feedAdd(v *game.View, own int, k *game.Kill) {
 	switch {
 	case k.HeadOn:
 		l.kind = kHeadOn
-		l.a, l.youA, l.botA = game.AppendName(l.a, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
-		l.b, l.youB = game.AppendName(l.b, k.Other, 16), own >= 0 && k.Other == v.Snakes[own].Name
+		l.a, l.youA, l.botA = game.AppendName(l.a, k.Victim, game.MaxName), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
+		l.b, l.youB = game.AppendName(l.b, k.Other, game.MaxName), own >= 0 && k.Other == v.Snakes[own].Name
 		for i := range v.Kills { // the other half says whether it is a bot
 			if o := &v.Kills[i]; o.Tick == k.Tick && o.HeadOn && o.Victim == k.Other && o.Other == k.Victim {
 				l.botB = o.VictimBot
@@ -283,18 +292,18 @@ func (r *Renderer) feedAdd(v *game.View, own int, k *game.Kill) {
 		}
 	case k.Killer != "":
 		l.kind = kCut
-		l.a, l.youA, l.botA = game.AppendName(l.a, k.Killer, 16), isYou(v, own, k.KillerSlot, k.Killer), k.KillerBot
-		l.b, l.youB, l.botB = game.AppendName(l.b, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
+		l.a, l.youA, l.botA = game.AppendName(l.a, k.Killer, game.MaxName), isYou(v, own, k.KillerSlot, k.Killer), k.KillerBot
+		l.b, l.youB, l.botB = game.AppendName(l.b, k.Victim, game.MaxName), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
 	default:
 		l.kind = kSelf
-		l.a, l.youA, l.botA = game.AppendName(l.a, k.Victim, 16), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
+		l.a, l.youA, l.botA = game.AppendName(l.a, k.Victim, game.MaxName), isYou(v, own, k.VictimSlot, k.Victim), k.VictimBot
 	}
 }
 
 // feedText makes k's text in at most room cells, cutting names as needed
-// (to 3 bytes at least); empty when it cannot fit.
+// (to feedNameMin bytes at least); empty when it cannot fit.
 func (r *Renderer) feedText(k *kill, room int) {
-	for n := 16; n >= 3; n-- {
+	for n := game.MaxName; n >= feedNameMin; n-- {
 		b := k.txt[:0]
 		b = feedName(b, k.a, k.youA, k.botA, n)
 		switch k.kind {

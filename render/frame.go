@@ -21,56 +21,49 @@ const (
 	MaxRows = 200
 )
 
-// syncMin is the frame size from which a frame is wrapped in synchronized
-// output (?2026), so the terminal shows it at once.
-const syncMin = 1024
-
+// Screen layout thresholds.
 const (
-	syncOn  = "\x1b[?2026h"
-	syncOff = "\x1b[?2026l"
+	// bannerRows is the least height with a banner row above the
+	// playfield.
+	bannerRows = 16
+	// compactCols is the width below which the banner, the status row
+	// and the radar use their short forms.
+	compactCols = 60
 )
 
-// Renderer turns views into bytes for one terminal. It keeps what the
-// terminal shows, the pen, the cursor and the camera. It is not safe for
-// concurrent use; one session owns it.
+// Renderer draws views for one terminal. It composes each frame (the
+// camera, the playfield, the name tags, radar, kill feed, text rows and
+// boxes) into a grid of cells, marking where the grid may differ from
+// what the terminal shows, and hands that to its encoder (vt), which owns
+// the terminal's side and turns the change into bytes. The Renderer keeps
+// what composing needs from frame to frame: the camera, the layout, the
+// overlays and what the text rows show. It is not safe for concurrent
+// use; one session owns it (or, for a shared renderer, one lock).
 //
-// It draws an area of cols x rows cells whose top-left cell is (ox, oy) on
-// a terminal of tcols x trows: the whole terminal unless a cell budget
-// makes the area smaller (see Fit). All state below is in area
-// coordinates and sized for the area.
+// A cell budget (NewBudget, SetBudget) bounds the cells a renderer keeps
+// state for. A terminal within the budget is drawn whole. A larger one is
+// drawn in a centred area of Fit's size, which holds the whole screen
+// (banner, playfield, status row) exactly as an unbudgeted renderer of
+// the area's size would draw it; every cell around it is cleared by the
+// full repaint (ED 2) and then never written (see encode.go). The
+// composer's state is in area coordinates and sized for the area.
 type Renderer struct {
 	cols, rows   int // the drawn area
 	tcols, trows int // the terminal
-	ox, oy       int // the area's top-left cell on the terminal
 	budget       int // cells the area may hold; 0: no budget
 	prof         Profile
-	full         bool // the next frame repaints everything
-	entered      bool // the alternate screen was entered
-	sparse       bool // the last frame drew at most greedyMax cells: try greedy
-	shared       bool // frames end parked, for many terminals (shared.go)
+	opt          options // how the tests built it; zero in production
 
-	// prev is what the area shows. next is what this frame wants: a grid
-	// borrowed for one Frame (grids), since after every frame it equals
-	// prev, so each frame starts it as a copy of prev (begin). Only the
-	// tests keep one of their own (keepNext) to check frames against.
-	prev, next []cell
-	grid       *[]cell // the borrowed grid next is, between begin and end
-	keep       bool    // keep a next grid of its own (keepNext at New)
-	buf        []byte  // output, reused; its first len(syncOn) bytes are room for syncOn
-	bufp       *[]byte // buf's box in bufs (takeBuf, Release)
-	out        []byte  // the frame being built (aliases buf)
-	num        []byte  // scratch for numbers and lines of text
-	lines      [12][]byte
-	todo       []int32 // greedy: changed cells, y<<16 | x
-	gcost      []int32 // greedy: glyph cost of each, for the current pen
+	// next is the frame being composed: a grid borrowed for one Frame
+	// (grids), since after every frame it equals what the terminal shows,
+	// so each frame starts it as a copy of that (begin). With
+	// opt.keepNext the renderer keeps one of its own instead.
+	next  []cell
+	grid  *[]cell          // the borrowed grid next is, between begin and end
+	num   []byte           // scratch for numbers and lines of text
+	lines [boxLines][]byte // a box's lines (boxState)
 
-	// Encoder state: cursor (cx -1 after writing the terminal's last
-	// column, when a wrap is pending; cx or cy < 0 also when the cursor is
-	// left of or above the area; cx == cols in the right margin), pen and
-	// scroll region.
-	cx, cy   int
-	pfg, pbg uint8
-	top, bot int
+	vt encoder // the terminal's side: what it shows, the bytes that change it
 
 	// Layout: playfield rows [pfTop, pfTop+pfRows), banner on row 0 when set.
 	pfTop, pfRows int
@@ -85,8 +78,9 @@ type Renderer struct {
 
 	// Incremental frames (inc.go).
 	mask     []uint64 // per row: the spans of span cells the encoder diffs; composed's words past its length
-	incOK    bool     // the last frame was composed whole or incrementally (r.prev shows it)
-	noInc    bool     // always compose whole frames (tests)
+	full     bool     // the next frame repaints everything
+	warmed   byte     // warm's sum, kept so that its loads are not dropped
+	incOK    bool     // the last frame was composed whole or incrementally (vt shows it)
 	inc      bool     // the last frame was composed incrementally
 	step     bool     // the last frame was a camera step composed from the one before (stepShift)
 	stepped  bool     // the last frame's camera step was at most half the playfield (canStep): scrolled and shifted without weighing
@@ -94,7 +88,6 @@ type Renderer struct {
 	lastOwn  int      // slot of the player's snake in the last frame, -1 none
 	lastW    int      // world size of the last frame
 	lastH    int
-	smallN   int // frames in a row much smaller than cap(buf)
 
 	// Overlays: the HUD's pieces over the playfield (inc.go): where they
 	// were drawn in the last frame (ovl) and go in this one (nw).
@@ -128,11 +121,20 @@ type Renderer struct {
 	headsOld  int           // heads kept from before this frame's composition
 	feed      [feedMax]kill // feed.go
 	feedAt    uint64        // the newest tick whose kills the feed has seen
-	noRadar   bool          // tests: no radar
-	noFeed    bool          // tests: no kill feed
-	noScene   bool          // tests: no scene (scene.go)
-	noWarm    bool          // tests: no warm
-	warmed    byte          // warm's sum, kept so that its loads are not dropped
+}
+
+// options are the switches a renderer is built with (newRenderer). New
+// and NewBudget build with the zero value; the tests set them to draw
+// reference frames, to take parts of the HUD away, or to read a frame
+// after Frame returns.
+type options struct {
+	whole    bool // compose every frame whole, never from the last one
+	noRadar  bool // draw no radar
+	noFeed   bool // draw no kill feed
+	noScene  bool // work out every cell's look here, never from the view's scene (scene.go)
+	noWarm   bool // do not warm the renderer's cache lines before a frame (warm)
+	keepNext bool // keep a next grid across frames rather than borrow one per frame (the bytes are the same: TestBorrowedGrid)
+	rowOrder bool // send every frame row by row, never in greedy order
 }
 
 // deathCause is what the death box says killed the player, kept for the
@@ -160,23 +162,23 @@ func New(p Profile, cols, rows int) *Renderer {
 // that keeps state for at most Fit(cols, rows, budget) cells. Unlike New
 // followed by SetBudget, it never allocates for the whole terminal.
 func NewBudget(p Profile, cols, rows, budget int) *Renderer {
-	r := &Renderer{prof: p, zone: DefaultZone, budget: max(budget, 0), focus: -1, keep: keepNext}
-	r.dc.other = make([]byte, 0, 16)
+	return newRenderer(p, cols, rows, budget, options{})
+}
+
+// newRenderer is NewBudget with options o.
+func newRenderer(p Profile, cols, rows, budget int, o options) *Renderer {
+	r := &Renderer{prof: p, zone: DefaultZone, budget: max(budget, 0), focus: -1, opt: o}
+	r.vt.greedyMax = greedyCells
+	if o.rowOrder {
+		r.vt.greedyMax = 0
+	}
+	r.dc.other = make([]byte, 0, game.MaxName)
 	for i := range r.feed {
 		r.feed[i].init()
 	}
 	r.Resize(cols, rows)
 	return r
 }
-
-// Output buffer capacity for a full repaint: bufPerCell bytes per drawn
-// cell plus bufExtra. A full repaint of a busy world takes about one
-// byte a cell; one where every cell changes colour pair takes up to ~9 and
-// grows the buffer; trim gives it back.
-const (
-	bufPerCell = 4
-	bufExtra   = 64
-)
 
 // CellBytes is the renderer state held per drawn cell: its cell grid and
 // the output buffer as sized for a full repaint (bufPerCell bytes a cell).
@@ -193,21 +195,14 @@ func (r *Renderer) Resize(cols, rows int) {
 	cols, rows = min(max(cols, 1), MaxCols), min(max(rows, 1), MaxRows)
 	r.tcols, r.trows = cols, rows
 	cols, rows = Fit(cols, rows, r.budget)
-	r.ox, r.oy = (r.tcols-cols)/2, (r.trows-rows)/2
 	r.cols, r.rows = cols, rows
+	r.vt.resize(cols, rows, r.tcols, (r.tcols-cols)/2, (r.trows-rows)/2)
 	n := cols * rows
-	if cap(r.prev) != n {
-		r.prev = make([]cell, n)
-		if r.keep {
+	if r.opt.keepNext {
+		if cap(r.next) != n {
 			r.next = make([]cell, n)
 		}
-	}
-	r.prev = r.prev[:n]
-	if r.keep {
 		r.next = r.next[:n]
-	}
-	if c := bufPerCell*n + bufExtra; r.buf != nil && cap(r.buf) > max(c, trimTo) {
-		r.buf = make([]byte, 0, c)
 	}
 	if cap(r.mask) < 2*rows {
 		r.mask = make([]uint64, rows, 2*rows) // and the composed spans past it (composed)
@@ -294,7 +289,7 @@ func (r *Renderer) SetZone(pct int) { r.zone = min(max(pct, 0), 100) }
 // come from one world: a renderer that switches worlds must be
 // Invalidated.
 func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
-	if !r.noWarm {
+	if !r.opt.noWarm {
 		r.warm()
 	}
 	full := r.full
@@ -307,62 +302,18 @@ func (r *Renderer) Frame(v *game.View, h *HUD) []byte {
 	if full {
 		dx, dy = 0, 0
 	}
-	if r.buf == nil {
-		r.takeBuf()
-	}
-	if need := bufPerCell*len(r.prev) + bufExtra; full && cap(r.buf) < need {
-		r.buf = make([]byte, 0, need) // grown once rather than by append
-	}
-	r.out = append(r.buf[:0], syncOn...)
-	r.encode(full, dx, dy)
-	if r.shared && len(r.out) > len(syncOn) {
-		r.park()
-	}
+	out := r.vt.frame(&change{
+		next: r.next, mask: r.mask, full: full, dx: dx, dy: dy, stepped: r.stepped,
+		pfTop: r.pfTop, pfRows: r.pfRows,
+	})
 	r.end()
-	r.buf = r.out
-	n := len(r.out) - len(syncOn)
-	if n == 0 || n < syncMin {
-		r.trim(n)
-		return r.out[len(syncOn):]
-	}
-	r.out = append(r.out, syncOff...)
-	r.buf = r.out
-	r.trim(n)
-	return r.out
-}
-
-// bufs holds output buffers (*[]byte): a renderer takes one for a frame
-// and gives it back with Release once its bytes are written, so sessions
-// between frames hold none.
-var bufs sync.Pool
-
-// bufPoolMax is the largest buffer Release gives back to bufs; a larger
-// one (a big terminal's whole repaint) is left to the garbage collector.
-const bufPoolMax = 16 << 10
-
-// takeBuf gives r an output buffer from bufs, or a new one of trimTo
-// bytes.
-func (r *Renderer) takeBuf() {
-	p, _ := bufs.Get().(*[]byte)
-	if p == nil {
-		p = new([]byte)
-		*p = make([]byte, 0, trimTo)
-	}
-	r.bufp, r.buf = p, *p
+	return out
 }
 
 // Release gives back the buffer the last frame's bytes are in: they must
 // not be used after it. The next Frame takes a buffer again. A renderer
 // that is never released keeps its buffer (trimmed after a big frame).
-func (r *Renderer) Release() {
-	p, b := r.bufp, r.buf
-	r.bufp, r.buf, r.out = nil, nil, nil
-	if p == nil || cap(b) > bufPoolMax {
-		return
-	}
-	*p = b[:0]
-	bufs.Put(p)
-}
+func (r *Renderer) Release() { r.vt.release() }
 
 // grids holds the grids renderers borrow for one frame (*[]cell): a
 // session keeps one grid of cells (what its terminal shows) instead of
@@ -373,20 +324,12 @@ var grids sync.Pool
 // common terminal sizes share one size of grid.
 const gridMin = 16 << 10
 
-// keepNext makes every new renderer keep its next grid across frames
-// rather than borrow one per frame: the tests set it to read the frame a
-// renderer meant after Frame returns. The bytes are the same either way
-// (TestBorrowedGrid).
-var keepNext = false
-
 // warm reads a byte of each cache line the Renderer's fields take, in
 // one pass of loads that do not wait for each other. In a daemon a
-// session's state is cold at its frame (2,500 sessions' frames ran since
-// its last one), and the frame's own reads of its fields come scattered,
-// each miss waiting for the one before: warming them first, so the
-// misses overlap, takes 1-7 % off a crowd frame with a neighbour
-// streaming through memory (BenchmarkCrowdCold), ~2.5 % off the daemon's
-// CPU a frame (docs/BENCHMARKS.md, "Renderer time per frame").
+// session's state is cold at its frame (thousands of sessions' frames ran
+// since its last one), and the frame's own reads of its fields come
+// scattered, each miss waiting for the one before: warming them first
+// lets the misses overlap (BenchmarkCrowdCold measures what it saves).
 func (r *Renderer) warm() {
 	p := unsafe.Pointer(r)
 	n := unsafe.Sizeof(*r)
@@ -397,12 +340,14 @@ func (r *Renderer) warm() {
 	r.warmed = s + *(*byte)(unsafe.Add(p, n-1))
 }
 
-// begin sets r.next for a frame to a copy of r.prev. After every frame the
-// encoder has made r.prev equal to r.next (the oracle tests check it), so
-// this is the grid a renderer that kept its next would start from.
+// begin sets r.next for a frame to a copy of what the terminal shows.
+// After every frame the encoder has made that equal to r.next (the
+// oracle tests check it), so this is the grid a renderer that kept its
+// next would start from.
 func (r *Renderer) begin() {
-	n := len(r.prev)
-	if !r.keep {
+	shown := r.vt.shown()
+	n := len(shown)
+	if !r.opt.keepNext {
 		g, _ := grids.Get().(*[]cell)
 		if g == nil || cap(*g) < n {
 			g = new([]cell)
@@ -410,7 +355,7 @@ func (r *Renderer) begin() {
 		}
 		r.grid, r.next = g, (*g)[:n]
 	}
-	copy(r.next, r.prev)
+	copy(r.next, shown)
 }
 
 // end gives the borrowed grid back.
@@ -442,7 +387,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		r.enlarge()
 		return 0, 0
 	}
-	r.banner = r.rows >= 16
+	r.banner = r.rows >= bannerRows
 	r.pfTop = 0
 	if r.banner {
 		r.pfTop = 1
@@ -465,7 +410,7 @@ func (r *Renderer) compose(v *game.View, h *HUD) (dx, dy int) {
 		r.seeing, r.headsOld = true, len(r.heads)
 		// The last frame can be built on: what the terminal shows, the
 		// camera, the player's snake and the world are those it drew.
-		goOn := r.incOK && !r.noInc && was &&
+		goOn := r.incOK && !r.opt.whole && was &&
 			own == r.lastOwn && v.W == r.lastW && v.H == r.lastH && v.Tick >= r.lastTick &&
 			len(v.Dirty) == game.TilesW(v.W)*game.TilesH(v.H)
 		inc = goOn && r.camX == ox && r.camY == oy

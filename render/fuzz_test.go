@@ -22,7 +22,7 @@ func FuzzIncremental(f *testing.F) {
 		}
 		s := newSim(uint64(len(script)), 150, 90, 6, 25, 200)
 		cols, rows := 80, 24
-		r := New(ANSI16, cols, rows)
+		r := newKept(ANSI16, cols, rows)
 		sh := whole(r)
 		term := vtmodel.New(cols, rows)
 		h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1, Join: "ssh -p 2222 host", Players: 3}
@@ -99,13 +99,14 @@ func FuzzIncremental(f *testing.F) {
 			}
 		}
 		// A full repaint of the same frame on a fresh terminal.
-		fresh := New(r.prof, cols, rows)
+		fresh := newKept(r.prof, cols, rows)
 		copy(fresh.next, r.next)
 		fresh.pfTop, fresh.pfRows = r.pfTop, r.pfRows
-		fresh.out = fresh.buf[:0]
-		fresh.encode(true, 0, 0)
+		hand(fresh)
+		fresh.vt.out = fresh.vt.buf[:0]
+		fresh.vt.encode(true, 0, 0)
 		ft := vtmodel.New(cols, rows)
-		ft.Write(fresh.out)
+		ft.Write(fresh.vt.out)
 		for y := 0; y < rows; y++ {
 			for x := 0; x < cols; x++ {
 				if a, b := norm(term.Cell(x, y)), norm(ft.Cell(x, y)); a != b {

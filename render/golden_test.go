@@ -100,7 +100,7 @@ func rankTop(v *game.View) {
 // listed rows.
 func gscreen(t *testing.T, title string, p Profile, cols, rows int, v *game.View, h *HUD, n int, colourRows ...int) string {
 	t.Helper()
-	r := New(p, cols, rows)
+	r := newKept(p, cols, rows)
 	term := vtmodel.New(cols, rows)
 	for i := 0; i < n; i++ {
 		if i > 0 {
@@ -345,7 +345,7 @@ func TestGoldenBoxes(t *testing.T) {
 	v.Kills = []game.Kill{
 		{Tick: 700, Victim: "alice", VictimSlot: 0, Length: 25, KillerSlot: -1, HeadOn: true, Other: "carol", At: game.Point{X: 200, Y: 110}},
 	}
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	term := vtmodel.New(80, 24)
 	term.Write(r.Frame(v, h))
 	// View.Kills forgets the death after game.KillTicks; the box does not.
@@ -356,7 +356,7 @@ func TestGoldenBoxes(t *testing.T) {
 	}
 	b.WriteString(dump("death head-on, after View.Kills forgot it, ANSI16", term))
 	ft := vtmodel.New(80, 24)
-	ft.Write(New(ANSI16, 80, 24).Frame(v, h)) // a fresh renderer never saw the kill
+	ft.Write(newKept(ANSI16, 80, 24).Frame(v, h)) // a fresh renderer never saw the kill
 	if all := text(ft); !strings.Contains(all, "killed by carol") {
 		t.Errorf("without the kill, a fresh renderer should say killed by carol:\n%s", all)
 	}
@@ -403,7 +403,7 @@ func TestGoldenSmall(t *testing.T) {
 // not a nobody's death a screen and a half away.
 func TestFeedWants(t *testing.T) {
 	v, h := feedView()
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	r.Frame(v, h)
 	own := v.Snakes[0].ID.Slot()
 	cx, cy := r.camX+r.cols/2, r.camY+r.pfRows
@@ -449,7 +449,7 @@ func TestFeedWants(t *testing.T) {
 // while it is the same line in the same room).
 func TestFeedLineReplaced(t *testing.T) {
 	v, h := feedView()
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	term := vtmodel.New(80, 24)
 	text := func() string {
 		var b strings.Builder
@@ -492,7 +492,7 @@ func TestFeedLineReplaced(t *testing.T) {
 // once, however fresh the lines are.
 func TestFeedMineAtOnce(t *testing.T) {
 	v, h := feedView()
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	r.Frame(v, h)
 	v.Tick++
 	v.Kills = append(v.Kills, game.Kill{Tick: v.Tick, Victim: "gina", VictimSlot: 6, Length: 3, Killer: "alice", KillerSlot: 0, At: game.Point{X: 0, Y: 0}})

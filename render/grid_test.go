@@ -7,10 +7,22 @@ import (
 	"testing"
 )
 
-// lean makes r borrow its next grid per frame, as outside the tests.
-func lean(r *Renderer) *Renderer {
-	r.keep, r.next = false, nil
-	return r
+// newKept and newKeptBudget are New and NewBudget for the tests that
+// read the frame a renderer meant (r.next) after Frame returns: their
+// renderers keep a next grid of their own (options.keepNext).
+// TestBorrowedGrid checks that renderers that borrow one per frame, as
+// New's do, send the same bytes.
+func newKept(p Profile, cols, rows int) *Renderer { return newKeptBudget(p, cols, rows, 0) }
+
+func newKeptBudget(p Profile, cols, rows, budget int) *Renderer {
+	return newRenderer(p, cols, rows, budget, options{keepNext: true})
+}
+
+// hand gives r's encoder the frame r composed, as Frame does, for the
+// tests that call the encoder's parts themselves.
+func hand(r *Renderer) {
+	r.vt.next, r.vt.mask, r.vt.stepped = r.next, r.mask, r.stepped
+	r.vt.pfTop, r.vt.pfRows = r.pfTop, r.pfRows
 }
 
 // TestBorrowedGrid: renderers that borrow their next grid for each frame
@@ -30,8 +42,8 @@ func TestBorrowedGrid(t *testing.T) {
 	for i, sz := range sizes {
 		id := c.ids[i*37]
 		ts = append(ts, &twin{
-			kept: New(ANSI16, sz[0], sz[1]),
-			lean: lean(New(ANSI16, sz[0], sz[1])),
+			kept: newKept(ANSI16, sz[0], sz[1]),
+			lean: New(ANSI16, sz[0], sz[1]),
 			hud:  HUD{You: id, Follow: id, ShutdownIn: -1, Players: 400},
 		})
 	}
@@ -60,7 +72,7 @@ func TestBorrowedGrid(t *testing.T) {
 				switch {
 				case !same:
 					errs[i] = fmt.Errorf("tick %d, renderer %d: %d bytes, kept grid %d", tick, i, len(b), len(a))
-				case tw.lean.next != nil || tw.lean.grid != nil || tw.lean.buf != nil:
+				case tw.lean.next != nil || tw.lean.grid != nil || tw.lean.vt.buf != nil:
 					errs[i] = fmt.Errorf("tick %d, renderer %d holds a next grid or a buffer between frames", tick, i)
 				}
 			})

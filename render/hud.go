@@ -121,14 +121,19 @@ func (r *Renderer) fill(y int, bg uint8) {
 	}
 }
 
+// enlargeMsg is the "please enlarge" screen's text, above the line with
+// the terminal's size.
+var enlargeMsg = [...]string{"please enlarge", "the terminal", "to at least " + strconv.Itoa(MinCols) + "x" + strconv.Itoa(MinRows)}
+
+// enlarge composes the "please enlarge" screen: the game screen's least
+// size and the terminal's size now.
 func (r *Renderer) enlarge() {
 	r.num = append(r.num[:0], "now "...)
 	r.num = strconv.AppendInt(r.num, int64(r.tcols), 10) // the terminal's size, not the area's
 	r.num = append(r.num, 'x')
 	r.num = strconv.AppendInt(r.num, int64(r.trows), 10)
-	msgs := [...]string{"please enlarge", "the terminal", "to at least 40x12"}
 	y := r.rows/2 - 2
-	for _, m := range msgs {
+	for _, m := range enlargeMsg {
 		put(r, (r.cols-len(m))/2, y, m, brightYellow, def)
 		y++
 	}
@@ -142,7 +147,7 @@ func (r *Renderer) enlarge() {
 // the banner's counts seldom do.
 type rowsKey struct {
 	ok, banner, spectator bool
-	mode                  int8   // 0 none, 1 alive, 2 dead, 3 spawning, 4 watching
+	mode                  statusMode
 	sx                    int16  // where the leaderboard starts: the status text's width
 	bots                  uint16 // bit i: top[i] is a bot
 	shutdown              int32
@@ -155,6 +160,18 @@ type rowsKey struct {
 	best, allRank         int
 	top                   [game.TopN]game.Entry
 }
+
+// statusMode is what the status row's text reports.
+type statusMode int8
+
+// Status modes.
+const (
+	modeNone     statusMode = iota // no view to report on
+	modeAlive                      // the player's figures: name, length, rank, kills, dash
+	modeDead                       // the player's death: its best length, all-time rank
+	modeSpawning                   // the player waits for its first spawn
+	modeWatching                   // a spectator, and whom it follows
+)
 
 // The leaderboard's bot bits must fit rowsKey.bots.
 const _ uint16 = 1<<game.TopN - 1
@@ -246,16 +263,16 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 	if k.ok {
 		switch {
 		case you != nil && you.Alive && !h.Spectator:
-			k.mode, k.name, k.length, k.rank, k.kills, k.dash = 1, you.Name, you.Length, you.Rank, you.Kills, -1
+			k.mode, k.name, k.length, k.rank, k.kills, k.dash = modeAlive, you.Name, you.Length, you.Rank, you.Kills, -1
 			if you.DashReadyAt > v.Tick {
 				k.dash = int32((you.DashReadyAt - v.Tick + game.TicksPerSecond - 1) / game.TicksPerSecond)
 			}
 		case you != nil && !h.Spectator:
-			k.mode, k.best, k.allRank = 2, you.BestLength, h.AllRank
+			k.mode, k.best, k.allRank = modeDead, you.BestLength, h.AllRank
 		case h.You != 0 && !h.Spectator:
-			k.mode = 3
+			k.mode = modeSpawning
 		default:
-			k.mode = 4
+			k.mode = modeWatching
 			if s, ok := v.Snake(h.Follow); ok {
 				k.name = s.Name
 			}
@@ -273,7 +290,7 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 		r.hold.ok = false
 	}
 	bk := bannerKey{players: h.Players, spectators: h.Spectators, shutdown: h.ShutdownIn, join: h.Join, notice: h.Notice}
-	kept := r.rowsOK && !r.noInc
+	kept := r.rowsOK && !r.opt.whole
 	if !kept || bk != r.bannerKey {
 		clear(r.next[:r.pfTop*r.cols])
 		for y := 0; y < r.pfTop; y++ {
@@ -304,9 +321,9 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 	default:
 		// The row drawn again. Over the row it had (kept), put marks only
 		// the cells that change, and the cells past the new row's end are
-		// blanked the same way: a row cleared first was marked whole, and
-		// the encoder compared all of it (every boardEvery ticks in a
-		// crowd).
+		// blanked the same way: a row cleared first would be marked
+		// whole, and the encoder would compare all of it (every
+		// boardEvery ticks in a crowd).
 		y := r.rows - 1
 		row := r.next[y*r.cols : (y+1)*r.cols]
 		if !kept {
@@ -338,7 +355,7 @@ func (r *Renderer) drawBanner(h *HUD) {
 	x += 2
 	if h.ShutdownIn >= 0 {
 		b := append(r.num[:0], "SHUTTING DOWN IN "...)
-		if r.cols < 60 {
+		if r.cols < compactCols {
 			b = append(b[:0], "DOWN IN "...)
 		}
 		b = strconv.AppendInt(b, int64(h.ShutdownIn), 10)
@@ -348,7 +365,7 @@ func (r *Renderer) drawBanner(h *HUD) {
 		x = put(r, x, 0, h.Notice, brightYellow, bg)
 	} else {
 		b := strconv.AppendInt(r.num[:0], int64(h.Players), 10)
-		if r.cols < 60 {
+		if r.cols < compactCols {
 			b = append(b, "p "...)
 			b = strconv.AppendInt(b, int64(h.Spectators), 10)
 			b = append(b, 'w')
@@ -398,7 +415,7 @@ func (r *Renderer) bottom(k *rowsKey) (drawn, end int) {
 		if bot {
 			b = append(b, '~')
 		}
-		b = game.AppendName(b, e.Name, 16)
+		b = game.AppendName(b, e.Name, game.MaxName)
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, int64(e.Length), 10)
 		if hl && mono {
@@ -428,16 +445,16 @@ func (r *Renderer) bottom(k *rowsKey) (drawn, end int) {
 // status makes the status row's text (the player's figures, or what the
 // spectator watches) from k's figures in r.stat and returns it.
 func (r *Renderer) status(k *rowsKey) []byte {
-	compact := r.cols < 60
+	compact := r.cols < compactCols
 	b := r.stat[:0]
 	if !k.banner && k.shutdown >= 0 {
 		b = append(b, " DOWN IN "...)
 		b = strconv.AppendInt(b, int64(k.shutdown), 10)
 	}
 	switch k.mode {
-	case 1:
+	case modeAlive:
 		if !compact {
-			b = game.AppendName(append(b, ' '), k.name, 16)
+			b = game.AppendName(append(b, ' '), k.name, game.MaxName)
 			b = append(b, ' ')
 		}
 		b = stat(b, compact, " len ", " L", k.length)
@@ -454,19 +471,19 @@ func (r *Renderer) status(k *rowsKey) []byte {
 		} else {
 			b = append(b, "ok"...)
 		}
-	case 2:
+	case modeDead:
 		b = append(b, " dead"...)
 		b = stat(b, compact, "  best ", " B", k.best)
 		if k.allRank > 0 && !compact {
 			b = stat(b, compact, "  all-time #", "", k.allRank)
 		}
-	case 3:
+	case modeSpawning:
 		b = append(b, " spawning..."...)
-	default:
+	default: // modeWatching
 		b = append(b, " watching"...)
 		if k.name != "" {
 			b = append(b, ' ')
-			b = game.AppendName(b, k.name, 16)
+			b = game.AppendName(b, k.name, game.MaxName)
 		}
 	}
 	r.stat = b
@@ -485,16 +502,22 @@ func stat(b []byte, compact bool, long, short string, n int) []byte {
 // Boxes: a frame of box-drawing glyphs (Mono: + - |) centred on the
 // playfield, the title in its top border, one line of text per row
 // between, left-aligned one cell in from the frame (so columns built with
-// padding line up) or centred. r.lines[:boxN] holds the lines; bit i of
-// boxMid centres line i.
+// padding line up) or centred.
 type boxState struct {
 	title string
-	fg    uint8 // the title's colour
-	n     int
-	mid   uint32
+	n     int    // lines: r.lines[:n]
+	mid   uint32 // bit i centres line i
+	fg    uint8  // the title's colour
 	at    rect   // where it is drawn this frame, unclipped
 	sig   uint64 // a hash of what it shows (boxSig)
 }
+
+// Box sizes: the most lines the death box holds, and any box (the longer
+// help's).
+const (
+	deathLines = 5
+	boxLines   = max(len(helpPlay), len(helpWatch), deathLines)
+)
 
 // boxSig hashes what the box shows (FNV-1a): a box that shows the same
 // as last frame, at the same place, paints again only the spans something
@@ -539,7 +562,8 @@ func (r *Renderer) layoutBox() {
 // changes. A box the same as last frame's, at the same place, paints
 // again only the spans of its rows where something was composed or
 // painted over it this frame (boxNeed): a death box stays for seconds,
-// and painting it whole every frame cost ~1.4 % of the daemon's CPU.
+// and painting it whole every frame would cost ~1.4 % of the daemon's
+// CPU.
 func (r *Renderer) paintBox() {
 	b := &r.boxS
 	x0, y0, x1, y1 := b.at.x0, b.at.y0, b.at.x1, b.at.y1
@@ -651,16 +675,16 @@ func (r *Renderer) death(v *game.View, h *HUD, s *game.SnakeInfo) {
 			k := &v.Kills[i]
 			if k.VictimSlot == s.ID.Slot() && k.Tick == s.DeathTick && k.Victim == s.Name {
 				r.dc.headOn, r.dc.known = k.HeadOn, true
-				r.dc.other = game.AppendName(r.dc.other[:0], k.Other, 16)
+				r.dc.other = game.AppendName(r.dc.other[:0], k.Other, game.MaxName)
 				break
 			}
 		}
 	}
 	switch {
 	case r.dc.known && r.dc.headOn && len(r.dc.other) > 0:
-		l[0] = game.AppendName(append(l[0][:0], "head-on with "...), r.dc.other, 16)
+		l[0] = game.AppendName(append(l[0][:0], "head-on with "...), r.dc.other, game.MaxName)
 	case s.KilledBy != "":
-		l[0] = game.AppendName(append(l[0][:0], "killed by "...), s.KilledBy, 16)
+		l[0] = game.AppendName(append(l[0][:0], "killed by "...), s.KilledBy, game.MaxName)
 	default:
 		l[0] = append(l[0][:0], "you ran into yourself"...)
 	}

@@ -21,7 +21,7 @@ func TestHeadsKept(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 2))
 		s := newSim(seed, 300, 160, 10, 20, 400)
-		r := New(ANSI16, 80, 24)
+		r := newKept(ANSI16, 80, 24)
 		h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1}
 		incs := 0
 		for f := 0; f < 1500; f++ {
@@ -81,8 +81,7 @@ func TestHUDNeverHidesSnakes(t *testing.T) {
 		if seed == 4 {
 			p = Mono
 		}
-		r, ref := New(p, cols, rows), New(p, cols, rows)
-		ref.noRadar, ref.noFeed = true, true
+		r, ref := newKept(p, cols, rows), bare(p, cols, rows)
 		h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1, Hint: true}
 		term := vtmodel.New(cols, rows)
 		for f := 0; f < 1500; f++ {
@@ -118,8 +117,14 @@ func TestHUDNeverHidesSnakes(t *testing.T) {
 	t.Logf("%d tag, radar or feed cells over a snake, all showing the snake", covered)
 }
 
-// noneHidden draws v with h on ref, without tags, radar, feed, hint and
-// help, and fails t unless r's frame shows what ref's does on the HUD's
+// bare returns a renderer that draws neither the radar nor the kill feed:
+// noneHidden's reference.
+func bare(p Profile, cols, rows int) *Renderer {
+	return newRenderer(p, cols, rows, 0, options{keepNext: true, noRadar: true, noFeed: true})
+}
+
+// noneHidden draws v with h on ref (bare), without tags, hint and help
+// too, and fails t unless r's frame shows what ref's does on the HUD's
 // rows and on every playfield cell where v shows a snake (but inside the
 // death or help box). It returns how many of those cells r's tags, radar
 // or feed lines cover.
@@ -127,7 +132,6 @@ func noneHidden(t *testing.T, r, ref *Renderer, v *game.View, h *HUD) (covered i
 	t.Helper()
 	hr := *h
 	hr.HideTags, hr.Hint, hr.Help = true, false, false
-	ref.noRadar, ref.noFeed = true, true
 	ref.Frame(v, &hr)
 	if r.pfRows == 0 {
 		return 0
@@ -181,7 +185,7 @@ func TestRadarOverSnakes(t *testing.T) {
 		for y := 78; y < 100; y++ {
 			v.Pix[y*v.W+165] = game.MakePixel(game.Body, 0, 0)
 		}
-		r, ref := New(p, 80, 24), New(p, 80, 24)
+		r, ref := newKept(p, 80, 24), bare(p, 80, 24)
 		covered := 0
 		for i := 0; i <= radarDelay+2; i++ {
 			v.Tick++
@@ -199,7 +203,7 @@ func TestRadarOverSnakes(t *testing.T) {
 // radarScanMin ticks; its text changes at most once per radarEvery ticks.
 func TestRadarOnlyWhenAlone(t *testing.T) {
 	v, h := crowd()
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	for i := 0; i < 300; i++ {
 		v.Tick++
 		r.Frame(v, h)
@@ -208,7 +212,7 @@ func TestRadarOnlyWhenAlone(t *testing.T) {
 		t.Errorf("others in sight: %d scans, radar on %v", r.rad.scans, r.rad.on)
 	}
 	v, h = alone()
-	r = New(ANSI16, 80, 24)
+	r = newKept(ANSI16, 80, 24)
 	const n = 600
 	changes, shown := 0, 0
 	var last [radarLines]string
@@ -247,7 +251,7 @@ func TestStillWorldStillScreen(t *testing.T) {
 		warm int
 	}{{crowd, 1}, {alone, radarDelay + 1}, {feedView, 1}} {
 		v, h := c.mk()
-		r := New(ANSI16, 80, 24)
+		r := newKept(ANSI16, 80, 24)
 		for i := 0; i < c.warm; i++ {
 			v.Tick++
 			r.Frame(v, h)
@@ -265,7 +269,7 @@ func TestStillWorldStillScreen(t *testing.T) {
 // while the head is within the leash and follows it after.
 func TestTagLeash(t *testing.T) {
 	v, h := crowd()
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	r.Frame(v, h)
 	bob := v.Snakes[1].ID
 	find := func() *tag {
@@ -332,7 +336,7 @@ func TestStatusRowBoard(t *testing.T) {
 		v.Top[i].Name = fmt.Sprintf("long-name-%06d", i) // one of these does not fit
 	}
 	v.Top[1].Name = "b" // room for a short third entry
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	sh := whole(r)
 	frame := func(what string) {
 		t.Helper()
@@ -402,7 +406,7 @@ func TestKeptTagsWereOverlays(t *testing.T) {
 func TestTagLen(t *testing.T) {
 	names := []string{"", "a", "bob", "exactly12chr", "a name longer than a tag holds", "caf\xc3\xa9"}
 	for _, prof := range []Profile{ANSI16, Mono} {
-		r := New(prof, 80, 24)
+		r := newKept(prof, 80, 24)
 		for _, name := range names {
 			for _, bot := range []bool{false, true} {
 				s := game.SnakeInfo{Name: name, Bot: bot}
@@ -417,7 +421,7 @@ func TestTagLen(t *testing.T) {
 // statusText is what the status row of r's last frame reads.
 func statusText(r *Renderer) string {
 	var b strings.Builder
-	for _, c := range r.prev[(r.rows-1)*r.cols : r.rows*r.cols] {
+	for _, c := range r.vt.prev[(r.rows-1)*r.cols : r.rows*r.cols] {
 		if c.ch() != 0 {
 			b.WriteString(glyphText[c.ch()])
 		} else {
@@ -433,7 +437,7 @@ func statusText(r *Renderer) string {
 // player's length shows at once; a whole-frame renderer shows the same.
 func TestStatusRowHold(t *testing.T) {
 	v, h := board()
-	r := New(ANSI16, 100, 24)
+	r := newKept(ANSI16, 100, 24)
 	sh := whole(r)
 	frame := func() string {
 		t.Helper()
@@ -499,7 +503,7 @@ func TestTagsNearestFirst(t *testing.T) {
 		return m
 	}
 	v, h := mk()
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	for range 3 {
 		r.Frame(v, h)
 		v.Tick++
@@ -508,7 +512,7 @@ func TestTagsNearestFirst(t *testing.T) {
 		t.Errorf("80x24 (room for %d): tags %v, want near, mid and nearer", r.tagRoom(), got)
 	}
 	v, h = mk()
-	r = New(ANSI16, 120, 40)
+	r = newKept(ANSI16, 120, 40)
 	for range 3 {
 		r.Frame(v, h)
 		v.Tick++

@@ -7,9 +7,8 @@ import (
 )
 
 // This file holds what makes a frame's cost follow what changed: the
-// per-row masks of spans the encoder diffs, the recomposing of only the
-// tiles the view marks dirty (game.View.Dirty), and trimming the output
-// buffer after a big frame.
+// per-row masks of spans the encoder diffs and the recomposing of only
+// the tiles the view marks dirty (game.View.Dirty).
 
 // A row's spans must fit the uint64 mask: this constant overflows, and the
 // package stops compiling, if MaxCols or span change so that they do not.
@@ -30,7 +29,7 @@ func (o orect) unpack() rect { return rect{int(o.x0), int(o.y0), int(o.x1), int(
 func (o rect) meets(p rect) bool { return o.x0 < p.x1 && p.x0 < o.x1 && o.y0 < p.y1 && p.y0 < o.y1 }
 
 // allMask is the mask of every span of a row.
-func (r *Renderer) allMask() uint64 { return uint64(1)<<((r.cols+span-1)/span) - 1 }
+func (r *Renderer) allMask() uint64 { return allSpans(r.cols) }
 
 // markAll makes the encoder diff every cell.
 func (r *Renderer) markAll() {
@@ -57,8 +56,8 @@ const maxOvl = 2 + radarLines + feedMax + maxTags
 // overlay paints every cell of it (restore relies on that), with put or
 // putOver, which mark the cells they change, unless it marks them here.
 // (In a crowd the tags, the kill feed's lines and the radar stay put
-// over most frames: marking them whole made 40 % of the spans the
-// encoder looked at, unchanged.)
+// over most frames: marked whole, they would be 40 % of the spans the
+// encoder looks at, unchanged.)
 func (r *Renderer) addOvl(o rect, mark bool) {
 	o = rect{max(o.x0, 0), max(o.y0, r.pfTop), min(o.x1, r.cols), min(o.y1, r.pfTop+r.pfRows)}
 	if o.x0 >= o.x1 || o.y0 >= o.y1 || r.nnw == maxOvl {
@@ -277,7 +276,7 @@ func (r *Renderer) freshRow(v *game.View, own, sy int) {
 // View.FreshPix, so that it does not read Pix, where each row's search
 // starts in View.FreshBlk): it composes only those,
 // and marks for the encoder only the spans where one now differs from
-// what the terminal shows (r.next starts as r.prev).
+// what the terminal shows (r.next starts as a copy of it).
 func (r *Renderer) freshCells(v *game.View, own int) {
 	mono, w, nb := r.prof == Mono, r.cols, game.FreshBlocks(v.W)
 	// The view's index and the grid in locals: the loops below read them
@@ -285,7 +284,7 @@ func (r *Renderer) freshCells(v *game.View, own int) {
 	fx, fp, at, blk, next := v.FreshX, v.FreshPix, v.FreshAt, v.FreshBlk, r.next
 	// The cells' looks, worked out once for every renderer of v (scene).
 	var look []uint32
-	if !mono && !r.noScene {
+	if !mono && !r.opt.noScene {
 		if s := sceneFor(v); s != nil {
 			look = s.fresh
 		}
@@ -350,29 +349,6 @@ func (r *Renderer) sceneHeads(v *game.View, e uint32, i, own, wx, wy int) cell {
 	return cell(e)
 }
 
-// Output buffer trimming: after trimAfter frames in a row of at most a
-// trimDiv-th of a buffer larger than trimMin bytes, the buffer is replaced
-// by one of trimTo bytes, so an idle session does not keep a big first
-// frame's buffer.
-const (
-	trimMin   = 4 << 10
-	trimTo    = 2 << 10
-	trimDiv   = 4
-	trimAfter = 64
-)
-
-// trim counts a frame of n bytes and shrinks the buffer when it is due.
-func (r *Renderer) trim(n int) {
-	if cap(r.buf) <= trimMin || n > cap(r.buf)/trimDiv {
-		r.smallN = 0
-		return
-	}
-	if r.smallN++; r.smallN >= trimAfter {
-		r.smallN = 0
-		r.buf = make([]byte, 0, trimTo)
-	}
-}
-
 // canStep reports whether this frame's camera step of dx columns and dy
 // rows, from (ox, oy), can be composed from the last frame (stepShift)
 // rather than whole, once everything else an incremental frame needs
@@ -382,19 +358,19 @@ func (r *Renderer) trim(n int) {
 func (r *Renderer) canStep(v *game.View, ox, oy, dx, dy int) bool {
 	return (dx != 0 || dy != 0) && 2*max(dx, -dx) <= r.cols && 2*max(dy, -dy) <= r.pfRows &&
 		mod(ox+dx, v.W) == r.camX && mod(oy+2*dy, v.H) == r.camY &&
-		r.top == r.pfTop && r.bot == r.pfTop+r.pfRows-1
+		r.vt.scrolls(r.pfTop, r.pfTop+r.pfRows-1)
 }
 
 // stepShift composes a camera step of dx columns and dy rows from the
-// last frame, which r.next holds (r.prev's copy): the playfield's rows
+// last frame, which r.next holds (begin): the playfield's rows
 // move up by dy (the encoder scrolls them, moveCamera) and each row left
 // by dx (the encoder shifts each row that is not blank: a blank row
 // shifted is the same), the rows and columns that come in are composed
 // from the world, and last frame's overlays, moved with the rest, become
 // the places restore composes again. The cells the tick changed are left
-// to dirtyTiles. A re-centring of the dead zone's camera was ~4 % of a
-// crowd's frames and, composed whole and diffed whole, a sixth of the
-// renderer's time.
+// to dirtyTiles. A re-centring of the dead zone's camera is ~4 % of a
+// crowd's frames; composed whole and diffed whole, those would take a
+// sixth of the renderer's time.
 func (r *Renderer) stepShift(v *game.View, own, dx, dy int) {
 	w, t, b := r.cols, r.pfTop, r.pfTop+r.pfRows-1
 	g := r.next

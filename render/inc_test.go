@@ -6,17 +6,17 @@ import "testing"
 // and a later big frame still comes out whole.
 func TestTrim(t *testing.T) {
 	s, h := scenario()
-	r := New(ANSI16, 200, 60)
+	r := newKept(ANSI16, 200, 60)
 	s.step()
 	r.Frame(&s.v, h) // a full repaint: the buffer is sized for one
-	if c := cap(r.buf); c <= trimMin {
+	if c := cap(r.vt.buf); c <= trimMin {
 		t.Fatalf("buffer %d B: the test wants one above %d", c, trimMin)
 	}
 	for i := 0; i < trimAfter+2; i++ {
 		s.step()
 		r.Frame(&s.v, h)
 	}
-	if c := cap(r.buf); c > trimTo {
+	if c := cap(r.vt.buf); c > trimTo {
 		t.Fatalf("buffer still %d B after %d small frames", c, trimAfter+2)
 	}
 	r.Invalidate()
@@ -44,9 +44,9 @@ func TestMarkSpan(t *testing.T) {
 		}
 	}
 	for _, w := range widths {
-		r := New(ANSI16, w, 3)
+		r := newKept(ANSI16, w, 3)
 		if r.cols != w || len(r.mask) != 3 {
-			t.Fatalf("New(%d, 3): %d columns, %d mask rows", w, r.cols, len(r.mask))
+			t.Fatalf("newKept(%d, 3): %d columns, %d mask rows", w, r.cols, len(r.mask))
 		}
 		var all uint64
 		for x := 0; x < w; x++ {

@@ -135,7 +135,7 @@ func BenchmarkRendererMem(b *testing.B) {
 				runtime.ReadMemStats(&m0)
 				rs := make([]*Renderer, n)
 				for i := range rs {
-					rs[i] = lean(New(ANSI16, sz[0], sz[1]))
+					rs[i] = New(ANSI16, sz[0], sz[1])
 				}
 				for f := 0; f < 200; f++ {
 					s.step()
@@ -205,9 +205,8 @@ func mixCrowd(tb testing.TB, sizes [][2]int, n int, whole bool) (*game.World, [2
 	for i := range hs {
 		sz := sizes[i%len(sizes)]
 		for k := range rs {
-			rs[k][i] = New(ANSI256, sz[0], sz[1])
+			rs[k][i] = newRenderer(ANSI256, sz[0], sz[1], 0, options{keepNext: true, whole: k == 0 && whole})
 		}
-		rs[0][i].noInc = whole
 		id := v.Snakes[i*len(v.Snakes)/n].ID
 		hs[i] = HUD{You: id, Follow: id, ShutdownIn: -1, Players: 2500, Spectators: 10, Join: "ssh -p 2222 snaked.example"}
 	}

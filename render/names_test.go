@@ -95,7 +95,7 @@ func TestHostileNames(t *testing.T) {
 			}
 			return n
 		})
-		rb, rs := New(c.prof, c.cols, c.rows), New(c.prof, c.cols, c.rows)
+		rb, rs := newKept(c.prof, c.cols, c.rows), newKept(c.prof, c.cols, c.rows)
 		term := vtmodel.New(c.cols, c.rows)
 		for i := 0; i < 3; i++ {
 			if i > 0 {

@@ -88,8 +88,8 @@ func check(t *vtmodel.Term, r *Renderer) error {
 // every frame, as each frame starts from a copy of r.prev (begin).
 func shown(r *Renderer) error {
 	for j := range r.next {
-		if r.prev[j] != r.next[j] {
-			return fmt.Errorf("cell %d,%d: the renderer believes the terminal shows %+v, the frame is %+v", j%r.cols, j/r.cols, r.prev[j], r.next[j])
+		if r.vt.prev[j] != r.next[j] {
+			return fmt.Errorf("cell %d,%d: the renderer believes the terminal shows %+v, the frame is %+v", j%r.cols, j/r.cols, r.vt.prev[j], r.next[j])
 		}
 	}
 	return nil
@@ -137,8 +137,8 @@ var sizes = [][2]int{{80, 24}, {1, 1}, {10, 5}, {39, 11}, {40, 12}, {41, 15}, {6
 // session plays a randomized session and checks every frame.
 func session(t *testing.T, seed uint64, frames int) {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	// the coarse-index toggle's own generator: rng's sequence stays what
-	// it was before the toggle existed
+	// the coarse-index toggle's own generator, so that it does not move
+	// rng's sequence
 	coarse := rand.New(rand.NewPCG(seed, 2))
 	// and the leaderboard names' (entries that grow or shrink by whole
 	// names test what decides the status row's board)
@@ -149,7 +149,7 @@ func session(t *testing.T, seed uint64, frames int) {
 	}
 	s.v.Snakes[3].Bot = true
 	cols, rows := 80, 24
-	r := New(ANSI16, cols, rows)
+	r := newKept(ANSI16, cols, rows)
 	sh := whole(r)
 	term := vtmodel.New(cols, rows)
 	h := &HUD{You: s.v.Snakes[0].ID, Follow: s.v.Snakes[0].ID, ShutdownIn: -1, Join: "ssh -p 2222 localhost", Players: 5}
@@ -270,8 +270,8 @@ func session(t *testing.T, seed uint64, frames int) {
 // whole returns a renderer like r that always composes whole frames: the
 // reference for r's incremental frames.
 func whole(r *Renderer) *Renderer {
-	sh := New(r.prof, r.cols, r.rows)
-	sh.zone, sh.noInc = r.zone, true
+	sh := newRenderer(r.prof, r.cols, r.rows, 0, options{keepNext: true, whole: true})
+	sh.zone = r.zone
 	return sh
 }
 

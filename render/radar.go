@@ -75,7 +75,7 @@ func (r *Renderer) layoutRadar(v *game.View, h *HUD, own int) bool {
 	rd := &r.rad
 	o, ok := r.radarOrigin(v, h)
 	t := v.Tick
-	if r.noRadar || !ok || r.others(own) > 0 {
+	if r.opt.noRadar || !ok || r.others(own) > 0 {
 		rd.on, rd.alone = false, false
 		return false
 	}
@@ -161,7 +161,7 @@ func (r *Renderer) radarLine(v *game.View, o, p game.Point, label, short string)
 	rd := &r.rad
 	dx, dy := wrapDelta(p.X-o.X, v.W), wrapDelta(p.Y-o.Y, v.H)
 	b := rd.line[rd.n][:0]
-	compact := r.cols < 60
+	compact := r.cols < compactCols
 	if compact {
 		b = append(b, short...)
 	} else {

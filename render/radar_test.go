@@ -63,9 +63,8 @@ func radarBench(b *testing.B, n int) {
 		id := v.Snakes[i].ID
 		hs[i] = HUD{You: id, Follow: id, ShutdownIn: -1, Players: n}
 		for k := range rs {
-			rs[k][i] = New(ANSI16, 80, 24)
+			rs[k][i] = newRenderer(ANSI16, 80, 24, 0, options{keepNext: true, noRadar: k == 1})
 		}
-		rs[1][i].noRadar = true
 	}
 	step := func() {
 		v.Tick++
@@ -124,7 +123,7 @@ func BenchmarkRadarScan(b *testing.B) {
 		v.Snakes = append(v.Snakes, game.SnakeInfo{ID: game.ID(len(v.Snakes)) | 1<<16, Used: true, Alive: true,
 			Head: game.Point{X: rng.IntN(v.W), Y: rng.IntN(v.H)}})
 	}
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	r.Frame(v, h)
 	o := v.Snakes[0].Head
 	for b.Loop() {

@@ -1,20 +1,10 @@
-// Package render turns one tick's game.View and a player's HUD into the
-// fewest VT100 bytes that take that player's terminal from what it shows now
-// to the new frame. It is pure code: no I/O and no goroutines of its own.
-//
-// # Cell budget
-//
-// A renderer keeps state for every cell it draws (CellBytes each), so a
-// session may be given a cell budget (NewBudget, SetBudget). A terminal
-// within the budget is drawn whole, as without one. A larger terminal is
-// drawn in a centred area of Fit's size: the terminal's shape scaled down
-// until it fits the budget, never below MinCols x MinRows unless the
-// terminal itself is smaller (budgets under MinCols*MinRows count as
-// MinCols*MinRows). The area holds the whole screen (banner, playfield,
-// status row) exactly as an unbudgeted renderer of the area's size would
-// draw it; every cell around it is cleared by the full repaint (ED 2) and
-// then never written: DCH/ICH and scrolling, which move whole terminal
-// lines, repair the margins they touch (see encode.go).
+// Package render draws the game on one terminal: it turns one tick's
+// game.View and a player's HUD into the fewest VT100 bytes that take the
+// player's terminal from what it shows to the new frame. A Renderer
+// composes each frame (camera, playfield, name tags, radar, kill feed,
+// text rows, boxes) into a grid of cells and hands what changed to its
+// encoder, which keeps what the terminal shows and chooses the escape
+// sequences. It is pure code: no I/O and no goroutines of its own.
 package render
 
 import (

@@ -12,11 +12,6 @@ import (
 	"snaked/internal/vtmodel"
 )
 
-// The tests read the frame a renderer meant (r.next) after Frame returns,
-// so their renderers keep a next grid of their own; TestBorrowedGrid
-// checks that renderers that borrow one per frame send the same bytes.
-func init() { keepNext = true }
-
 func TestDetectProfile(t *testing.T) {
 	for _, c := range []struct {
 		term string
@@ -45,7 +40,7 @@ func TestDetectProfile(t *testing.T) {
 // screen renders one frame of s with h at cols x rows and returns the model.
 func screen(t *testing.T, p Profile, cols, rows int, v *game.View, h *HUD) (*vtmodel.Term, []byte) {
 	t.Helper()
-	r := New(p, cols, rows)
+	r := newKept(p, cols, rows)
 	term := vtmodel.New(cols, rows)
 	out := r.Frame(v, h)
 	term.Write(out)
@@ -81,7 +76,7 @@ func TestScreens(t *testing.T) {
 	}
 	// Own head bright white, in the middle of the playfield.
 	hd := s.v.Snakes[0].Head
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	r.Frame(&s.v, h)
 	x, y := mod(hd.X-r.camX, s.v.W), mod(hd.Y-r.camY, s.v.H)
 	c := r.next[(r.pfTop+y/2)*80+x]
@@ -178,7 +173,7 @@ func TestProtectedGrey(t *testing.T) {
 	s, h := scenario()
 	s.v.Snakes[1].ProtectedUntil = 100
 	s.step()
-	r := New(TrueColor, 80, 24)
+	r := newKept(TrueColor, 80, 24)
 	h.Follow = s.v.Snakes[1].ID
 	r.Frame(&s.v, h)
 	n := 0
@@ -209,7 +204,7 @@ func TestRestore(t *testing.T) {
 
 func TestSmallFramesUnsynchronized(t *testing.T) {
 	s, h := scenario()
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	r.Frame(&s.v, h)
 	for i := 0; i < 200; i++ {
 		s.step()
@@ -225,7 +220,7 @@ func TestSmallFramesUnsynchronized(t *testing.T) {
 }
 
 func TestNilAndOddViews(t *testing.T) {
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	term := vtmodel.New(80, 24)
 	for _, v := range []*game.View{nil, {}, {W: 5, H: 5}, {W: 3, H: 2, Pix: make([]game.Pixel, 6), Top: []game.Entry{{Name: "\x1b[31m\xff"}}}} {
 		term.Write(r.Frame(v, nil))
@@ -240,7 +235,7 @@ func TestCameraDeadZone(t *testing.T) {
 	id := game.ID(1 << 16)
 	v.Snakes[0] = game.SnakeInfo{ID: id, Used: true, Alive: true, Head: game.Point{X: 500, Y: 250}}
 	h := &HUD{You: id, Follow: id, ShutdownIn: -1}
-	r := New(ANSI16, 80, 24) // playfield 80 x 44 pixels
+	r := newKept(ANSI16, 80, 24) // playfield 80 x 44 pixels
 	r.Frame(v, h)
 	x0, y0 := r.camX, r.camY
 	if x0 != 460 || y0 != 228 {
@@ -277,7 +272,7 @@ func TestCameraDeadZone(t *testing.T) {
 
 func TestResizeClamps(t *testing.T) {
 	s, h := scenario()
-	r := New(ANSI16, 0, -5)
+	r := newKept(ANSI16, 0, -5)
 	if r.cols != 1 || r.rows != 1 {
 		t.Fatalf("size %dx%d, want 1x1", r.cols, r.rows)
 	}
@@ -345,13 +340,14 @@ func TestGlyphs(t *testing.T) {
 			t.Fatalf("glyph %#x: %q", ch, g)
 		}
 		for _, p := range []Profile{Mono, ANSI16, TrueColor} {
-			r := New(p, 40, 12)
+			r := newKept(p, 40, 12)
 			term := vtmodel.New(40, 12)
 			r.compose(nil, nil)
 			put(r, 3, 5, []byte{'a', ch, 'b'}, white, def)
-			r.out = r.buf[:0]
-			r.encode(true, 0, 0)
-			term.Write(r.out)
+			hand(r)
+			r.vt.out = r.vt.buf[:0]
+			r.vt.encode(true, 0, 0)
+			term.Write(r.vt.out)
 			if err := check(term, r); err != nil {
 				t.Fatalf("glyph %#x on %v: %v", ch, p, err)
 			}
@@ -364,8 +360,8 @@ func TestGlyphs(t *testing.T) {
 			}
 			// With the cell's pen, re-printing it costs its bytes.
 			c := r.next[5*40+4]
-			r.pfg, r.pbg = c.fg(), c.bg()
-			if c := r.reprintCost(c); c != len(glyphText[r.next[5*40+4].ch()]) {
+			r.vt.pfg, r.vt.pbg = c.fg(), c.bg()
+			if c := r.vt.reprintCost(c); c != len(glyphText[r.next[5*40+4].ch()]) {
 				t.Errorf("glyph %#x on %v: reprint cost %d", ch, p, c)
 			}
 		}
@@ -373,16 +369,13 @@ func TestGlyphs(t *testing.T) {
 }
 
 // TestGreedyPays: in the standard scenario (a few snakes, frames of a few
-// changed cells) the greedy order still pays now that it is tried only
-// after a small frame (r.sparse): at least 3 % fewer bytes than row order
-// over 600 frames (6.0 % measured; 6.5 % when it was tried on every
-// frame).
+// changed cells) the greedy order, tried only after a small frame
+// (encoder.sparse), pays: at least 3 % fewer bytes than row order
+// (options.rowOrder) over 600 frames.
 func TestGreedyPays(t *testing.T) {
-	sum := func(gmax int) int {
-		defer func(old int) { greedyMax = old }(greedyMax)
-		greedyMax = gmax
+	sum := func(rowOrder bool) int {
 		s, h := scenario()
-		r := New(ANSI16, 80, 24)
+		r := newRenderer(ANSI16, 80, 24, 0, options{keepNext: true, rowOrder: rowOrder})
 		n := 0
 		for range 600 {
 			s.step()
@@ -390,7 +383,7 @@ func TestGreedyPays(t *testing.T) {
 		}
 		return n
 	}
-	greedy, rows := sum(greedyMax), sum(0)
+	greedy, rows := sum(false), sum(true)
 	if float64(greedy) > 0.97*float64(rows) {
 		t.Errorf("greedy %d bytes, row order %d: want at least 3 %% fewer", greedy, rows)
 	}
@@ -414,7 +407,7 @@ func TestAppendNum(t *testing.T) {
 // the pen it picks (putCell sets the pen with it).
 func TestAsIs(t *testing.T) {
 	for _, prof := range []Profile{ANSI16, ANSI256, TrueColor} {
-		r := New(prof, 80, 24)
+		r := newKept(prof, 80, 24)
 		cells := []cell{txt('a', def, def), txt('x', 3, 5), txt(0x01, 7, def)}
 		for f := range uint8(ncol) {
 			for b := range uint8(ncol) {
@@ -424,14 +417,14 @@ func TestAsIs(t *testing.T) {
 		hits := 0
 		for pf := range uint8(ncol) {
 			for pb := range uint8(ncol) {
-				r.pfg, r.pbg = pf, pb
+				r.vt.pfg, r.vt.pbg = pf, pb
 				for _, c := range cells {
-					gf, gb, gg, cost, reset := r.glyph(c)
-					sgr, rs := r.sgrPlan(gf, gb)
+					gf, gb, gg, cost, reset := r.vt.glyph(c)
+					sgr, rs := r.vt.sgrPlan(gf, gb)
 					if reset != rs {
 						t.Fatalf("%v pen %d/%d cell %04x: glyph says reset %v for pen %d/%d, sgrPlan %v", prof, pf, pb, uint16(c), reset, gf, gb, rs)
 					}
-					g, ok := r.asIs(c)
+					g, ok := r.vt.asIs(c)
 					if ok && (g != gg || sgr != 0 || cost != len(g)) {
 						t.Fatalf("%v pen %d/%d cell %04x: asIs %q, glyph %q with pen %d/%d at cost %d", prof, pf, pb, uint16(c), g, gg, gf, gb, cost)
 					}
@@ -488,25 +481,25 @@ func TestLaneOf(t *testing.T) {
 // column, the area's margins and the scroll region are.
 func TestPlanNextRow(t *testing.T) {
 	for _, sz := range [][4]int{{80, 24, 80, 24}, {100, 30, 120, 40}, {200, 60, 200, 60}, {40, 12, 45, 12}} {
-		r := New(ANSI16, sz[2], sz[3])
+		r := newKept(ANSI16, sz[2], sz[3])
 		r.Resize(sz[2], sz[3])
-		r.cols, r.rows, r.tcols, r.trows = sz[0], sz[1], sz[2], sz[3]
-		r.ox, r.oy = (sz[2]-sz[0])/2, (sz[3]-sz[1])/2
+		r.vt.cols, r.vt.rows, r.vt.tcols = sz[0], sz[1], sz[2]
+		r.vt.ox, r.vt.oy = (sz[2]-sz[0])/2, (sz[3]-sz[1])/2
 		for _, reg := range [][2]int{{0, sz[1] - 1}, {1, sz[1] - 2}, {2, sz[1] / 2}} {
-			r.top, r.bot = reg[0], reg[1]
+			r.vt.top, r.vt.bot = reg[0], reg[1]
 			for cy := 0; cy+1 < sz[1]; cy++ {
 				for _, cx := range []int{0, 1, 2, 5, 9, 10, 11, sz[0] / 2, sz[0] - 2, sz[0] - 1} {
 					for x := range sz[0] {
-						r.cx, r.cy = cx, cy
-						got, want := r.plan(x, cy+1), r.planAny(x, cy+1)
+						r.vt.cx, r.vt.cy = cx, cy
+						got, want := r.vt.plan(x, cy+1), r.vt.planAny(x, cy+1)
 						if got != want {
 							t.Fatalf("%v region %v: from (%d,%d) to (%d,%d): plan %+v, planAny %+v", sz, reg, cx, cy, x, cy+1, got, want)
 						}
 						// The same row, where plan weighs re-printing
 						// only up to 8 cells right.
 						if n := x - cx; n != 0 && (n < 0 || n > 8) {
-							r.cx, r.cy = cx, cy
-							if got, want := r.plan(x, cy), r.planAny(x, cy); got != want {
+							r.vt.cx, r.vt.cy = cx, cy
+							if got, want := r.vt.plan(x, cy), r.vt.planAny(x, cy); got != want {
 								t.Fatalf("%v region %v: from (%d,%d) to (%d,%d): plan %+v, planAny %+v", sz, reg, cx, cy, x, cy, got, want)
 							}
 						}
@@ -528,19 +521,19 @@ func TestMoveToPlan(t *testing.T) {
 	pens := []uint8{def, 1, 2, 3, 5, 7}
 	checked := 0
 	for _, sz := range [][4]int{{80, 24, 80, 24}, {100, 30, 120, 40}, {40, 12, 45, 12}} {
-		a, b := New(ANSI16, sz[2], sz[3]), New(ANSI16, sz[2], sz[3])
+		a, b := newKept(ANSI16, sz[2], sz[3]), newKept(ANSI16, sz[2], sz[3])
 		for _, r := range []*Renderer{a, b} {
 			r.Resize(sz[2], sz[3])
-			r.cols, r.rows, r.tcols, r.trows = sz[0], sz[1], sz[2], sz[3]
-			r.ox, r.oy = (sz[2]-sz[0])/2, (sz[3]-sz[1])/2
+			r.vt.cols, r.vt.rows, r.vt.tcols = sz[0], sz[1], sz[2]
+			r.vt.ox, r.vt.oy = (sz[2]-sz[0])/2, (sz[3]-sz[1])/2
 		}
 		for range 20000 {
-			for i := range a.prev {
+			for i := range a.vt.prev {
 				if rng.IntN(4) == 0 {
-					a.prev[i] = looks[rng.IntN(len(looks))]
+					a.vt.prev[i] = looks[rng.IntN(len(looks))]
 				}
 			}
-			copy(b.prev, a.prev)
+			copy(b.vt.prev, a.vt.prev)
 			top := rng.IntN(3)
 			bot := sz[1] - 1 - rng.IntN(3)
 			cx, cy := rng.IntN(sz[0]+1)-1, rng.IntN(sz[1])
@@ -558,16 +551,16 @@ func TestMoveToPlan(t *testing.T) {
 			}
 			f, g := pens[rng.IntN(len(pens))], pens[rng.IntN(len(pens))]
 			for _, r := range []*Renderer{a, b} {
-				r.top, r.bot, r.cx, r.cy, r.pfg, r.pbg = top, bot, cx, cy, f, g
-				r.out = r.out[:0]
+				r.vt.top, r.vt.bot, r.vt.cx, r.vt.cy, r.vt.pfg, r.vt.pbg = top, bot, cx, cy, f, g
+				r.vt.out = r.vt.out[:0]
 			}
-			a.moveTo(x, y)
-			if b.cx != x || b.cy != y {
-				b.move(b.plan(x, y), x, y)
+			a.vt.moveTo(x, y)
+			if b.vt.cx != x || b.vt.cy != y {
+				b.vt.move(b.vt.plan(x, y), x, y)
 			}
-			if string(a.out) != string(b.out) || a.cx != b.cx || a.cy != b.cy || a.pfg != b.pfg || a.pbg != b.pbg {
+			if string(a.vt.out) != string(b.vt.out) || a.vt.cx != b.vt.cx || a.vt.cy != b.vt.cy || a.vt.pfg != b.vt.pfg || a.vt.pbg != b.vt.pbg {
 				t.Fatalf("%v region %d-%d pen %d/%d: from (%d,%d) to (%d,%d): moveTo %q to (%d,%d), move(plan) %q to (%d,%d)",
-					sz, top, bot, f, g, cx, cy, x, y, a.out, a.cx, a.cy, b.out, b.cx, b.cy)
+					sz, top, bot, f, g, cx, cy, x, y, a.vt.out, a.vt.cx, a.vt.cy, b.vt.out, b.vt.cx, b.vt.cy)
 			}
 			checked++
 		}
@@ -580,7 +573,7 @@ func TestMoveToPlan(t *testing.T) {
 // on rows of snakes, blanks and unknown cells shifted by any step.
 func TestShiftPays(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	r := New(ANSI16, 80, 24)
+	r := newKept(ANSI16, 80, 24)
 	looks := []cell{blank, blank, blank, px(1, def), px(def, 2), px(3, 3), txt('a', 7, def), unknown}
 	checked := 0
 	for range 2000 {
@@ -597,8 +590,8 @@ func TestShiftPays(t *testing.T) {
 				nrow[i] = prow[j]
 			}
 		}
-		_, want := r.rowPlan(prow, nrow, dx)
-		if got := r.shiftPays(prow, nrow, dx); got != want {
+		_, want := r.vt.rowPlan(prow, nrow, dx)
+		if got := r.vt.shiftPays(prow, nrow, dx); got != want {
 			t.Fatalf("dx %d: shiftPays %v, rowPlan %v\nprev %v\nnext %v", dx, got, want, prow, nrow)
 		}
 		if want {
@@ -619,29 +612,31 @@ func TestScrollPays(t *testing.T) {
 	looks := []cell{blank, blank, blank, px(1, def), px(def, 2), px(3, 3), txt('a', 7, def), unknown}
 	yes, no := 0, 0
 	for _, tcols := range []int{40, 44} {
-		r := New(ANSI16, tcols, 14)
+		r := newKept(ANSI16, tcols, 14)
 		r.cols, r.rows, r.tcols, r.trows = 40, 14, tcols, 14
-		r.top, r.bot = 1, 12
+		r.vt.cols, r.vt.rows, r.vt.tcols = 40, 14, tcols
+		r.vt.top, r.vt.bot = 1, 12
 		n := r.cols * r.rows
-		r.prev, r.next = make([]cell, n), make([]cell, n)
+		r.vt.prev, r.next = make([]cell, n), make([]cell, n)
+		r.vt.next = r.next // scrollPays weighs the frame being encoded
 		for range 3000 {
 			dy := rng.IntN(7) - 3
 			dx := rng.IntN(5) - 2
 			if dy == 0 {
 				dy = 1
 			}
-			for i := range r.prev {
-				r.prev[i] = looks[rng.IntN(len(looks))]
+			for i := range r.vt.prev {
+				r.vt.prev[i] = looks[rng.IntN(len(looks))]
 			}
 			for y := range r.rows {
 				for x := range r.cols {
 					sy, sx := y+dy, x+dx
 					c := looks[rng.IntN(len(looks)-1)]
 					switch k := rng.IntN(6); {
-					case k < 3 && sy >= r.top && sy <= r.bot && sx >= 0 && sx < r.cols:
-						c = r.prev[sy*r.cols+sx] // moved with the camera
+					case k < 3 && sy >= r.vt.top && sy <= r.vt.bot && sx >= 0 && sx < r.cols:
+						c = r.vt.prev[sy*r.cols+sx] // moved with the camera
 					case k == 3:
-						c = r.prev[y*r.cols+x] // stayed
+						c = r.vt.prev[y*r.cols+x] // stayed
 					}
 					r.next[y*r.cols+x] = c
 				}
@@ -650,19 +645,19 @@ func TestScrollPays(t *testing.T) {
 			if r.cols < r.tcols {
 				moved += 3 + 4*max(dy, -dy)
 			}
-			for y := r.top; y <= r.bot; y++ {
+			for y := r.vt.top; y <= r.vt.bot; y++ {
 				nrow := r.next[y*w : (y+1)*w]
-				c, _ := r.rowPlan(r.prev[y*w:(y+1)*w], nrow, dx)
+				c, _ := r.vt.rowPlan(r.vt.prev[y*w:(y+1)*w], nrow, dx)
 				stay += c
-				if sy := y + dy; sy >= r.top && sy <= r.bot {
-					c, _ = r.rowPlan(r.prev[sy*w:(sy+1)*w], nrow, dx)
+				if sy := y + dy; sy >= r.vt.top && sy <= r.vt.bot {
+					c, _ = r.vt.rowPlan(r.vt.prev[sy*w:(sy+1)*w], nrow, dx)
 					moved += c
 				} else {
 					moved += est(nil, 0, nrow)
 				}
 			}
 			want := moved < stay
-			if got := r.scrollPays(dx, dy); got != want {
+			if got := r.vt.scrollPays(dx, dy); got != want {
 				t.Fatalf("step (%d,%d), %d columns: scrollPays %v, sums %d moved, %d staying", dx, dy, tcols, got, moved, stay)
 			}
 			if want {
@@ -683,7 +678,7 @@ func TestScrollPays(t *testing.T) {
 func TestPixPlan(t *testing.T) {
 	for c := range ncol * ncol {
 		for p := range ncol * ncol {
-			a, b := &Renderer{tcols: 1000}, &Renderer{tcols: 1000}
+			a, b := &encoder{tcols: 1000}, &encoder{tcols: 1000}
 			a.pfg, a.pbg = pairFg[p], pairBg[p]
 			*b = *a
 			a.putCell(cell(c))

@@ -18,8 +18,7 @@ func TestSceneSameFrames(t *testing.T) {
 	c := newLoadCrowd(t, 600, 20, 0)
 	ref := make([]*Renderer, len(c.rs))
 	for i, r := range c.rs {
-		ref[i] = New(r.prof, r.tcols, r.trows)
-		ref[i].noScene = true
+		ref[i] = newRenderer(r.prof, r.tcols, r.trows, 0, options{keepNext: true, noScene: true})
 	}
 	used, lines, mine := 0, 0, 0
 	for f := range 80 {
@@ -106,10 +105,10 @@ func feedMine(v *game.View, own int, k *game.Kill) bool {
 // sameShown reports the first cell where what r believes the terminal
 // shows differs from what ref does.
 func sameShown(r, ref *Renderer) error {
-	if !slices.Equal(r.prev, ref.prev) {
-		for i := range r.prev {
-			if r.prev[i] != ref.prev[i] {
-				return fmt.Errorf("cell %d,%d: %v against %v", i%r.cols, i/r.cols, r.prev[i], ref.prev[i])
+	if !slices.Equal(r.vt.prev, ref.vt.prev) {
+		for i := range r.vt.prev {
+			if r.vt.prev[i] != ref.vt.prev[i] {
+				return fmt.Errorf("cell %d,%d: %v against %v", i%r.cols, i/r.cols, r.vt.prev[i], ref.vt.prev[i])
 			}
 		}
 	}

@@ -13,18 +13,8 @@ package render
 // frame starts from and the state a Snapshot leaves. The next frame is a
 // full repaint.
 func (r *Renderer) SetShared(on bool) {
-	r.shared = on
+	r.vt.shared = on
 	r.full = true
-}
-
-// park leaves the pen at the default and the cursor on the terminal's
-// first cell: where a shared renderer's frames start.
-func (r *Renderer) park() {
-	r.pen(def, def)
-	if r.cx != -r.ox || r.cy != -r.oy {
-		r.out = append(r.out, 0x1b, '[', 'H')
-		r.cx, r.cy = -r.ox, -r.oy
-	}
 }
 
 // Snapshot appends to dst the bytes that take a terminal of r's size,
@@ -35,13 +25,26 @@ func (r *Renderer) park() {
 // Snapshot of a shared renderer shows what one sent all its frames does,
 // and can take its next frames. It does not change r; like Frame, it is
 // not safe to call concurrently with r's other methods.
-func (r *Renderer) Snapshot(dst []byte, enter bool) []byte {
-	// The encoder's full repaint, on a copy of r's state: its grid of
-	// what the terminal shows as the frame wanted, a blank one as shown.
-	c := *r
-	c.next = append([]cell(nil), r.prev...)
-	c.prev = make([]cell, len(r.prev))
-	c.mask = make([]uint64, len(r.mask), cap(r.mask))
+func (r *Renderer) Snapshot(dst []byte, enter bool) []byte { return r.vt.snapshot(dst, enter) }
+
+// park leaves the pen at the default and the cursor on the terminal's
+// first cell: where a shared renderer's frames start.
+func (vt *encoder) park() {
+	vt.pen(def, def)
+	if vt.cx != -vt.ox || vt.cy != -vt.oy {
+		vt.out = append(vt.out, 0x1b, '[', 'H')
+		vt.cx, vt.cy = -vt.ox, -vt.oy
+	}
+}
+
+// snapshot is Snapshot: the encoder's full repaint, on a copy of vt, from
+// a blank grid (what a terminal shows as far as the copy knows) to the
+// grid vt's terminal shows.
+func (vt *encoder) snapshot(dst []byte, enter bool) []byte {
+	c := *vt
+	c.next = append([]cell(nil), vt.prev...)
+	c.prev = make([]cell, len(vt.prev))
+	c.mask = make([]uint64, vt.rows)
 	c.entered = !enter
 	c.out = append(dst, syncOn...)
 	c.encode(true, 0, 0)

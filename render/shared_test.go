@@ -44,7 +44,7 @@ func sharedSession(t *testing.T, seed uint64, frames int) {
 	cols, rows := sz[0], sz[1]
 	// Seeds 5 and 6 draw a centred area smaller than the terminal (a
 	// cell budget), margins around it.
-	r := NewBudget(Profile(seed%4), cols, rows, map[bool]int{true: cols * rows / 2}[seed > 4])
+	r := newKeptBudget(Profile(seed%4), cols, rows, map[bool]int{true: cols * rows / 2}[seed > 4])
 	r.SetShared(true)
 	h := &HUD{Follow: s.v.Snakes[0].ID, Spectator: true, ShutdownIn: -1, Join: "ssh -p 2222 localhost", Players: 5}
 	ws := make([]*watcher, 3)
@@ -73,8 +73,8 @@ func sharedSession(t *testing.T, seed uint64, frames int) {
 			}
 		}
 		out := bytes.Clone(r.Frame(&s.v, h))
-		if (r.cx != -r.ox || r.cy != -r.oy || r.pfg != def || r.pbg != def) && len(out) > 0 {
-			t.Fatalf("seed %d frame %d: a shared frame ended with the cursor at %d,%d and pen %d/%d", seed, f, r.cx, r.cy, r.pfg, r.pbg)
+		if (r.vt.cx != -r.vt.ox || r.vt.cy != -r.vt.oy || r.vt.pfg != def || r.vt.pbg != def) && len(out) > 0 {
+			t.Fatalf("seed %d frame %d: a shared frame ended with the cursor at %d,%d and pen %d/%d", seed, f, r.vt.cx, r.vt.cy, r.vt.pfg, r.vt.pbg)
 		}
 		for i, w := range ws {
 			switch {
@@ -132,7 +132,7 @@ func sharedSession(t *testing.T, seed uint64, frames int) {
 // that left its own cursor or pen behind would show.
 func TestSharedSnapshotLeavesRenderer(t *testing.T) {
 	s := newSim(3, 400, 200, 8, 25, 600)
-	a, b := New(ANSI256, 100, 30), New(ANSI256, 100, 30)
+	a, b := newKept(ANSI256, 100, 30), newKept(ANSI256, 100, 30)
 	h := &HUD{Follow: s.v.Snakes[0].ID, Spectator: true, ShutdownIn: -1}
 	for f := range 60 {
 		s.step()

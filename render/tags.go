@@ -55,7 +55,7 @@ func (h headAt) y() int    { return int(h & 0xffffff) }
 // so room for twice what a screen shows at the densities the game runs
 // (a 2,048 x 512 world with 2,500 snakes puts ~9 heads on an 80x24
 // screen, up to ~30 where it is dense, ~60 on 200x60; with half this room
-// dense screens ran out and tagged other snakes than a whole frame did).
+// dense screens run out and tag other snakes than a whole frame does).
 // Beyond it, heads seen later are not kept, and which snakes get tags may
 // depend on what was composed when.
 func headsCap(n int) int { return max(64, n/32) }
@@ -193,11 +193,13 @@ func (r *Renderer) others(own int) int {
 
 // Tag bounds.
 const (
-	maxTags  = 8  // tags on screen at most
-	tagName  = 12 // a tag shows at most this much of a name
-	leashX   = 6  // columns a head may be past either end of its tag
-	leashY   = 4  // rows a head may be above or below its tag's row
-	tagTries = 4  // snakes a tick may try to place a tag for, at most
+	maxTags  = 8   // tags on screen at most
+	minTags  = 3   // tags a screen has room for at least (tagRoom)
+	tagCells = 500 // playfield cells a tag's room takes (tagRoom)
+	tagName  = 12  // a tag shows at most this much of a name
+	leashX   = 6   // columns a head may be past either end of its tag
+	leashY   = 4   // rows a head may be above or below its tag's row
+	tagTries = 4   // snakes a tick may try to place a tag for, at most
 )
 
 // tag is one name tag. It keeps its text, colour and where its snake's
@@ -265,12 +267,13 @@ func (r *Renderer) layoutTags(v *game.View, own int) bool {
 	return any
 }
 
-// tagRoom is how many tags a screen shows at most: one for every 500
-// cells of its playfield, at least 3 and at most maxTags (3 on 80x24, 5 on
-// 100x30, 8 from 120x40). A crowd puts ~9 heads on an 80x24 screen: a
-// name on each, every one moving on within a second (its leash), was a
-// screen of jumping words and ~a fifth of the cells a frame changed.
-func (r *Renderer) tagRoom() int { return max(3, min(maxTags, r.cols*r.pfRows/500)) }
+// tagRoom is how many tags a screen shows at most: one for every
+// tagCells cells of its playfield, at least minTags and at most maxTags
+// (3 on 80x24, 5 on 100x30, 8 from 120x40). A crowd puts ~9 heads on an
+// 80x24 screen: a name on each, every one moving on within a second (its
+// leash), would be a screen of jumping words and ~a fifth of the cells a
+// frame changes.
+func (r *Renderer) tagRoom() int { return max(minTags, min(maxTags, r.cols*r.pfRows/tagCells)) }
 
 // placeTags tries to place tags for the snakes on the playfield without
 // one, nearest first to the snake the camera follows (else to the
@@ -348,9 +351,8 @@ func abs(a int) int { return max(a, -a) }
 // tagSpots are where a tag may go, best first, relative to the head's
 // cell: centred on the row above, on the row below, right of the head,
 // left of it. x is hx + a*n/2 + b for a tag of n cells. Placing it ahead
-// of a moving head (so the head runs alongside its tag for longer) was
-// measured and does not pay: snakes turn too often (see
-// docs/BENCHMARKS.md).
+// of a moving head (so the head runs alongside its tag for longer) does
+// not pay: snakes turn too often.
 var tagSpots = [...]struct{ a, b, dy int }{{-1, 0, -1}, {-1, 0, 1}, {0, 2, 0}, {-2, -1, 0}}
 
 // placeTag puts s's tag, its head at h, in tag slot i at the first free

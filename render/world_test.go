@@ -15,13 +15,13 @@ import (
 // puts ~40 in an 80x24 view, 3,000 ticks; dead snakes respawn at once. It
 // returns frame sizes after the first, the mean length of live snakes and
 // the mean fruit in view.
-func worldRun(tb testing.TB, enc encoder, term *vtmodel.Term) (sizes []int, length, fruit, inView float64) {
-	return worldRunWith(tb, enc, term, nil)
+func worldRun(tb testing.TB, enc strategy, term *vtmodel.Term) (sizes []int, length, fruit, inView float64) {
+	return worldRunWith(tb, enc, term, hudCut{})
 }
 
-// worldRunWith is worldRun with set applied to the renderer and HUD first
+// worldRunWith is worldRun with the HUD cut as cut says
 // (nil: nothing).
-func worldRunWith(tb testing.TB, enc encoder, term *vtmodel.Term, set func(*Renderer, *HUD)) (sizes []int, length, fruit, inView float64) {
+func worldRunWith(tb testing.TB, enc strategy, term *vtmodel.Term, cut hudCut) (sizes []int, length, fruit, inView float64) {
 	w, err := game.New(game.Config{W: 400, H: 220, MaxSnakes: 16, Seed: scenSeed, Fruit: 1000, StartLen: 25})
 	if err != nil {
 		tb.Fatal(err)
@@ -35,10 +35,7 @@ func worldRunWith(tb testing.TB, enc encoder, term *vtmodel.Term, set func(*Rend
 	}
 	w.Step(1)
 	h := &HUD{You: ids[0], Follow: ids[0], ShutdownIn: -1, Players: 5, Spectators: 2, Join: "ssh -p 2222 snaked.example"}
-	r := New(ANSI16, 80, 24)
-	if set != nil {
-		set(r, h)
-	}
+	r := cut.renderer(ANSI16, 80, 24, h)
 	next := [5]int{}
 	var lsum, lnum, fsum, vsum int
 	for t := 0; t < scenTicks; t++ {
@@ -93,15 +90,15 @@ func worldRunWith(tb testing.TB, enc encoder, term *vtmodel.Term, set func(*Rend
 func BenchmarkWorld(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		enc  encoder
-		set  func(*Renderer, *HUD)
-	}{{"full", fullEnc, nil}, {"linediff", lineEnc, nil}, {"snaked", nil, nil},
-		{"snaked-notags", nil, hudVariants[0].set}, {"snaked-nohud", nil, hudVariants[1].set}} {
+		enc  strategy
+		cut  hudCut
+	}{{"full", fullEnc, hudCut{}}, {"linediff", lineEnc, hudCut{}}, {"snaked", nil, hudCut{}},
+		{"snaked-notags", nil, hudVariants[0].cut}, {"snaked-nohud", nil, hudVariants[1].cut}} {
 		b.Run(c.name, func(b *testing.B) {
 			var sizes []int
 			var l, f, n float64
 			for b.Loop() {
-				sizes, l, f, n = worldRunWith(b, c.enc, nil, c.set)
+				sizes, l, f, n = worldRunWith(b, c.enc, nil, c.cut)
 			}
 			mean, p50, p95 := stats(sizes)
 			b.ReportMetric(mean, "B/frame")

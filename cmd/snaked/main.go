@@ -35,7 +35,7 @@ const hardDeadline = 5 * time.Second
 // gcPercent is the GC target the daemon runs with unless GOGC is set. Its
 // heap is mostly live per-session state (renderers, SSH buffers), so a
 // target tighter than Go's 100 keeps less garbage beside it: less memory
-// per session, for a few more collections (docs/BENCHMARKS-loadtest.md).
+// per session, for a few more collections (docs/BENCHMARKS.md).
 const gcPercent = 50
 
 func main() {
