@@ -23,7 +23,7 @@ import (
 
 // harness is a real server on 127.0.0.1:0.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *Server
 	w      *game.World
 	addr   string
@@ -76,7 +76,7 @@ func testConfig(t testing.TB) Config {
 	return cfg
 }
 
-func start(t *testing.T, cfg Config, w *game.World, opts ...option) *harness {
+func start(t testing.TB, cfg Config, w *game.World, opts ...option) *harness {
 	t.Helper()
 	return startHost(t, cfg, w, w.Host(), opts...)
 }
@@ -87,7 +87,7 @@ func withKeyHook(hook func(k key, r byte)) option {
 }
 
 // startHost is start for sessions that reach world w through host.
-func startHost(t *testing.T, cfg Config, w *game.World, host game.Host, opts ...option) *harness {
+func startHost(t testing.TB, cfg Config, w *game.World, host game.Host, opts ...option) *harness {
 	t.Helper()
 	logs := &testkit.SyncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -163,7 +163,7 @@ func (h *harness) dial(user string) *ssh.Client {
 
 // term is a client session with a pty whose output feeds a terminal model.
 type term struct {
-	t    *testing.T
+	t    testing.TB
 	sess *ssh.Session
 	c    *ssh.Client // the connection, when play opened the session; wait closes it
 	in   io.WriteCloser
@@ -178,7 +178,7 @@ type term struct {
 }
 
 // play opens a pty session (cols x rows, TERM xterm) and starts the shell.
-func play(t *testing.T, c *ssh.Client, cols, rows int) *term {
+func play(t testing.TB, c *ssh.Client, cols, rows int) *term {
 	t.Helper()
 	sess, err := c.NewSession()
 	if err != nil {
@@ -193,7 +193,7 @@ func play(t *testing.T, c *ssh.Client, cols, rows int) *term {
 }
 
 // shell starts the shell on sess and pumps its output.
-func shell(t *testing.T, sess *ssh.Session, cols, rows int) *term {
+func shell(t testing.TB, sess *ssh.Session, cols, rows int) *term {
 	t.Helper()
 	tm := &term{t: t, sess: sess, vt: vtmodel.New(cols, rows), done: make(chan struct{}), errb: &testkit.SyncBuf{}}
 	in, err := sess.StdinPipe()
