@@ -4,12 +4,6 @@
 // bytes per second, disconnects, screen sanity), the CPU and memory of the
 // swarm and of the daemon under test, and a bare SSH "transport floor"
 // server that the daemon's cost is compared against in the same run.
-//
-// It talks to the daemon only over SSH, like any player. From a test:
-//
-//	o := loadtest.DefaultOptions()
-//	o.Addr, o.N, o.Ramp, o.Duration = addr, 50, time.Second, 5*time.Second
-//	rep, err := loadtest.Run(ctx, o) // rep.Failed, rep.Unexpected, rep.Gap.P50, ...
-//
-// The method is written down in docs/BENCHMARKS.md, "Sessions per core".
+// It talks to the daemon only over SSH, like any player; the method is in
+// docs/BENCHMARKS.md, "Sessions per core".
 package loadtest

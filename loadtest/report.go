@@ -268,7 +268,7 @@ type Target struct {
 	Got  string `json:"got"`
 }
 
-// CheckTargets checks the report against the capacity targets (issue 5): no
+// CheckTargets checks the report against the capacity targets: no
 // join failures or unexpected disconnects, frame gap p50 within 100 +/- 5 ms
 // and p99 at most 150 ms, daemon CPU at most 1.5x the floor's (with a floor
 // run) and daemon RSS at most 100 KiB per session (with -server-pid).

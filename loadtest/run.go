@@ -206,7 +206,11 @@ type Report struct {
 // Run opens o.N sessions over o.Ramp, keeps them playing for o.Duration
 // after the ramp and reports what they saw. It returns early, with a
 // report of what was measured, when ctx is cancelled. The error is only
-// for options that cannot work.
+// for options that cannot work. From a test:
+//
+//	o := loadtest.DefaultOptions()
+//	o.Addr, o.N, o.Ramp, o.Duration = addr, 50, time.Second, 5*time.Second
+//	rep, err := loadtest.Run(ctx, o) // rep.Failed, rep.Unexpected, rep.Gap.P50, ...
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.fill(); err != nil {
 		return nil, err

@@ -1,27 +1,10 @@
 // Package cluster owns the link between one simulation process and the SSH
-// gateways that serve its players, over NATS. This file holds the
-// connection (options, credentials, TLS, an embedded server with its users
-// and their permissions) and the subjects; sim.go is the simulation's side
-// (joins, inputs, gateway leases applied to a game.World), gateway.go the
-// gateway's (a game.Host whose inputs go to the simulation), stream.go the
-// world's ticks and snapshots, scores.go the scores service.
-//
-// Subjects, under a prefix P (default "snaked", so several worlds can share
-// one NATS). Everything a gateway sends is under its own name, so NATS
-// permissions can keep one gateway from speaking for another:
-//
-//	P.tick                 the simulation's ticks (stream.go)
-//	P.gw.NAME.join         request/reply: gateway NAME asks for a snake
-//	P.gw.NAME.input        its players' turns, dashes, respawns, leaves
-//	P.gw.NAME.hb           its heartbeats: a gateway silent for Lease loses its snakes
-//	P.gw.NAME.snapshot     request: a snapshot of the world, sent to its inbox
-//	P.gw.NAME.scores.*     its scores questions and finished games (scores.go)
-//	_INBOX.P.NAME.>        its replies
-//
-// The simulation reads who sent a message from the subject (NAME) and the
-// gateway's instance in the message; messages that fail to decode, or name
-// a snake the sending gateway's join did not give, are dropped and counted
-// (Stats), never applied.
+// gateways that serve its players, over NATS: the simulation's side (joins,
+// inputs and gateway leases applied to a game.World, the world's ticks and
+// snapshots, the scores service), a gateway's (a game.Host that follows the
+// world as a replica and sends its players' joins, inputs and games back),
+// and the connection itself (credentials, TLS, an embedded NATS server with
+// role users and their permissions).
 package cluster
 
 import (
@@ -285,6 +268,23 @@ func inboxOf(prefix, name string) string { return "_INBOX." + prefix + "." + nam
 
 // subjects are the link's subjects under one prefix, for one gateway, or
 // (name "*") for the simulation, which reads every gateway's.
+//
+// Subjects, under a prefix P (default "snaked", so several worlds can share
+// one NATS). Everything a gateway sends is under its own name, so NATS
+// permissions can keep one gateway from speaking for another:
+//
+//	P.tick                 the simulation's ticks (stream.go)
+//	P.gw.NAME.join         request/reply: gateway NAME asks for a snake
+//	P.gw.NAME.input        its players' turns, dashes, respawns, leaves
+//	P.gw.NAME.hb           its heartbeats: a gateway silent for Lease loses its snakes
+//	P.gw.NAME.snapshot     request: a snapshot of the world, sent to its inbox
+//	P.gw.NAME.scores.*     its scores questions and finished games (scores.go)
+//	_INBOX.P.NAME.>        its replies
+//
+// The simulation reads who sent a message from the subject (NAME) and the
+// gateway's instance in the message; messages that fail to decode, or name
+// a snake the sending gateway's join did not give, are dropped and counted
+// (Stats), never applied.
 type subjects struct {
 	prefix                                        string
 	tick                                          string

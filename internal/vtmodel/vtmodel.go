@@ -3,17 +3,6 @@
 // compare the screen with what was meant. Whatever a real terminal might do
 // differently (background-colour erase, resize reflow, scrolled-in lines) is
 // modelled as an Unknown cell, so output that relies on it fails the check.
-//
-// Understood: printable UTF-8 (every rune one column wide, those of East
-// Asian Width "ambiguous" included: block elements, box drawing, arrows;
-// runes every terminal draws two columns wide or zero wide, which the
-// model cannot place, are reported unsupported), pending wrap with
-// autowrap, BS, CR, LF, ESC M
-// (RI), ESC D (IND), CSI A B C D G H f (cursor), J K X (erase), P @ (DCH/ICH),
-// S T (SU/SD), r (DECSTBM), m (SGR 0, 7, 27, 30-37, 39, 40-47, 49, 90-97,
-// 100-107, 38;5;n, 48;5;n; reverse video is kept as a flag on the cell, and
-// an erase under it is Unknown) and CSI ? 25, 1049, 2026 h/l. Anything else is recorded in
-// Unsupported.
 package vtmodel
 
 import (
@@ -43,6 +32,17 @@ var blank = Cell{Ch: ' ', FG: Default, BG: Default}
 var unknown = Cell{Ch: Unknown, FG: Default, BG: Default}
 
 // Term is the model of one terminal. It is not safe for concurrent use.
+//
+// Understood: printable UTF-8 (every rune one column wide, those of East
+// Asian Width "ambiguous" included: block elements, box drawing, arrows;
+// runes every terminal draws two columns wide or zero wide, which the
+// model cannot place, are reported unsupported), pending wrap with
+// autowrap, BS, CR, LF, ESC M
+// (RI), ESC D (IND), CSI A B C D G H f (cursor), J K X (erase), P @ (DCH/ICH),
+// S T (SU/SD), r (DECSTBM), m (SGR 0, 7, 27, 30-37, 39, 40-47, 49, 90-97,
+// 100-107, 38;5;n, 48;5;n; reverse video is kept as a flag on the cell, and
+// an erase under it is Unknown) and CSI ? 25, 1049, 2026 h/l. Anything else is recorded in
+// Unsupported.
 type Term struct {
 	cols, rows int
 	main, alt  []Cell
