@@ -46,16 +46,16 @@ func (w *World) check() error {
 		if !s.alive {
 			continue
 		}
-		if s.n < 1 || s.n > len(s.body) {
-			return fmt.Errorf("snake %d: length %d", i, s.n)
+		if s.length < 1 || s.length > len(s.body) {
+			return fmt.Errorf("snake %d: length %d", i, s.length)
 		}
-		for k := 0; k < s.n; k++ {
+		for k := 0; k < s.length; k++ {
 			j := s.at(k)
 			if want[j] != 0 {
 				return fmt.Errorf("snake %d: pixel %d already taken by %x", i, j, want[j])
 			}
 			kind := Body
-			if k == s.n-1 {
+			if k == s.length-1 {
 				kind = Head
 			}
 			want[j] = MakePixel(kind, i, s.colour)
@@ -63,8 +63,8 @@ func (w *World) check() error {
 				return fmt.Errorf("snake %d: body not contiguous at %d", i, k)
 			}
 		}
-		if h := s.head(); h != s.hy*int32(w.w)+s.hx || h != s.at(s.n-1) {
-			return fmt.Errorf("snake %d: head %d at (%d,%d)", i, h, s.hx, s.hy)
+		if h := s.head; h != s.headY*int32(w.w)+s.headX || h != s.at(s.length-1) {
+			return fmt.Errorf("snake %d: head %d at (%d,%d)", i, h, s.headX, s.headY)
 		}
 	}
 	if players != w.players || bots != w.bots {

@@ -115,10 +115,10 @@ func (w *World) populate(n int) {
 // seen reports whether a player's head (as of the last publish) is near
 // enough to bot s that the player may see it.
 func (w *World) seen(s *snake) bool {
-	nx, ny := int32(sightW+s.n), int32(sightH+s.n)
+	nx, ny := int32(sightW+s.length), int32(sightH+s.length)
 	W, H := int32(w.w), int32(w.h)
 	for _, e := range w.eyes {
-		dx, dy := e.x-s.hx, e.y-s.hy
+		dx, dy := e.x-s.headX, e.y-s.headY
 		if dx < 0 {
 			dx = -dx
 		}

@@ -144,14 +144,14 @@ func (w *World) markExpired(v *View, from, t uint64) {
 	cw := uint(cellWords(w.w))
 	for _, slot := range w.prot {
 		s := &w.snakes[slot]
-		if s.protUntil <= oldest {
+		if s.protectedUntil <= oldest {
 			continue
 		}
 		keep = append(keep, slot)
-		if !s.used || !s.alive || s.protUntil <= from || s.protUntil > t {
+		if !s.used || !s.alive || s.protectedUntil <= from || s.protectedUntil > t {
 			continue
 		}
-		for k := 0; k < s.n; k++ {
+		for k := 0; k < s.length; k++ {
 			y := uint(uint64(s.at(k)) * inv >> recipShift) // y = i / w, see recip
 			x := uint(s.at(k)) - y*uint(w.w)
 			tx, ty := x/TileW, y/TileH

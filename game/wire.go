@@ -164,8 +164,8 @@ type shape struct {
 // sent. Steps compare in 32 bits, wrapping: right unless a snake moves for
 // 2^31 steps (6.8 years at 10 ticks a second) after its last record.
 func snakeDir(s *snake, sh *shape) Dir {
-	if int32(s.moveSeq-uint32(sh.seq)) > 0 {
-		return s.mdir
+	if int32(s.moveStep-uint32(sh.seq)) > 0 {
+		return s.moveDir
 	}
 	return sh.dir
 }
@@ -203,8 +203,8 @@ func (s *snake) flags() byte {
 
 // record returns what e sends of s at step seq.
 func record(s *snake, seq uint64) (shape, sent) {
-	return shape{seq, int32(s.n), int32(s.best), s.dir},
-		sent{s.id, s.spawnTick, s.deathTick, s.protUntil, s.dashAt, int32(s.kills), s.flags()}
+	return shape{seq, int32(s.length), int32(s.best), s.dir},
+		sent{s.id, s.spawnTick, s.deathTick, s.protectedUntil, s.dashReadyAt, int32(s.kills), s.flags()}
 }
 
 // NewEncoder returns an encoder whose baseline is the world now; a
@@ -235,14 +235,14 @@ func (w *World) info(i int) SnakeInfo {
 		return SnakeInfo{}
 	}
 	hp := Point{}
-	if s.n > 0 {
-		hp = w.point(s.head())
+	if s.length > 0 {
+		hp = w.point(s.head)
 	}
 	return SnakeInfo{
 		ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
-		Alive: s.alive, Head: hp, Dir: s.dir, Length: s.n, Kills: s.kills,
-		SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protUntil,
-		DashReadyAt: s.dashAt, KilledBy: s.killedBy, BestLength: s.best,
+		Alive: s.alive, Head: hp, Dir: s.dir, Length: s.length, Kills: s.kills,
+		SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
+		DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
 	}
 }
 
@@ -292,7 +292,7 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 				if s.dir != snakeDir(s, sh) {
 					m |= fDir
 				}
-				if int32(s.n) != sh.n {
+				if int32(s.length) != sh.n {
 					m |= fLength
 				}
 				if m == 0 {
@@ -312,9 +312,9 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 					o++
 				}
 				if m&fLength != 0 {
-					o = putUvarint(b, o, zig(s.n-int(sh.n)))
+					o = putUvarint(b, o, zig(s.length-int(sh.n)))
 				}
-				*sh = shape{w.seq, int32(s.n), max(sh.best, int32(s.n)), s.dir}
+				*sh = shape{w.seq, int32(s.length), max(sh.best, int32(s.length)), s.dir}
 				dst = dst[:len(dst)+o]
 				continue
 			}
@@ -392,14 +392,14 @@ func (c *sent) diff(q *sent) uint64 {
 func appendRecord(dst []byte, m uint64, sh *shape, q *sent, s *snake) []byte {
 	dst = binary.AppendUvarint(dst, m)
 	if m&fHead != 0 {
-		dst = binary.AppendUvarint(dst, zig(int(s.hx)))
-		dst = binary.AppendUvarint(dst, zig(int(s.hy)))
+		dst = binary.AppendUvarint(dst, zig(int(s.headX)))
+		dst = binary.AppendUvarint(dst, zig(int(s.headY)))
 	}
 	if m&fDir != 0 {
 		dst = append(dst, byte(s.dir))
 	}
 	if m&fLength != 0 {
-		dst = binary.AppendUvarint(dst, zig(s.n-int(sh.n)))
+		dst = binary.AppendUvarint(dst, zig(s.length-int(sh.n)))
 	}
 	if m&fFlags != 0 {
 		dst = append(dst, s.flags())
@@ -408,7 +408,7 @@ func appendRecord(dst []byte, m uint64, sh *shape, q *sent, s *snake) []byte {
 		dst = binary.AppendUvarint(dst, zig(s.kills-int(q.kills)))
 	}
 	if m&fDash != 0 {
-		dst = binary.AppendUvarint(dst, s.dashAt)
+		dst = binary.AppendUvarint(dst, s.dashReadyAt)
 	}
 	if m&fBest != 0 {
 		dst = binary.AppendUvarint(dst, zig(s.best-int(sh.best)))
@@ -426,7 +426,7 @@ func appendRecord(dst []byte, m uint64, sh *shape, q *sent, s *snake) []byte {
 		dst = binary.AppendUvarint(dst, s.deathTick)
 	}
 	if m&fProt != 0 {
-		dst = binary.AppendUvarint(dst, s.protUntil)
+		dst = binary.AppendUvarint(dst, s.protectedUntil)
 	}
 	if m&fKilledBy != 0 {
 		dst = appendString(dst, s.killedBy)
@@ -794,9 +794,9 @@ func snapshot(maxChunk, capacity int, v *View) [][]byte {
 func (s *snake) from(in *SnakeInfo) {
 	*s = snake{
 		id: in.ID, name: in.Name, killedBy: in.KilledBy, bot: in.Bot, used: in.Used,
-		alive: in.Alive, colour: in.Colour, dir: in.Dir, n: in.Length,
-		hx: int32(in.Head.X), hy: int32(in.Head.Y),
+		alive: in.Alive, colour: in.Colour, dir: in.Dir, length: in.Length,
+		headX: int32(in.Head.X), headY: int32(in.Head.Y),
 		kills: in.Kills, best: in.BestLength, spawnTick: in.SpawnTick,
-		deathTick: in.DeathTick, protUntil: in.ProtectedUntil, dashAt: in.DashReadyAt,
+		deathTick: in.DeathTick, protectedUntil: in.ProtectedUntil, dashReadyAt: in.DashReadyAt,
 	}
 }

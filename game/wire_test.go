@@ -249,8 +249,8 @@ func TestMarksCover(t *testing.T) {
 			f.step(t)
 			mk, qk := w.marks[w.seq%logN], w.quick[w.seq%logN]
 			for i := 0; i < w.nslots; i++ {
-				if s := &w.snakes[i]; s.n > 0 && (s.hd != s.at(s.n-1) || w.point(s.hd) != (Point{int(s.hx), int(s.hy)})) {
-					t.Fatalf("seed %d tick %d: slot %d: head %d at (%d,%d), body ends at %d", seed, w.tick, i, s.hd, s.hx, s.hy, s.at(s.n-1))
+				if s := &w.snakes[i]; s.length > 0 && (s.head != s.at(s.length-1) || w.point(s.head) != (Point{int(s.headX), int(s.headY)})) {
+					t.Fatalf("seed %d tick %d: slot %d: head %d at (%d,%d), body ends at %d", seed, w.tick, i, s.head, s.headX, s.headY, s.at(s.length-1))
 				}
 				cur := w.info(i)
 				cur.Head = Point{}
@@ -264,7 +264,7 @@ func TestMarksCover(t *testing.T) {
 					}
 				}
 				bit := uint64(1) << (i & 63)
-				if s := &w.snakes[i]; m&fDir != 0 && s.moveSeq == uint32(w.seq) && s.mdir == s.dir {
+				if s := &w.snakes[i]; m&fDir != 0 && s.moveStep == uint32(w.seq) && s.moveDir == s.dir {
 					m &^= fDir // a replica takes it from the move
 				}
 				if m != 0 && mk[i>>6]&bit == 0 && (m&^(fDir|fLength|fBest) != 0 || qk[i>>6]&bit == 0) {

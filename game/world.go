@@ -112,7 +112,9 @@ const (
 	pMask    = 3 << 26
 )
 
-// snake is the world's own record of one slot. Only Step touches it.
+// snake is the world's own record of one slot. Only Step touches it. The
+// fields keep their order: those every step reads and writes share the
+// struct's first cache lines.
 type snake struct {
 	id       ID
 	name     string
@@ -124,45 +126,52 @@ type snake struct {
 	colour   Colour
 	dir      Dir
 
-	body  []int32 // ring of pixel indices, len a power of two
-	tail  int     // ring index of the tail
-	n     int     // length (kept at death for the view)
-	hd    int32   // pixel of the head (body[tail+n-1])
-	hx    int32   // head column
-	hy    int32   // head row
-	ahead Pixel   // the pixel ahead of the head at the start of the tick
-	grow  int     // pending growth
+	body   []int32 // ring of pixel indices, len a power of two
+	tail   int     // ring index of the tail
+	length int     // pixels in body (kept at death for the view)
+	head   int32   // pixel index of the head (body[tail+length-1])
+	headX  int32   // head column
+	headY  int32   // head row
+	ahead  Pixel   // the pixel ahead of the head at the start of the tick
+	grow   int     // pending growth
 
-	kills, best                             int
-	spawnTick, deathTick, protUntil, dashAt uint64
-	dash                                    bool   // dash requested for this tick
-	tx, ty                                  int32  // bot's fruit target; -1 none
-	rival                                   int32  // bot's rival (a snake whose head it saw), -1 none
-	bold                                    bool   // bot that dashes and cuts others off
-	ahead2, ahead3                          Pixel  // the pixels 2 and 3 ahead (bots)
-	tl                                      int32  // tail pixel at the start of the phase
-	nx, ny                                  int32  // column and row of next
-	steps                                   int32  // pixels to move this tick
-	moveSeq                                 uint32 // the step of its last move (low 32 bits, see snakeDir); it and mdir outlive the snake in its slot
-	next                                    int32
-	wait, die, pop, headOn, moved           bool
-	mdir                                    Dir   // the direction of its last move (beside fields a step writes anyway)
-	killer                                  int32 // slot, -1 none
+	kills          int
+	best           int // the longest it has been, over all its lives
+	spawnTick      uint64
+	deathTick      uint64
+	protectedUntil uint64 // spawn protection lasts while the tick is below it
+	dashReadyAt    uint64 // a dash is allowed once the tick is at or past it
+	wantDash       bool   // a dash is asked for this tick
+	targetX        int32  // a bot's fruit target column; -1 none
+	targetY        int32  // a bot's fruit target row; -1 none
+	rival          int32  // a bot's rival (a snake whose head it saw), -1 none
+	bold           bool   // a bot that dashes and cuts others off
+	ahead2, ahead3 Pixel  // the pixels 2 and 3 ahead (bots)
+	tailPixel      int32  // the tail's pixel at the start of the phase
+	nextX, nextY   int32  // column and row of next
+	steps          int32  // pixels to move this tick
+	moveStep       uint32 // the low 32 bits of the step of its last move; it and moveDir outlive the snake in its slot
+	next           int32  // the pixel the head enters this phase
+	wait           bool   // it stays where it is this phase (protected, blocked)
+	die            bool   // it dies this phase
+	tailLeaves     bool   // its tail leaves its pixel this phase (it is not growing)
+	headOn         bool   // it meets another head this phase
+	moved          bool   // it moves this phase
+	moveDir        Dir    // the direction of its last move
+	killer         int32  // the slot whose body or head it ran into this phase, -1 none
 }
 
-func (s *snake) head() int32 { return s.hd }
-
 func (s *snake) push(i, x, y int32) {
-	if s.n == len(s.body) {
+	if s.length == len(s.body) {
 		nb := make([]int32, 2*len(s.body))
-		for k := 0; k < s.n; k++ {
+		for k := 0; k < s.length; k++ {
 			nb[k] = s.body[(s.tail+k)&(len(s.body)-1)]
 		}
 		s.body, s.tail = nb, 0
 	}
-	s.body[(s.tail+s.n)&(len(s.body)-1)] = i
-	s.n++
-	s.hd, s.hx, s.hy = i, x, y
+	s.body[(s.tail+s.length)&(len(s.body)-1)] = i
+	s.length++
+	s.head, s.headX, s.headY = i, x, y
 }
 
 // ring returns a free ring of length n (a power of two), allocating only
@@ -189,7 +198,7 @@ func (w *World) unring(r []int32) {
 // grow moves the full ring of s into one twice as long.
 func (w *World) grow(s *snake) {
 	nb := w.ring(2 * len(s.body))
-	for k := 0; k < s.n; k++ {
+	for k := 0; k < s.length; k++ {
 		nb[k] = s.body[(s.tail+k)&(len(s.body)-1)]
 	}
 	w.unring(s.body)
@@ -344,7 +353,7 @@ func New(cfg Config) (*World, error) {
 	for i := range w.snakes {
 		w.snakes[i].body = slab[i*bodyCap : (i+1)*bodyCap : (i+1)*bodyCap]
 		w.snakes[i].killer = -1
-		w.snakes[i].tx, w.snakes[i].ty, w.snakes[i].rival = -1, -1, -1
+		w.snakes[i].targetX, w.snakes[i].targetY, w.snakes[i].rival = -1, -1, -1
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
 	w.dashers = make([]int32, 0, cfg.MaxSnakes)
