@@ -18,7 +18,7 @@ func (w *World) check() error {
 		switch p.Kind() {
 		case Fruit:
 			if p != MakePixel(Fruit, 0, 0) {
-				return fmt.Errorf("pixel %d: fruit with payload %x", i, p)
+				return fmt.Errorf("pixel %d: fruit with a slot or colour: %x", i, p)
 			}
 			want[i] = p
 			fruit++
@@ -78,7 +78,7 @@ func (w *World) check() error {
 			return fmt.Errorf("pixel %v: grid %x, bodies+fruit %x", w.point(int32(i)), w.grid[i], want[i])
 		}
 	}
-	if v := w.newest.Load(); v.st.seq == w.seq || w.seq == 0 {
+	if v := w.views.newest.Load(); v.st.seq == w.seq || w.seq == 0 {
 		for i := range v.Pix {
 			if v.Pix[i] != w.grid[i] {
 				return fmt.Errorf("view pixel %d: %x, grid %x", i, v.Pix[i], w.grid[i])
@@ -140,8 +140,9 @@ func (w *World) checkKills(v *View) error {
 		}
 	}
 	var want []Kill
-	for k := w.nkills - min(w.nkills, MaxKills); k < w.nkills; k++ {
-		if x := w.kills[k%MaxKills]; x.Tick+KillTicks > v.Tick {
+	vs := w.views
+	for k := vs.nkills - min(vs.nkills, MaxKills); k < vs.nkills; k++ {
+		if x := vs.kills[k%MaxKills]; x.Tick+KillTicks > v.Tick {
 			want = append(want, x)
 		}
 	}

@@ -405,18 +405,18 @@ func (w *World) ray(s *snake) (a, b, c int32) {
 	return a, b, c
 }
 
-// think runs, chunk by chunk in slot order, the dash requests, the bots'
+// think runs, batch by batch in slot order, the dash requests, the bots'
 // decisions and phase 0's aiming (see phase) for every snake, and returns
-// the number of phases this tick needs. In each chunk a first tight loop
+// the number of phases this tick needs. In each batch a first tight loop
 // settles how far each snake moves and loads the pixel ahead of every live
 // bot so the cache misses overlap; the second decides and aims while those
 // pixels are still in the cache.
 func (w *World) think() int {
-	const chunk = 64
+	const batch = 64
 	maxSteps := 1
 	w.dashers = w.dashers[:0]
-	for base := 0; base < w.nslots; base += chunk {
-		end := min(base+chunk, w.nslots)
+	for base := 0; base < w.nslots; base += batch {
+		end := min(base+batch, w.nslots)
 		for i := base; i < end; i++ {
 			s := &w.snakes[i]
 			s.steps = 0
@@ -462,7 +462,7 @@ func (w *World) dist(ax, ay, bx, by int32) int {
 }
 
 // phase moves every snake with more than ph steps this tick by one pixel,
-// simultaneously (see the package doc). Phase 0 visits every slot; later
+// simultaneously (see docs/RULES.md). Phase 0 visits every slot; later
 // phases only the dashing snakes (think lists them in w.dashers), since
 // every other snake's moved flag is false after phase 0.
 func (w *World) phase(ph int) {
@@ -601,9 +601,7 @@ func (w *World) kill(s *snake, i int) {
 	s.deathTick = w.tick
 	s.killedBy = ""
 	w.touch(int32(i))
-	r := &w.kills[w.nkills%MaxKills]
-	w.nkills++
-	*r = Kill{Tick: w.tick, Victim: s.name, VictimSlot: i, VictimBot: s.bot, Length: s.length, KillerSlot: -1, HeadOn: s.headOn, At: w.point(s.head)}
+	r := Kill{Tick: w.tick, Victim: s.name, VictimSlot: i, VictimBot: s.bot, Length: s.length, KillerSlot: -1, HeadOn: s.headOn, At: w.point(s.head)}
 	if s.killer >= 0 && s.killer != int32(i) {
 		k := &w.snakes[s.killer]
 		s.killedBy = k.name
@@ -615,6 +613,7 @@ func (w *World) kill(s *snake, i int) {
 			r.Killer, r.KillerSlot, r.KillerBot = k.name, int(s.killer), k.bot
 		}
 	}
+	w.views.AddKill(r)
 }
 
 // open reports whether a protected head may enter pixel i.
@@ -686,37 +685,21 @@ func (w *World) topUpFruit(max int) {
 
 // rank fills dst (one SnakeInfo per slot) and shield (View.Shield, one bit
 // a slot), the ranks and the leaderboard with a counting sort, without
-// allocating.
+// allocating: a pass to count the live snakes by length, and one to fill.
 func (w *World) rank(dst []SnakeInfo, shield []uint64) {
 	clear(shield)
-	// count live snakes by length; counts grows (rarely) to the longest.
-	maxLen := 0
-	clear(w.counts)
+	r := &w.views.rank
+	r.reset()
 	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
-		if !s.alive {
-			continue
+		if s := &w.snakes[i]; s.alive {
+			r.count(s.length)
 		}
-		if s.length+2 > len(w.counts) {
-			c := make([]int32, 2*(s.length+2))
-			copy(c, w.counts)
-			w.counts = c
-		}
-		w.counts[s.length]++
-		maxLen = max(maxLen, s.length)
 	}
-	cnt := w.counts[:maxLen+2]
-	// cnt[l] becomes the number of live snakes longer than l.
-	var above int32
-	for l := maxLen + 1; l >= 0; l-- {
-		c := cnt[l]
-		cnt[l] = above
-		above += c
-	}
+	r.sum()
 	// leaderboard threshold: the smallest length still in the top N.
 	thr := 0
-	for l := maxLen; l >= 1; l-- {
-		if cnt[l-1] >= TopN || l == 1 {
+	for l := r.longest; l >= 1; l-- {
+		if r.above(l-1) >= TopN || l == 1 {
 			thr = l
 			break
 		}
@@ -739,8 +722,8 @@ func (w *World) rank(dst []SnakeInfo, shield []uint64) {
 			if !s.bot {
 				w.eyes = append(w.eyes, eye{s.headX, s.headY})
 			}
-			rk = int(cnt[s.length]) + 1
-			if s.length >= thr && w.ntop < TopN && (s.length > thr || int(cnt[thr])+ties < TopN) {
+			rk = r.rank(s.length)
+			if s.length >= thr && w.ntop < TopN && (s.length > thr || r.above(thr)+ties < TopN) {
 				if s.length == thr {
 					ties++
 				}
@@ -751,16 +734,12 @@ func (w *World) rank(dst []SnakeInfo, shield []uint64) {
 				w.best = Entry{Slot: i, Name: s.name, Length: s.length}
 			}
 		}
-		hp := Point{}
-		if s.length > 0 {
-			hp = w.point(s.head)
-		}
 		if w.tick < s.protectedUntil {
 			shield[i/64] |= 1 << (uint(i) % 64)
 		}
 		*in = SnakeInfo{
 			ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
-			Alive: s.alive, Head: hp, Dir: s.dir, Length: s.length, Kills: s.kills, Rank: rk,
+			Alive: s.alive, Head: s.headPoint(), Dir: s.dir, Length: s.length, Kills: s.kills, Rank: rk,
 			SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
 			DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
 		}

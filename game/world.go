@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -42,8 +41,8 @@ var (
 
 // Config sizes and tunes a World. Zero tuning fields take their defaults.
 type Config struct {
-	W, H      int    // world size in pixels (see the package doc)
-	MaxSnakes int    // capacity (players + bots); see the package doc's Population for when Join returns ErrFull
+	W, H      int    // world size in pixels (see AutoSize)
+	MaxSnakes int    // capacity (players + bots); see Join for when it returns ErrFull
 	Bots      int    // server-side snakes kept whatever the population (the floor)
 	BotTarget int    // bots fill the world up to this many snakes (people + bots); 0 = no filling beyond Bots
 	Seed      uint64 // all randomness comes from this
@@ -233,8 +232,24 @@ type inbox struct {
 	dirty   bool
 }
 
-// World is the whole game state. Step must be called from one goroutine;
-// the other methods are safe from any goroutine.
+// World is the whole game state. Step must be called from one goroutine,
+// which is also the one to read the Feed; the other methods are safe from
+// any goroutine.
+//
+// Join, Leave, Turn, Dash and Respawn take a short mutex and only queue
+// input; Step drains the queue once per tick under that mutex, so the tick
+// waits on no reader. After each Step the world publishes a View of the
+// tick through its Views (Acquire, View.Release).
+//
+// The grid is a []Pixel updated in place, and every grid write is logged
+// (Write) for the views and the Feed. Snake bodies are ring buffers of
+// pixel indices reused across lives. Step costs O(snakes + pixels
+// written), never O(area), and allocates nothing in steady state: a snake
+// outgrowing its ring trades it for a free ring twice as long, and a spawn
+// gives a long ring back, so rings are allocated only while the number of
+// long snakes alive at once still reaches new highs. Randomness comes only
+// from a PCG seeded by Config.Seed, and Step visits the slots in order, so
+// the same seed and the same inputs in the same order give the same world.
 type World struct {
 	cfg     Config
 	w, h    int
@@ -244,14 +259,12 @@ type World struct {
 	seq     uint64 // Steps taken
 	tick    uint64
 	fruit   int
-	chg     []change // grid changes since the last publish (step seq's log)
-	logs    [logN][]change
-	cells   []uint64   // publish: the last step's cells (View.index)
+	chg     []Write    // the grid writes of this step (step seq's log)
+	views   *Views     // publishes the views and keeps the last steps' writes
 	roomQ   []roomNode // bots' flood-fill queue (see room), 4*roomCap long
 	prot    []int32    // slots spawned recently enough that protection may still expire into a view
 	spawnq  []int32
 	dashers []int32 // slots dashing this tick, in slot order
-	counts  []int32
 	top     [TopN]Entry
 	ntop    int
 	best    Entry
@@ -268,7 +281,7 @@ type World struct {
 	// whose records step seq may have changed other than in their heads:
 	// quick when only dir, length or best length (turns and growth, see
 	// touchQuick), marks for any other field (see touch). mk and qk are the
-	// current step's. The encoder reads them beside the change logs.
+	// current step's. The Feed hands them out beside the steps' writes.
 	marks, quick [logN][]uint64
 	mk, qk       []uint64
 
@@ -277,13 +290,6 @@ type World struct {
 	eyes          []eye   // players' heads at the last publish
 	heads         []int32 // every live head at the last publish (spawn anchors)
 	near          nearIndex
-	pool          []*View
-	newest        atomic.Pointer[View]
-	skipped       uint64 // publishes skipped because every buffer was held
-
-	// recent deaths: kills[k%MaxKills] for the last MaxKills of nkills
-	kills  [MaxKills]Kill
-	nkills uint64
 
 	mu       sync.Mutex // guards box, dirty, free, names, slots, count and the bot bookkeeping below
 	box      []inbox
@@ -317,8 +323,8 @@ func New(cfg Config) (*World, error) {
 		box:    make([]inbox, cfg.MaxSnakes),
 		names:  make(map[string]int32),
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
-		counts: make([]int32, 512), // grows in rank past the longest snake
 	}
+	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
 	for i := range w.box {
 		w.box[i].gen = cfg.IDBase
 	}
@@ -327,10 +333,10 @@ func New(cfg Config) (*World, error) {
 		bodyCap *= 2
 	}
 	w.bodyCap = bodyCap
-	for i := range w.logs {
-		w.logs[i] = make([]change, 0, 4*cfg.MaxSnakes+1024)
+	for i := range w.views.logs {
+		w.views.logs[i] = make([]Write, 0, 4*cfg.MaxSnakes+1024)
 	}
-	w.chg = w.logs[0]
+	w.chg = w.views.Log(0)
 	for i := range w.marks {
 		w.marks[i] = make([]uint64, (cfg.MaxSnakes+63)/64)
 		w.quick[i] = make([]uint64, (cfg.MaxSnakes+63)/64)
@@ -547,38 +553,25 @@ func right(d Dir) Dir { return reverse(left(d)) }
 
 func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} }
 
-// set writes one grid pixel and logs the change for view updates. A
-// snake's move logs a Body pixel at its old head (setMove) and at once a
-// Head pixel of the same slot and colour at its new head, which the wire
-// format sends as one move (see pixCoder.appendLog).
+// set writes one grid pixel and logs the write. A snake's move writes a
+// Body pixel at its old head (setMove) and at once a Head pixel of the
+// same slot and colour at its new head.
 func (w *World) set(i int32, p Pixel) {
 	w.grid[i] = p
-	w.chg = append(w.chg, change{i, p})
+	w.chg = append(w.chg, Write{i, p})
 }
 
 // setMove writes the Body pixel p at a snake's old head, the first of a
 // move's two writes (the Head at the new head must follow at once, with
-// set), and logs it tagged with the move's direction d (moveTag), so the
-// encoder knows a move without comparing the pair or working out d from
-// their indices. Only the log carries the tag, never the grid; readers of
-// a log take c.p&pixBits.
+// set), and logs it with the move's direction d, so that a reader of the
+// log knows a move without comparing the pair.
 func (w *World) setMove(i int32, p Pixel, d Dir) {
 	w.grid[i] = p
-	w.chg = append(w.chg, change{i, p | moveTag[d&7]})
-}
-
-// moveTag is, by Dir, a logged move's tag: bit 31 says move, bits 29
-// and 30 are the wire format's direction bits (towards the higher index,
-// vertical) shifted up from bits 5 and 6 of a move item by 24.
-var moveTag = [8]Pixel{
-	Up:    1<<31 | 1<<30,
-	Right: 1<<31 | 1<<29,
-	Down:  1<<31 | 1<<30 | 1<<29,
-	Left:  1 << 31,
+	w.chg = append(w.chg, Write{i, p | Pixel(d)<<moveDirShift})
 }
 
 // touch records that the current step changed a field of slot i's record
-// other than its head (which the change log's Head pixels tell), dir,
+// other than its head (which the Head pixels it writes tell), dir,
 // length and best length: every write of a snake's id, name, flags,
 // colour, kills, spawn, death, protection, dash or killer goes with one,
 // or with the write of the whole snake. TestMarksCover holds Step to it.
@@ -587,14 +580,6 @@ func (w *World) touch(i int32) { w.mk[i>>6] |= 1 << (i & 63) }
 // touchQuick records that the current step changed slot i's length (and
 // perhaps its best length) by growing (a move's push after its pop leaves
 // the length as it was), or that the snake did not move (it waited): a
-// replica takes a snake's dir from its moves, so a turn needs no mark when
-// the snake then moves, as every live snake does each step unless it
-// waits.
+// move's write carries its direction, so a turn needs no mark when the
+// snake then moves, as every live snake does each step unless it waits.
 func (w *World) touchQuick(i int32) { w.qk[i>>6] |= 1 << (i & 63) }
-
-// change is one logged grid write: pixel index and new value, with a
-// move's tag above pixBits on the first of a move's writes (setMove).
-type change struct {
-	i int32
-	p Pixel
-}
