@@ -7,7 +7,7 @@ package game
 // Step. It allocates nothing.
 //
 // Steps are numbered from 0 (New) up by one a Step (Steps). For each of
-// the last few steps (Kept) the feed holds:
+// the last 16 steps (Kept) the feed holds:
 //
 //   - Writes: every grid write of the step, in order. Replayed in order
 //     from the grid before the step, they give the grid after it. A
@@ -19,9 +19,9 @@ package game
 //     length (a snake that grew, or waited instead of moving); full marks
 //     one whose record it changed in any other field. A turn needs no mark
 //     when the snake then moved that way: the move's Write carries the
-//     direction. Head changes are left to the Writes. A slot marked in
-//     neither kept the record it had before the step, but for its head and
-//     its last move (Record.MoveDir, MoveStep).
+//     direction. A slot marked in neither changed at most in what its
+//     writes tell: its head, and with a move its dir and last move
+//     (Record.Dir, MoveDir, MoveStep).
 //
 // Record and Shape read a slot's record now. The leaderboard (Top) and the
 // best snake (Best) are those of the last published view: after a step
@@ -48,8 +48,8 @@ func (f Feed) Capacity() int { return f.w.cfg.MaxSnakes }
 // Slots is the number of slots in use: every slot at or above it is empty.
 func (f Feed) Slots() int { return f.w.nslots }
 
-// Kept reports whether step is one of the last logN steps, whose Writes
-// and marks the feed still holds.
+// Kept reports whether step is one of the last 16 steps, whose Writes and
+// marks the feed still holds.
 func (f Feed) Kept(step uint64) bool { return step <= f.w.seq && f.w.seq-step < logN }
 
 // Writes returns the grid writes of step, a kept step.
@@ -61,7 +61,8 @@ func (f Feed) Marked(step uint64) (full, quick []uint64) {
 	return f.w.marks[step%logN], f.w.quick[step%logN]
 }
 
-// Pixels returns the grid, row-major (Pix[y*W+x] of a View).
+// Pixels returns the grid, row-major like View.Pix. Between Steps it holds
+// plain Pixels (no bits above a Pixel's).
 func (f Feed) Pixels() []Pixel { return f.w.grid }
 
 // Record is a slot's snake as a copy of the world rebuilds it: what its

@@ -6,14 +6,14 @@ import "sync/atomic"
 // World's own, and a replica's of a world stepped elsewhere, so that a
 // reader cannot tell the two apart.
 //
-// Views are published through a small pool of View buffers (at most
-// maxViews), each with an atomic reference count, and an atomic pointer
-// to the newest. Acquire loads the newest, increments its count and
+// Views are published through a small pool of View buffers (at most 8),
+// each with an atomic reference count, and an atomic pointer to the
+// newest. Acquire loads the newest, increments its count and
 // re-checks that it is still the newest (else undoes and retries).
 // Publish only writes a buffer that is not the newest and has no
 // references, so readers never see a change. A buffer's pixels are
 // brought up to date by replaying the Writes of the steps since it was
-// last written (the last logN steps' are kept), so publishing costs
+// last written (the last 16 steps' are kept), so publishing costs
 // O(pixels written + snakes), not O(area); a buffer older than that is
 // copied from the grid whole (rare). If every buffer is held, Publish
 // skips the step rather than wait (Skipped counts it). Readers must
@@ -99,13 +99,13 @@ func (v *View) Release() { v.st.refs.Add(-1) }
 func (vs *Views) Skipped() uint64 { return vs.skipped.Load() }
 
 // Log returns the buffer for the writes of step: empty, with the capacity
-// of the buffer of step-logN, whose writes it overwrites. The caller
-// appends the step's writes to it and hands it to Publish.
+// of the buffer of the step 16 before, whose writes it overwrites. The
+// caller appends the step's writes to it and hands it to Publish.
 func (vs *Views) Log(step uint64) []Write { return vs.logs[step%logN][:0] }
 
-// Writes returns the writes of step, one of the last logN steps Publish
-// was given, in the order they were made; the slice is the publisher's,
-// valid until Log is asked for step+logN.
+// Writes returns the writes of step, one of the last 16 steps Publish was
+// given, in the order they were made; the slice is the publisher's, valid
+// until Log is asked for the step 16 after.
 func (vs *Views) Writes(step uint64) []Write { return vs.logs[step%logN] }
 
 // Publish files log as the writes of step (one more than the last step

@@ -17,7 +17,7 @@ const (
 	BotRespawn = 20 // ticks a dead bot waits before it respawns
 	MaxName    = 16 // bytes kept of a name
 
-	logN     = 16 // steps of change logs kept for view updates
+	logN     = 16 // steps whose writes and marks are kept (Views, Feed)
 	maxViews = 8  // bound on the view pool
 )
 

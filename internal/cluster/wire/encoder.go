@@ -391,8 +391,8 @@ func diff(a, b *game.SnakeInfo) uint64 {
 // putUvarint writes v at b[o:] as binary.PutUvarint does and returns the
 // offset after it.
 func putUvarint(b []byte, o int, v uint64) int {
-	for v >= 0x80 {
-		b[o] = byte(v) | 0x80
+	for v >= varintMore {
+		b[o] = byte(v) | varintMore
 		v >>= 7
 		o++
 	}

@@ -7,6 +7,18 @@ import (
 	"snaked/game"
 )
 
+// bodyPixel is the least Pixel of a Body or a Head.
+const bodyPixel = game.Pixel(game.Body) << 20
+
+// A varint (encoding/binary) takes 7 bits a byte, low bits first, with
+// varintMore set on every byte but the last: values below varint2 take at
+// most two bytes, below varint3 three.
+const (
+	varintMore = 0x80
+	varint2    = 1 << 14
+	varint3    = 1 << 21
+)
+
 // pixCoder carries the state pixel coding shares along one message: the
 // last index and the last Body or Head slot.
 type pixCoder struct {
@@ -36,14 +48,12 @@ func (c *pixCoder) appendLog(dst []byte, log []game.Write) []byte {
 func encodeLog(b []byte, log []game.Write, prev, last int) (int, int, int) {
 	var o uint // unsigned, so that one check covers the stores after it
 	for k := 0; k < len(log); k++ {
-		x := log[k]
-		p := x.Pixel()
-		slot := p.Slot()
-		if d := x.Dir(); d != game.None && k+1 < len(log) {
+		p, dir, slot := log[k].Pixel(), log[k].Dir(), log[k].Pixel().Slot()
+		if dir != game.None && k+1 < len(log) {
 			// a move: its Head write follows
 			k++
 			prev = log[k].Index()
-			h := moveBits[d&7]
+			h := moveBits[dir]
 			g := slot - last - 1
 			last = slot
 			if uint(g) < moveGap && o < uint(len(b)) {
@@ -60,23 +70,24 @@ func encodeLog(b []byte, log []game.Write, prev, last int) (int, int, int) {
 		}
 		h := byte(p>>pixShift) & pixLook // kind<<4 | colour
 		implied := 0
-		if p.Kind() >= game.Body {
+		if p >= bodyPixel {
 			implied, last = last, slot
 		}
-		d := zig(x.Index()-prev) + itemWrite
-		prev = x.Index()
-		if slot == implied && d < 1<<21 && o+3 < uint(len(b)) {
+		i := log[k].Index()
+		d := zig(i-prev) + itemWrite
+		prev = i
+		if slot == implied && d < varint3 && o+3 < uint(len(b)) {
 			// the usual item: an index varint of 2 or 3 bytes (itemWrite
 			// makes it at least 2), the pixel
 			w := b[o : o+4 : o+4]
-			w[0] = byte(d) | 0x80
-			if d < 1<<14 {
+			w[0] = byte(d) | varintMore
+			if d < varint2 {
 				w[1] = byte(d >> 7)
 				w[2] = h
 				o += 3
 				continue
 			}
-			w[1] = byte(d>>7) | 0x80
+			w[1] = byte(d>>7) | varintMore
 			w[2] = byte(d >> 14)
 			w[3] = h
 			o += 4
@@ -85,14 +96,14 @@ func encodeLog(b []byte, log []game.Write, prev, last int) (int, int, int) {
 		if uint(len(b))-o < 9 || o > uint(len(b)) {
 			break // cannot happen: the caller made room
 		}
-		i := putUvarint(b, int(o), d)
+		e := putUvarint(b, int(o), d)
 		if slot == implied {
-			b[i] = h
-			o = uint(i + 1)
+			b[e] = h
+			o = uint(e + 1)
 			continue
 		}
-		b[i] = h | pixSlot
-		o = uint(putUvarint(b, i+1, uint64(slot)))
+		b[e] = h | pixSlot
+		o = uint(putUvarint(b, e+1, uint64(slot)))
 	}
 	return int(o), prev, last
 }
