@@ -58,9 +58,10 @@ type Filler interface {
 
 	// Expired is called when the view being published was brought up to
 	// date by replaying the writes since its tick from: it calls
-	// Views.Mark for each pixel whose look changed after from without a
-	// write (the body of a snake whose spawn protection ended). No buffer
-	// that Publish may replay is older than tick oldest.
+	// Views.Mark for each pixel whose look changed without a write after
+	// from, up to the tick being published (the body of a snake whose
+	// spawn protection ended then). No buffer that Publish may replay is
+	// older than tick oldest.
 	Expired(vs *Views, from, oldest uint64)
 }
 
