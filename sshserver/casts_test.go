@@ -226,7 +226,9 @@ func TestSpectatorsShareFrames(t *testing.T) {
 	if !testkit.Eventually(5*time.Second, same) {
 		t.Fatalf("a spectator following the leader again does not see the cast:\n%s\n%s", a.screen(), b.screen())
 	}
-	if counter(t, h.srv.m.castSnaps) == s1 {
+	// The screens can match a tick before the session is back on the cast
+	// (its own renderer draws the leader too); the snapshot follows.
+	if !testkit.Eventually(5*time.Second, func() bool { return counter(t, h.srv.m.castSnaps) > s1 }) {
 		t.Error("no snapshot for the spectator back on the cast")
 	}
 	// A slow client (solo) leaves its cast for a renderer of its own.
