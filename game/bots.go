@@ -56,15 +56,15 @@ func (w *World) decide(i int, s *snake) bool {
 		}
 		return false
 	}
-	if (s.hx == s.tx && s.hy == s.ty) || s.tx < 0 && (w.seq+uint64(i))%scanEvery == 0 {
+	if (s.headX == s.targetX && s.headY == s.targetY) || s.targetX < 0 && (w.seq+uint64(i))%scanEvery == 0 {
 		w.scan(i, s)
 	}
 	dirs := [3]Dir{s.dir, left(s.dir), right(s.dir)}
 	score := [3]int{1, 0, 0}
-	if s.tx >= 0 {
+	if s.targetX >= 0 {
 		for k, d := range dirs {
-			dx, dy := delta(d) // dist wraps s.hx+dx etc. itself
-			score[k] -= 4 * w.dist(s.hx+int32(dx), s.hy+int32(dy), s.tx, s.ty)
+			dx, dy := delta(d) // dist wraps s.headX+dx etc. itself
+			score[k] -= 4 * w.dist(s.headX+int32(dx), s.headY+int32(dy), s.targetX, s.targetY)
 		}
 	} else if r := w.rng.IntN(32); r < 2 {
 		score[1+r] = 2
@@ -93,7 +93,7 @@ func (w *World) decide(i int, s *snake) bool {
 	ns := 0
 	for _, k := range ord {
 		d := dirs[k]
-		n, x, y := w.move(s.hd, s.hx, s.hy, d)
+		n, x, y := w.move(s.head, s.headX, s.headY, d)
 		if p := w.grid[n]; p.Kind() >= Body || p&(botClaim|nMask|pMask) != 0 {
 			continue
 		}
@@ -129,11 +129,11 @@ func (w *World) decide(i int, s *snake) bool {
 	}
 	s.dir = dirs[pick]
 	w.grid[pn] |= botClaim // cleared by phase 0
-	if !s.bold || w.tick < s.dashAt {
+	if !s.bold || w.tick < s.dashReadyAt {
 		return false
 	}
 	dash := pick == cut && lanes >= 2
-	if !dash && s.tx >= 0 && w.ahead(s, s.tx, s.ty) {
+	if !dash && s.targetX >= 0 && w.ahead(s, s.targetX, s.targetY) {
 		dash = w.rng.IntN(dashOdds) == 0
 	}
 	if !dash {
@@ -143,7 +143,7 @@ func (w *World) decide(i int, s *snake) bool {
 		return false
 	}
 	s.steps = DashLen
-	s.dashAt = w.tick + uint64(w.cfg.DashCooldown)
+	s.dashReadyAt = w.tick + uint64(w.cfg.DashCooldown)
 	w.touch(int32(i))
 	return true
 }
@@ -176,7 +176,7 @@ func (w *World) run(n, x, y int32, d Dir, need int) (r, v int) {
 // direction, 1..dashFruit pixels away.
 func (w *World) ahead(s *snake, tx, ty int32) bool {
 	dx, dy := delta(s.dir)
-	ox, oy := off(int(tx-s.hx), w.w), off(int(ty-s.hy), w.h)
+	ox, oy := off(int(tx-s.headX), w.w), off(int(ty-s.headY), w.h)
 	along, side := ox*dx+oy*dy, ox*dy+oy*dx
 	return along >= 1 && along <= dashFruit && side == 0
 }
@@ -198,12 +198,12 @@ func off(a, n int) int {
 // it, fewer lanes than pixels behind.
 func (w *World) cutoff(s *snake) (int, int) {
 	r := &w.snakes[s.rival]
-	ox, oy := off(int(s.hx-r.hx), w.w), off(int(s.hy-r.hy), w.h)
+	ox, oy := off(int(s.headX-r.headX), w.w), off(int(s.headY-r.headY), w.h)
 	if !r.alive || abs(ox)+abs(oy) > 2*cutAhead {
 		s.rival = -1 // gone, or left behind: forget it
 		return -1, 0
 	}
-	if r.dir != s.dir || w.tick < r.protUntil {
+	if r.dir != s.dir || w.tick < r.protectedUntil {
 		return -1, 0
 	}
 	ux, uy := delta(s.dir)
@@ -240,7 +240,7 @@ func (w *World) scan(i int, s *snake) {
 		ax, ay = scanAcrossV, scanAlongV
 	}
 	ux, uy := delta(s.dir)
-	x, y := int(s.hx), int(s.hy)
+	x, y := int(s.headX), int(s.headY)
 	fx, fy, fd := -1, -1, 1<<30
 	rival, rd := int32(-1), 1<<30
 	for dy := -ay; dy <= ay; dy++ {
@@ -268,8 +268,8 @@ func (w *World) scan(i int, s *snake) {
 			}
 		}
 	}
-	if fx >= 0 || s.hx == s.tx && s.hy == s.ty {
-		s.tx, s.ty = int32(fx), int32(fy)
+	if fx >= 0 || s.headX == s.targetX && s.headY == s.targetY {
+		s.targetX, s.targetY = int32(fx), int32(fy)
 	}
 	s.rival = rival
 }

@@ -12,7 +12,7 @@ func TestBotDecide(t *testing.T) {
 	bot := func(w *World, id ID) *snake {
 		s := &w.snakes[id.Slot()]
 		s.bot = true
-		s.tx, s.ty = -1, -1
+		s.targetX, s.targetY = -1, -1
 		return s
 	}
 	t.Run("body ahead: turns to the free side", func(t *testing.T) {
@@ -33,7 +33,7 @@ func TestBotDecide(t *testing.T) {
 		w := bare(t)
 		b := place(t, w, "b", Right, pt(1, 8), pt(2, 8), pt(3, 8))
 		s := bot(w, b)
-		s.tx, s.ty = 3, 2
+		s.targetX, s.targetY = 3, 2
 		fruitAt(w, 3, 2)
 		w.Step(w.tick + 1)
 		if si := info(t, w, b); si.Head != pt(3, 7) || si.Dir != Up {
@@ -70,12 +70,12 @@ func wallAt(w *World, ps ...Point) {
 func botStep(t *testing.T, w *World, id ID) (Point, Dir, bool) {
 	t.Helper()
 	s := &w.snakes[id.Slot()]
-	at := s.dashAt
+	at := s.dashReadyAt
 	w.Step(w.tick + 1)
 	if !s.alive {
 		t.Fatalf("the bot died")
 	}
-	return w.point(s.hd), s.dir, s.dashAt != at
+	return w.point(s.head), s.dir, s.dashReadyAt != at
 }
 
 // TestBotLooksAhead checks the parts of the policy beyond the next pixel:
@@ -128,7 +128,7 @@ func TestBotLooksAhead(t *testing.T) {
 		placeBot(t, w, b, Right, pt(4, 8), pt(5, 8), pt(6, 8))
 		r := place(t, w, "r", Right, pt(1, 9), pt(2, 9), pt(3, 9)) // 3 behind, 1 lane below
 		s := &w.snakes[b.Slot()]
-		s.bold, s.rival, s.dashAt = true, int32(r.Slot()), 1<<40
+		s.bold, s.rival, s.dashReadyAt = true, int32(r.Slot()), 1<<40
 		if h, d, _ := botStep(t, w, b); d != Down || h != pt(6, 9) {
 			t.Fatalf("head %v heading %v, want (6,9) heading down across the rival's lane", h, d)
 		}
@@ -147,7 +147,7 @@ func TestBotLooksAhead(t *testing.T) {
 			placeBot(t, w, b, Right, pt(1, 8), pt(2, 8), pt(3, 8))
 			fruitAt(w, 7, 8)
 			s := &w.snakes[b.Slot()]
-			s.bold, s.tx, s.ty = true, 7, 8
+			s.bold, s.targetX, s.targetY = true, 7, 8
 			if h, _, dash := botStep(t, w, b); dash {
 				dashed++
 				if h != pt(6, 8) {
@@ -163,12 +163,12 @@ func TestBotLooksAhead(t *testing.T) {
 		wallAt(w, pt(7, 7), pt(7, 8), pt(7, 9))
 		fruitAt(w, 6, 8)
 		s := &w.snakes[b.Slot()]
-		s.bold, s.tx, s.ty = true, 6, 8
+		s.bold, s.targetX, s.targetY = true, 6, 8
 		for k := 0; k < 20; k++ {
 			if _, _, dash := botStep(t, w, b); dash {
 				t.Fatal("dashed with a body 4 pixels ahead")
 			}
-			if s.dashAt > 0 || s.hx > 4 {
+			if s.dashReadyAt > 0 || s.headX > 4 {
 				break
 			}
 		}

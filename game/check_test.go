@@ -18,7 +18,7 @@ func (w *World) check() error {
 		switch p.Kind() {
 		case Fruit:
 			if p != MakePixel(Fruit, 0, 0) {
-				return fmt.Errorf("pixel %d: fruit with payload %x", i, p)
+				return fmt.Errorf("pixel %d: fruit with a slot or colour: %x", i, p)
 			}
 			want[i] = p
 			fruit++
@@ -46,16 +46,16 @@ func (w *World) check() error {
 		if !s.alive {
 			continue
 		}
-		if s.n < 1 || s.n > len(s.body) {
-			return fmt.Errorf("snake %d: length %d", i, s.n)
+		if s.length < 1 || s.length > len(s.body) {
+			return fmt.Errorf("snake %d: length %d", i, s.length)
 		}
-		for k := 0; k < s.n; k++ {
+		for k := 0; k < s.length; k++ {
 			j := s.at(k)
 			if want[j] != 0 {
 				return fmt.Errorf("snake %d: pixel %d already taken by %x", i, j, want[j])
 			}
 			kind := Body
-			if k == s.n-1 {
+			if k == s.length-1 {
 				kind = Head
 			}
 			want[j] = MakePixel(kind, i, s.colour)
@@ -63,8 +63,8 @@ func (w *World) check() error {
 				return fmt.Errorf("snake %d: body not contiguous at %d", i, k)
 			}
 		}
-		if h := s.head(); h != s.hy*int32(w.w)+s.hx || h != s.at(s.n-1) {
-			return fmt.Errorf("snake %d: head %d at (%d,%d)", i, h, s.hx, s.hy)
+		if h := s.head; h != s.headY*int32(w.w)+s.headX || h != s.at(s.length-1) {
+			return fmt.Errorf("snake %d: head %d at (%d,%d)", i, h, s.headX, s.headY)
 		}
 	}
 	if players != w.players || bots != w.bots {
@@ -78,7 +78,7 @@ func (w *World) check() error {
 			return fmt.Errorf("pixel %v: grid %x, bodies+fruit %x", w.point(int32(i)), w.grid[i], want[i])
 		}
 	}
-	if v := w.newest.Load(); v.st.seq == w.seq || w.seq == 0 {
+	if v := w.views.newest.Load(); v.st.seq == w.seq || w.seq == 0 {
 		for i := range v.Pix {
 			if v.Pix[i] != w.grid[i] {
 				return fmt.Errorf("view pixel %d: %x, grid %x", i, v.Pix[i], w.grid[i])
@@ -140,8 +140,9 @@ func (w *World) checkKills(v *View) error {
 		}
 	}
 	var want []Kill
-	for k := w.nkills - min(w.nkills, MaxKills); k < w.nkills; k++ {
-		if x := w.kills[k%MaxKills]; x.Tick+KillTicks > v.Tick {
+	vs := w.views
+	for k := vs.nkills - min(vs.nkills, MaxKills); k < vs.nkills; k++ {
+		if x := vs.kills[k%MaxKills]; x.Tick+KillTicks > v.Tick {
 			want = append(want, x)
 		}
 	}

@@ -26,7 +26,7 @@ func placeBot(t *testing.T, w *World, id ID, d Dir, body ...Point) {
 	if !s.bot || !s.alive {
 		t.Fatalf("slot %d holds no live bot", id.Slot())
 	}
-	s.tail, s.n = 0, 0
+	s.tail, s.length = 0, 0
 	for k, p := range body {
 		i := w.idx(p.X, p.Y)
 		s.push(i, int32(int(i)%w.w), int32(int(i)/w.w))
@@ -36,7 +36,7 @@ func placeBot(t *testing.T, w *World, id ID, d Dir, body ...Point) {
 		}
 		w.set(i, MakePixel(kind, id.Slot(), s.colour))
 	}
-	s.dir, s.protUntil = d, 0
+	s.dir, s.protectedUntil = d, 0
 }
 
 // kills returns a copy of the newest view's Kills.

@@ -8,9 +8,9 @@ import (
 
 // This file keeps the population: the default world size and bot target for
 // a server, and the bots that fill the world up to that target, stepping
-// aside as people join. See "Population" in the package doc.
+// aside as people join. docs/RULES.md ("Population") states the rules.
 
-// Density the defaults are built on (see the package doc for the why).
+// Density the defaults are built on (docs/RULES.md says why).
 const (
 	// pxPerPlayer is the world area per player of a full server:
 	// 2048x512 pixels for 3,000 players, the size every load figure in
@@ -39,7 +39,7 @@ func AutoSize(capacity int) (w, h int) {
 // AutoBotTarget returns the population (people + bots) that keeps a w x h
 // world at one snake per PxPerSnake pixels: about 1.7 snakes on an 80x24
 // terminal's 80x44-pixel playfield if they were spread evenly, and one to
-// three in practice (see the package doc).
+// three in practice (see docs/RULES.md).
 func AutoBotTarget(w, h int) int {
 	if w <= 0 || h <= 0 {
 		return 0
@@ -115,10 +115,10 @@ func (w *World) populate(n int) {
 // seen reports whether a player's head (as of the last publish) is near
 // enough to bot s that the player may see it.
 func (w *World) seen(s *snake) bool {
-	nx, ny := int32(sightW+s.n), int32(sightH+s.n)
+	nx, ny := int32(sightW+s.length), int32(sightH+s.length)
 	W, H := int32(w.w), int32(w.h)
 	for _, e := range w.eyes {
-		dx, dy := e.x-s.hx, e.y-s.hy
+		dx, dy := e.x-s.headX, e.y-s.headY
 		if dx < 0 {
 			dx = -dx
 		}

@@ -13,7 +13,7 @@ func die(w *World, slot int) {
 	if !s.alive {
 		return
 	}
-	for k := 0; k < s.n; k++ {
+	for k := 0; k < s.length; k++ {
 		w.set(s.at(k), 0)
 	}
 	s.alive = false
@@ -343,7 +343,7 @@ func TestSpawnNear(t *testing.T) {
 			w.fruit, w.cfg.Fruit = 0, 0
 			a := place(t, w, "a", c.d, c.body...)
 			ah := c.body[len(c.body)-1]
-			w.heads = append(w.heads[:0], w.snakes[a.Slot()].hd) // as the last publish lists it
+			w.heads = append(w.heads[:0], w.snakes[a.Slot()].head) // as the last publish lists it
 			w.near.index(w.heads)
 			b, err := w.Join("b")
 			if err != nil {
@@ -357,7 +357,7 @@ func TestSpawnNear(t *testing.T) {
 				if !w.spawn(int32(b.Slot()), &budget) {
 					t.Fatalf("spawn %d: no place found in an empty world", k)
 				}
-				h := w.point(s.hd)
+				h := w.point(s.head)
 				dx, dy := off(h.X-ah.X, w.w), off(h.Y-ah.Y, w.h)
 				if abs(dx) > 40 || abs(dy) > 22 { // in sight
 					t.Fatalf("spawn %d: head %v is %+d,%+d from the other head %v, want within 40,22", k, h, dx, dy, ah)
@@ -376,7 +376,7 @@ func TestSpawnNear(t *testing.T) {
 						t.Fatalf("spawn %d: head %v heading %v, other body at %v is inside the clearance", k, h, s.dir, q)
 					}
 				}
-				for j := 0; j < s.n; j++ { // take it away again
+				for j := 0; j < s.length; j++ { // take it away again
 					w.set(s.at(j), 0)
 				}
 				s.alive, s.wantLife = false, true

@@ -31,7 +31,7 @@ func place(t *testing.T, w *World, name string, d Dir, body ...Point) ID {
 	w.drain(0)
 	w.spawnq = w.spawnq[:0]
 	s := &w.snakes[id.Slot()]
-	s.tail, s.n = 0, 0
+	s.tail, s.length = 0, 0
 	s.colour = Colour(1 + id.Slot())
 	for k, p := range body {
 		i := w.idx(p.X, p.Y)
@@ -42,7 +42,7 @@ func place(t *testing.T, w *World, name string, d Dir, body ...Point) ID {
 		}
 		w.set(i, MakePixel(kind, id.Slot(), s.colour))
 	}
-	s.best = s.n
+	s.best = s.length
 	s.dir, s.alive, s.wantLife = d, true, false
 	w.box[id.Slot()].dir = d
 	return id
@@ -233,7 +233,7 @@ func TestProtection(t *testing.T) {
 		w := bare(t)
 		p := place(t, w, "p", Right, pt(1, 8), pt(2, 8), pt(3, 8))
 		place(t, w, "wall", Down, pt(4, 6), pt(4, 7), pt(4, 8), pt(4, 9), pt(4, 10))
-		w.snakes[p.Slot()].protUntil = 100
+		w.snakes[p.Slot()].protectedUntil = 100
 		run(t, w, 1)
 		s := info(t, w, p)
 		if !s.Alive || s.Head != pt(3, 7) || s.Dir != Up {
@@ -246,7 +246,7 @@ func TestProtection(t *testing.T) {
 		place(t, w, "wall", Down, pt(4, 7), pt(4, 8), pt(4, 9), pt(4, 10))
 		place(t, w, "top", Left, pt(5, 6), pt(4, 6), pt(3, 6), pt(3, 7))
 		place(t, w, "bot", Left, pt(5, 11), pt(4, 11), pt(3, 11), pt(3, 10), pt(3, 9))
-		w.snakes[p.Slot()].protUntil = 100
+		w.snakes[p.Slot()].protectedUntil = 100
 		w.Step(1)
 		s := info(t, w, p)
 		if !s.Alive || s.Head != pt(3, 8) {
@@ -257,7 +257,7 @@ func TestProtection(t *testing.T) {
 		w := bare(t)
 		p := place(t, w, "p", Down, pt(5, 0), pt(5, 1), pt(5, 2), pt(5, 3), pt(5, 4))
 		a := place(t, w, "a", Right, pt(2, 2), pt(3, 2), pt(4, 2))
-		w.snakes[p.Slot()].protUntil = 100
+		w.snakes[p.Slot()].protectedUntil = 100
 		run(t, w, 1)
 		if s := info(t, w, a); s.Alive || s.KilledBy != "p" {
 			t.Fatalf("a: alive=%v killedBy=%q", s.Alive, s.KilledBy)
@@ -270,7 +270,7 @@ func TestProtection(t *testing.T) {
 		w := bare(t)
 		p := place(t, w, "p", Right, pt(1, 5), pt(2, 5), pt(3, 5))
 		a := place(t, w, "a", Left, pt(7, 5), pt(6, 5), pt(5, 5))
-		w.snakes[p.Slot()].protUntil = 100
+		w.snakes[p.Slot()].protectedUntil = 100
 		run(t, w, 1)
 		sp, sa := info(t, w, p), info(t, w, a)
 		if !sp.Alive || sp.Head != pt(3, 5) || !sa.Alive || sa.Head != pt(4, 5) {
@@ -280,7 +280,7 @@ func TestProtection(t *testing.T) {
 	t.Run("ends", func(t *testing.T) {
 		w := bare(t)
 		p := place(t, w, "p", Right, pt(1, 5), pt(2, 5), pt(3, 5))
-		w.snakes[p.Slot()].protUntil = 2
+		w.snakes[p.Slot()].protectedUntil = 2
 		place(t, w, "wall", Down, pt(6, 1), pt(6, 2), pt(6, 3), pt(6, 4), pt(6, 5), pt(6, 6), pt(6, 7))
 		run(t, w, 2) // tick 1 protected, moves to (4,5); tick 2 to (5,5)
 		if s := info(t, w, p); !s.Alive || s.Head != pt(5, 5) {
@@ -425,7 +425,7 @@ func TestJoinLeaveRespawn(t *testing.T) {
 	}
 	// kill a and respawn it
 	s := &w.snakes[a.Slot()]
-	for k := 0; k < s.n; k++ {
+	for k := 0; k < s.length; k++ {
 		w.set(s.at(k), 0)
 	}
 	s.alive = false
@@ -469,7 +469,7 @@ func TestSpawnSurvey(t *testing.T) {
 	w.snakes[a.Slot()].colour, w.snakes[b.Slot()].colour = 1, 2
 	for _, id := range []ID{a, b} {
 		s := &w.snakes[id.Slot()]
-		for k := 0; k < s.n; k++ {
+		for k := 0; k < s.length; k++ {
 			w.set(s.at(k), MakePixel(Body, id.Slot(), s.colour))
 		}
 	}

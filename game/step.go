@@ -56,7 +56,7 @@ func (w *World) drain(fill int) {
 		if b.dash {
 			b.dash = false
 			if s.alive {
-				s.dash = true
+				s.wantDash = true
 			}
 		}
 		for b.nt > 0 {
@@ -89,9 +89,9 @@ func (w *World) drain(fill int) {
 
 func (w *World) initSnake(slot int32, b *inbox) {
 	s := &w.snakes[slot]
-	body, mdir, moveSeq := s.body, s.mdir, s.moveSeq
-	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, tx: -1, ty: -1, rival: -1, wantLife: true,
-		mdir: mdir, moveSeq: moveSeq}
+	body, moveDir, moveStep := s.body, s.moveDir, s.moveStep
+	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, targetX: -1, targetY: -1, rival: -1, wantLife: true,
+		moveDir: moveDir, moveStep: moveStep}
 	w.touch(slot)
 	w.spawnq = append(w.spawnq, slot)
 	if b.bot {
@@ -108,7 +108,7 @@ func (w *World) remove(slot int32) {
 		return
 	}
 	if s.alive {
-		for k := 0; k < s.n; k++ {
+		for k := 0; k < s.length; k++ {
 			w.set(s.at(k), 0)
 		}
 	}
@@ -125,8 +125,8 @@ func (w *World) remove(slot int32) {
 			}
 		}
 	}
-	body, mdir, moveSeq := s.body, s.mdir, s.moveSeq
-	*s = snake{body: body, killer: -1, tx: -1, ty: -1, rival: -1, mdir: mdir, moveSeq: moveSeq}
+	body, moveDir, moveStep := s.body, s.moveDir, s.moveStep
+	*s = snake{body: body, killer: -1, targetX: -1, targetY: -1, rival: -1, moveDir: moveDir, moveStep: moveStep}
 	w.touch(slot)
 }
 
@@ -229,7 +229,7 @@ func (w *World) spawn(slot int32, budget *int) bool {
 		dx, dy := delta(d)
 		s.colour = colour
 		w.shrink(s)
-		s.tail, s.n, s.grow = 0, 0, 0
+		s.tail, s.length, s.grow = 0, 0, 0
 		// the head is written first: a Body write of a slot followed by a
 		// Head write of the same slot is a move, in the log (see set)
 		w.set(w.idx(hx, hy), MakePixel(Head, int(slot), s.colour))
@@ -243,16 +243,16 @@ func (w *World) spawn(slot int32, budget *int) bool {
 		s.dir = d
 		s.alive, s.wantLife = true, false
 		s.spawnTick = w.tick
-		s.protUntil = w.tick + uint64(w.cfg.Protect)
+		s.protectedUntil = w.tick + uint64(w.cfg.Protect)
 		w.touch(slot)
 		w.prot = append(w.prot, slot)
 		s.killedBy, s.killer = "", -1
-		s.tx, s.ty, s.rival = -1, -1, -1
+		s.targetX, s.targetY, s.rival = -1, -1, -1
 		if s.bot {
 			s.bold = w.rng.IntN(2) == 0
 		}
-		if s.n > s.best {
-			s.best = s.n
+		if s.length > s.best {
+			s.best = s.length
 		}
 		return true
 	}
@@ -380,43 +380,43 @@ func (w *World) move(i, x, y int32, d Dir) (int32, int32, int32) {
 
 // ray returns the 3 pixels ahead of s's head in its direction.
 func (w *World) ray(s *snake) (a, b, c int32) {
-	i, W := s.hd, int32(w.w)
+	i, W := s.head, int32(w.w)
 	switch s.dir {
 	case Right:
-		if s.hx+3 < W {
+		if s.headX+3 < W {
 			return i + 1, i + 2, i + 3
 		}
 	case Left:
-		if s.hx >= 3 {
+		if s.headX >= 3 {
 			return i - 1, i - 2, i - 3
 		}
 	case Down:
-		if s.hy+3 < int32(w.h) {
+		if s.headY+3 < int32(w.h) {
 			return i + W, i + 2*W, i + 3*W
 		}
 	case Up:
-		if s.hy >= 3 {
+		if s.headY >= 3 {
 			return i - W, i - 2*W, i - 3*W
 		}
 	}
-	a, x, y := w.move(i, s.hx, s.hy, s.dir)
+	a, x, y := w.move(i, s.headX, s.headY, s.dir)
 	b, x, y = w.move(a, x, y, s.dir)
 	c, _, _ = w.move(b, x, y, s.dir)
 	return a, b, c
 }
 
-// think runs, chunk by chunk in slot order, the dash requests, the bots'
+// think runs, batch by batch in slot order, the dash requests, the bots'
 // decisions and phase 0's aiming (see phase) for every snake, and returns
-// the number of phases this tick needs. In each chunk a first tight loop
+// the number of phases this tick needs. In each batch a first tight loop
 // settles how far each snake moves and loads the pixel ahead of every live
 // bot so the cache misses overlap; the second decides and aims while those
 // pixels are still in the cache.
 func (w *World) think() int {
-	const chunk = 64
+	const batch = 64
 	maxSteps := 1
 	w.dashers = w.dashers[:0]
-	for base := 0; base < w.nslots; base += chunk {
-		end := min(base+chunk, w.nslots)
+	for base := 0; base < w.nslots; base += batch {
+		end := min(base+batch, w.nslots)
 		for i := base; i < end; i++ {
 			s := &w.snakes[i]
 			s.steps = 0
@@ -424,11 +424,11 @@ func (w *World) think() int {
 				continue
 			}
 			s.steps = 1
-			if s.dash {
-				s.dash = false
-				if w.tick >= s.dashAt {
+			if s.wantDash {
+				s.wantDash = false
+				if w.tick >= s.dashReadyAt {
 					s.steps = DashLen
-					s.dashAt = w.tick + uint64(w.cfg.DashCooldown)
+					s.dashReadyAt = w.tick + uint64(w.cfg.DashCooldown)
 					maxSteps = DashLen
 					w.touch(int32(i))
 				}
@@ -462,11 +462,11 @@ func (w *World) dist(ax, ay, bx, by int32) int {
 }
 
 // phase moves every snake with more than ph steps this tick by one pixel,
-// simultaneously (see the package doc). Phase 0 visits every slot; later
+// simultaneously (see docs/RULES.md). Phase 0 visits every slot; later
 // phases only the dashing snakes (think lists them in w.dashers), since
 // every other snake's moved flag is false after phase 0.
 func (w *World) phase(ph int) {
-	prot := func(s *snake) bool { return w.tick < s.protUntil }
+	prot := func(s *snake) bool { return w.tick < s.protectedUntil }
 	n := w.nslots
 	if ph > 0 {
 		n = len(w.dashers)
@@ -502,11 +502,11 @@ func (w *World) phase(ph int) {
 		} else if np > 1 {
 			s.headOn, s.killer = true, w.partner(i)
 		}
-		s.pop = s.grow == 0
-		if !s.pop {
+		s.tailLeaves = s.grow == 0
+		if !s.tailLeaves {
 			s.grow--
 		}
-		s.tl = s.at(0)
+		s.tailPixel = s.at(0)
 	}
 	// 3. collisions against the start of the phase (a leaving tail is
 	// free); each mover's own tail leaves after its check.
@@ -528,9 +528,9 @@ func (w *World) phase(ph int) {
 				f := &w.snakes[o]
 				fm := f.moved && !f.wait
 				switch {
-				case fm && f.pop && f.tl == s.next:
+				case fm && f.tailLeaves && f.tailPixel == s.next:
 					// the tail leaves this phase
-				case p.Kind() == Head && o != int32(i) && fm && f.next == s.hd:
+				case p.Kind() == Head && o != int32(i) && fm && f.next == s.head:
 					s.die, s.headOn, s.killer = true, true, o // swap
 				default:
 					s.die, s.killer = true, o
@@ -540,10 +540,10 @@ func (w *World) phase(ph int) {
 		if s.headOn {
 			s.die = true
 		}
-		if s.pop {
-			w.set(s.tl, 0)
+		if s.tailLeaves {
+			w.set(s.tailPixel, 0)
 			s.tail = (s.tail + 1) & (len(s.body) - 1)
-			s.n--
+			s.length--
 		}
 	}
 	// 4. the dead turn into fruit, the others advance; nobody has moved
@@ -560,21 +560,21 @@ func (w *World) phase(ph int) {
 			w.kill(s, i)
 			continue
 		}
-		w.setMove(s.hd, MakePixel(Body, i, s.colour), s.dir) // then Head at next
+		w.setMove(s.head, MakePixel(Body, i, s.colour), s.dir) // then Head at next
 		if w.grid[s.next].Kind() == Fruit {
 			w.fruit--
 			s.grow += FruitGrow
 		}
 		w.set(s.next, MakePixel(Head, i, s.colour))
-		if s.n == len(s.body) {
+		if s.length == len(s.body) {
 			w.grow(s)
 		}
-		s.push(s.next, s.nx, s.ny)
-		s.mdir, s.moveSeq = s.dir, uint32(w.seq)
-		if !s.pop { // it grew
+		s.push(s.next, s.nextX, s.nextY)
+		s.moveDir, s.moveStep = s.dir, uint32(w.seq)
+		if !s.tailLeaves { // it grew
 			w.touchQuick(int32(i))
-			if s.n > s.best {
-				s.best = s.n
+			if s.length > s.best {
+				s.best = s.length
 			}
 		}
 	}
@@ -584,12 +584,12 @@ func (w *World) phase(ph int) {
 // partly into fruit, and the killer is credited.
 func (w *World) kill(s *snake, i int) {
 	start := 0
-	if s.pop {
-		s.n++ // report the length the snake had
+	if s.tailLeaves {
+		s.length++ // report the length the snake had
 		s.tail = (s.tail - 1) & (len(s.body) - 1)
 		start = 1
 	}
-	for k := start; k < s.n; k++ {
+	for k := start; k < s.length; k++ {
 		if (k-start)%2 == 0 {
 			w.set(s.at(k), MakePixel(Fruit, 0, 0))
 			w.fruit++
@@ -601,9 +601,7 @@ func (w *World) kill(s *snake, i int) {
 	s.deathTick = w.tick
 	s.killedBy = ""
 	w.touch(int32(i))
-	r := &w.kills[w.nkills%MaxKills]
-	w.nkills++
-	*r = Kill{Tick: w.tick, Victim: s.name, VictimSlot: i, VictimBot: s.bot, Length: s.n, KillerSlot: -1, HeadOn: s.headOn, At: w.point(s.hd)}
+	r := Kill{Tick: w.tick, Victim: s.name, VictimSlot: i, VictimBot: s.bot, Length: s.length, KillerSlot: -1, HeadOn: s.headOn, At: w.point(s.head)}
 	if s.killer >= 0 && s.killer != int32(i) {
 		k := &w.snakes[s.killer]
 		s.killedBy = k.name
@@ -615,6 +613,7 @@ func (w *World) kill(s *snake, i int) {
 			r.Killer, r.KillerSlot, r.KillerBot = k.name, int(s.killer), k.bot
 		}
 	}
+	w.views.AddKill(r)
 }
 
 // open reports whether a protected head may enter pixel i.
@@ -629,13 +628,13 @@ func (w *World) aim(i, ph int) {
 		return
 	}
 	s.wait, s.die, s.headOn, s.killer = false, false, false, -1
-	s.next, s.nx, s.ny = w.move(s.hd, s.hx, s.hy, s.dir)
-	if w.tick < s.protUntil && !w.open(s.next) {
+	s.next, s.nextX, s.nextY = w.move(s.head, s.headX, s.headY, s.dir)
+	if w.tick < s.protectedUntil && !w.open(s.next) {
 		w.grid[s.next] &^= botClaim
-		if n, x, y := w.move(s.hd, s.hx, s.hy, left(s.dir)); w.open(n) {
-			s.dir, s.next, s.nx, s.ny = left(s.dir), n, x, y
-		} else if n, x, y := w.move(s.hd, s.hx, s.hy, right(s.dir)); w.open(n) {
-			s.dir, s.next, s.nx, s.ny = right(s.dir), n, x, y
+		if n, x, y := w.move(s.head, s.headX, s.headY, left(s.dir)); w.open(n) {
+			s.dir, s.next, s.nextX, s.nextY = left(s.dir), n, x, y
+		} else if n, x, y := w.move(s.head, s.headX, s.headY, right(s.dir)); w.open(n) {
+			s.dir, s.next, s.nextX, s.nextY = right(s.dir), n, x, y
 		} else {
 			s.wait = true
 			w.touchQuick(int32(i))
@@ -643,7 +642,7 @@ func (w *World) aim(i, ph int) {
 		}
 	}
 	c := w.grid[s.next]
-	if w.tick < s.protUntil {
+	if w.tick < s.protectedUntil {
 		if c&pMask != pMask {
 			w.grid[s.next] = c + pUnit
 		}
@@ -657,12 +656,12 @@ func (w *World) aim(i, ph int) {
 func (w *World) partner(i int) int32 {
 	s := &w.snakes[i]
 	for d := Up; d <= Left; d++ {
-		n, _, _ := w.move(s.next, s.nx, s.ny, d)
+		n, _, _ := w.move(s.next, s.nextX, s.nextY, d)
 		p := w.grid[n]
 		if p.Kind() != Head || p.Slot() == i {
 			continue
 		}
-		if f := &w.snakes[p.Slot()]; f.moved && !f.wait && f.next == s.next && w.tick >= f.protUntil {
+		if f := &w.snakes[p.Slot()]; f.moved && !f.wait && f.next == s.next && w.tick >= f.protectedUntil {
 			return int32(p.Slot())
 		}
 	}
@@ -686,37 +685,21 @@ func (w *World) topUpFruit(max int) {
 
 // rank fills dst (one SnakeInfo per slot) and shield (View.Shield, one bit
 // a slot), the ranks and the leaderboard with a counting sort, without
-// allocating.
+// allocating: a pass to count the live snakes by length, and one to fill.
 func (w *World) rank(dst []SnakeInfo, shield []uint64) {
 	clear(shield)
-	// count live snakes by length; counts grows (rarely) to the longest.
-	maxLen := 0
-	clear(w.counts)
+	r := &w.views.rank
+	r.reset()
 	for i := 0; i < w.nslots; i++ {
-		s := &w.snakes[i]
-		if !s.alive {
-			continue
+		if s := &w.snakes[i]; s.alive {
+			r.count(s.length)
 		}
-		if s.n+2 > len(w.counts) {
-			c := make([]int32, 2*(s.n+2))
-			copy(c, w.counts)
-			w.counts = c
-		}
-		w.counts[s.n]++
-		maxLen = max(maxLen, s.n)
 	}
-	cnt := w.counts[:maxLen+2]
-	// cnt[l] becomes the number of live snakes longer than l.
-	var above int32
-	for l := maxLen + 1; l >= 0; l-- {
-		c := cnt[l]
-		cnt[l] = above
-		above += c
-	}
+	r.sum()
 	// leaderboard threshold: the smallest length still in the top N.
 	thr := 0
-	for l := maxLen; l >= 1; l-- {
-		if cnt[l-1] >= TopN || l == 1 {
+	for l := r.longest; l >= 1; l-- {
+		if r.above(l-1) >= TopN || l == 1 {
 			thr = l
 			break
 		}
@@ -734,35 +717,31 @@ func (w *World) rank(dst []SnakeInfo, shield []uint64) {
 		}
 		rk := 0
 		if s.alive {
-			w.heads = append(w.heads, s.hd)
-			w.near.add(s.hx, s.hy)
+			w.heads = append(w.heads, s.head)
+			w.near.add(s.headX, s.headY)
 			if !s.bot {
-				w.eyes = append(w.eyes, eye{s.hx, s.hy})
+				w.eyes = append(w.eyes, eye{s.headX, s.headY})
 			}
-			rk = int(cnt[s.n]) + 1
-			if s.n >= thr && w.ntop < TopN && (s.n > thr || int(cnt[thr])+ties < TopN) {
-				if s.n == thr {
+			rk = r.rank(s.length)
+			if s.length >= thr && w.ntop < TopN && (s.length > thr || r.above(thr)+ties < TopN) {
+				if s.length == thr {
 					ties++
 				}
-				w.top[w.ntop] = Entry{Slot: i, Name: s.name, Length: s.n}
+				w.top[w.ntop] = Entry{Slot: i, Name: s.name, Length: s.length}
 				w.ntop++
 			}
-			if s.n > w.best.Length {
-				w.best = Entry{Slot: i, Name: s.name, Length: s.n}
+			if s.length > w.best.Length {
+				w.best = Entry{Slot: i, Name: s.name, Length: s.length}
 			}
 		}
-		hp := Point{}
-		if s.n > 0 {
-			hp = w.point(s.head())
-		}
-		if w.tick < s.protUntil {
+		if w.tick < s.protectedUntil {
 			shield[i/64] |= 1 << (uint(i) % 64)
 		}
 		*in = SnakeInfo{
 			ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
-			Alive: s.alive, Head: hp, Dir: s.dir, Length: s.n, Kills: s.kills, Rank: rk,
-			SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protUntil,
-			DashReadyAt: s.dashAt, KilledBy: s.killedBy, BestLength: s.best,
+			Alive: s.alive, Head: s.headPoint(), Dir: s.dir, Length: s.length, Kills: s.kills, Rank: rk,
+			SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
+			DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
 		}
 	}
 	w.near.build()

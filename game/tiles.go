@@ -43,11 +43,11 @@ func (v *View) markAll(t uint64) {
 
 // apply replays log into v's pixels and marks the tiles it touches changed
 // at tick t, in one pass.
-func (v *View) apply(log []change, t uint64) {
+func (v *View) apply(log []Write, t uint64) {
 	w, tw, pix, d := v.W, TilesW(v.W), v.Pix, v.Dirty
 	inv := recip(w)
 	for _, c := range log {
-		pix[c.i] = c.p & pixBits                  // without a move's tag (World.setMove)
+		pix[c.i] = c.p & pixBits                  // without a move's Dir
 		y := int(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
 		x := int(c.i) - y*w
 		d[(y/TileH)*tw+x/TileW] = t
@@ -58,7 +58,7 @@ func (v *View) apply(log []change, t uint64) {
 // its cells in cells (index): log is the last step's, whatever earlier
 // steps a buffer replays (a reader that drew the tick before has seen
 // those).
-func (v *View) freshen(log []change, cells []uint64) {
+func (v *View) freshen(log []Write, cells []uint64) {
 	w, fw, cw, f := v.W, uint(FreshWords(v.W)), uint(cellWords(v.W)), v.Fresh
 	inv := recip(w)
 	for _, c := range log {
@@ -76,7 +76,7 @@ func cellWords(w int) int { return (w + 63) / 64 }
 
 // cellMap returns cells, or a new cell map when it is not one for a world
 // of w x h pixels: per tile row, a bit for each column where a pixel of
-// the row changed (freshen, markExpired), all clear between publishes
+// the row changed (freshen, Views.Mark), all clear between publishes
 // (index clears what it reads).
 func cellMap(cells []uint64, w, h int) []uint64 {
 	if n := cellWords(w) * TilesH(h); len(cells) != n {
@@ -86,7 +86,7 @@ func cellMap(cells []uint64, w, h int) []uint64 {
 }
 
 // index sets FreshX, FreshPix, FreshAt and FreshBlk from the cell map
-// freshen and markExpired filled, clearing it, or leaves FreshAt and
+// freshen and Views.Mark filled, clearing it, or leaves FreshAt and
 // FreshBlk empty when the view was copied whole (replayed false; the map
 // is clear then).
 func (v *View) index(replayed bool, cells []uint64) {
@@ -123,44 +123,6 @@ func (v *View) index(replayed bool, cells []uint64) {
 		}
 	}
 	v.FreshX, v.FreshPix, v.FreshAt, v.FreshBlk = xs, ps, append(at, int32(len(xs))), blk
-}
-
-// markExpired marks, at tick t, the tiles of every live snake whose spawn
-// protection ended after tick from and at or before t: its body turns from
-// the protected look to its colour without a grid write. Only snakes in
-// w.prot (spawned since the oldest replayable view buffer's tick) are
-// looked at; an entry whose protection ended at or before every such
-// buffer's tick can matter to none of them (other buffers are copied and
-// marked whole) and is dropped.
-func (w *World) markExpired(v *View, from, t uint64) {
-	oldest := from
-	for _, b := range w.pool {
-		if b.st.seq != 0 && w.seq-b.st.seq <= logN-1 { // replayable, not copied
-			oldest = min(oldest, b.Tick)
-		}
-	}
-	inv, tw, fw := recip(w.w), uint(TilesW(w.w)), uint(FreshWords(w.w))
-	keep := w.prot[:0]
-	cw := uint(cellWords(w.w))
-	for _, slot := range w.prot {
-		s := &w.snakes[slot]
-		if s.protUntil <= oldest {
-			continue
-		}
-		keep = append(keep, slot)
-		if !s.used || !s.alive || s.protUntil <= from || s.protUntil > t {
-			continue
-		}
-		for k := 0; k < s.n; k++ {
-			y := uint(uint64(s.at(k)) * inv >> recipShift) // y = i / w, see recip
-			x := uint(s.at(k)) - y*uint(w.w)
-			tx, ty := x/TileW, y/TileH
-			v.Dirty[ty*tw+tx] = t
-			v.Fresh[ty*fw+tx/64] |= 1 << (tx % 64)
-			w.cells[ty*cw+x/64] |= 1 << (x % 64)
-		}
-	}
-	w.prot = keep
 }
 
 // recipShift and recip turn the division of a pixel index by the world's

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -18,7 +17,7 @@ const (
 	BotRespawn = 20 // ticks a dead bot waits before it respawns
 	MaxName    = 16 // bytes kept of a name
 
-	logN     = 16 // steps of change logs kept for view updates
+	logN     = 16 // steps whose writes and marks are kept (Views, Feed)
 	maxViews = 8  // bound on the view pool
 )
 
@@ -42,8 +41,8 @@ var (
 
 // Config sizes and tunes a World. Zero tuning fields take their defaults.
 type Config struct {
-	W, H      int    // world size in pixels (see the package doc)
-	MaxSnakes int    // capacity (players + bots); see the package doc's Population for when Join returns ErrFull
+	W, H      int    // world size in pixels (see AutoSize)
+	MaxSnakes int    // capacity (players + bots); see Join for when it returns ErrFull
 	Bots      int    // server-side snakes kept whatever the population (the floor)
 	BotTarget int    // bots fill the world up to this many snakes (people + bots); 0 = no filling beyond Bots
 	Seed      uint64 // all randomness comes from this
@@ -112,7 +111,10 @@ const (
 	pMask    = 3 << 26
 )
 
-// snake is the world's own record of one slot. Only Step touches it.
+// snake is the world's own record of one slot. Only Step touches it. Its
+// field order matters to the step's speed: the fields a movement phase
+// uses (steps to killer) share one cache line with moveStep and moveDir,
+// which each move writes.
 type snake struct {
 	id       ID
 	name     string
@@ -124,45 +126,52 @@ type snake struct {
 	colour   Colour
 	dir      Dir
 
-	body  []int32 // ring of pixel indices, len a power of two
-	tail  int     // ring index of the tail
-	n     int     // length (kept at death for the view)
-	hd    int32   // pixel of the head (body[tail+n-1])
-	hx    int32   // head column
-	hy    int32   // head row
-	ahead Pixel   // the pixel ahead of the head at the start of the tick
-	grow  int     // pending growth
+	body   []int32 // ring of pixel indices, len a power of two
+	tail   int     // ring index of the tail
+	length int     // pixels in body (kept at death for the view)
+	head   int32   // pixel index of the head (body[tail+length-1])
+	headX  int32   // head column
+	headY  int32   // head row
+	ahead  Pixel   // the pixel ahead of the head at the start of the tick
+	grow   int     // pending growth
 
-	kills, best                             int
-	spawnTick, deathTick, protUntil, dashAt uint64
-	dash                                    bool   // dash requested for this tick
-	tx, ty                                  int32  // bot's fruit target; -1 none
-	rival                                   int32  // bot's rival (a snake whose head it saw), -1 none
-	bold                                    bool   // bot that dashes and cuts others off
-	ahead2, ahead3                          Pixel  // the pixels 2 and 3 ahead (bots)
-	tl                                      int32  // tail pixel at the start of the phase
-	nx, ny                                  int32  // column and row of next
-	steps                                   int32  // pixels to move this tick
-	moveSeq                                 uint32 // the step of its last move (low 32 bits, see snakeDir); it and mdir outlive the snake in its slot
-	next                                    int32
-	wait, die, pop, headOn, moved           bool
-	mdir                                    Dir   // the direction of its last move (beside fields a step writes anyway)
-	killer                                  int32 // slot, -1 none
+	kills          int
+	best           int // the longest it has been, over all its lives
+	spawnTick      uint64
+	deathTick      uint64
+	protectedUntil uint64 // spawn protection lasts while the tick is below it
+	dashReadyAt    uint64 // a dash is allowed once the tick is at or past it
+	wantDash       bool   // a dash is asked for this tick
+	targetX        int32  // a bot's fruit target column; -1 none
+	targetY        int32  // a bot's fruit target row; -1 none
+	rival          int32  // a bot's rival (a snake whose head it saw), -1 none
+	bold           bool   // a bot that dashes and cuts others off
+	ahead2, ahead3 Pixel  // the pixels 2 and 3 ahead (bots)
+	tailPixel      int32  // the tail's pixel at the start of the phase
+	nextX, nextY   int32  // column and row of next
+	steps          int32  // pixels to move this tick
+	moveStep       uint32 // the low 32 bits of the step of its last move; it and moveDir outlive the snake in its slot
+	next           int32  // the pixel the head enters this phase
+	wait           bool   // it stays where it is this phase (protected, blocked)
+	die            bool   // it dies this phase
+	tailLeaves     bool   // its tail leaves its pixel this phase (it is not growing)
+	headOn         bool   // it meets another head this phase
+	moved          bool   // it moves this phase
+	moveDir        Dir    // the direction of its last move
+	killer         int32  // the slot whose body or head it ran into this phase, -1 none
 }
 
-func (s *snake) head() int32 { return s.hd }
-
 func (s *snake) push(i, x, y int32) {
-	if s.n == len(s.body) {
+	if s.length == len(s.body) {
 		nb := make([]int32, 2*len(s.body))
-		for k := 0; k < s.n; k++ {
+		for k := 0; k < s.length; k++ {
 			nb[k] = s.body[(s.tail+k)&(len(s.body)-1)]
 		}
 		s.body, s.tail = nb, 0
 	}
-	s.body[(s.tail+s.n)&(len(s.body)-1)] = i
-	s.n++
-	s.hd, s.hx, s.hy = i, x, y
+	s.body[(s.tail+s.length)&(len(s.body)-1)] = i
+	s.length++
+	s.head, s.headX, s.headY = i, x, y
 }
 
 // ring returns a free ring of length n (a power of two), allocating only
@@ -189,7 +198,7 @@ func (w *World) unring(r []int32) {
 // grow moves the full ring of s into one twice as long.
 func (w *World) grow(s *snake) {
 	nb := w.ring(2 * len(s.body))
-	for k := 0; k < s.n; k++ {
+	for k := 0; k < s.length; k++ {
 		nb[k] = s.body[(s.tail+k)&(len(s.body)-1)]
 	}
 	w.unring(s.body)
@@ -224,8 +233,24 @@ type inbox struct {
 	dirty   bool
 }
 
-// World is the whole game state. Step must be called from one goroutine;
-// the other methods are safe from any goroutine.
+// World is the whole game state. Step must be called from one goroutine,
+// which is also the one to read the Feed; the other methods are safe from
+// any goroutine.
+//
+// Join, Leave, Turn, Dash and Respawn take a short mutex and only queue
+// input; Step drains the queue once per tick under that mutex, so the tick
+// waits on no reader. After each Step the world publishes a View of the
+// tick through its Views (Acquire, View.Release).
+//
+// The grid is a []Pixel updated in place, and every grid write is logged
+// (Write) for the views and the Feed. Snake bodies are ring buffers of
+// pixel indices reused across lives. Step costs O(snakes + pixels
+// written), never O(area), and allocates nothing in steady state: a snake
+// outgrowing its ring trades it for a free ring twice as long, and a spawn
+// gives a long ring back, so rings are allocated only while the number of
+// long snakes alive at once still reaches new highs. Randomness comes only
+// from a PCG seeded by Config.Seed, and Step visits the slots in order, so
+// the same seed and the same inputs in the same order give the same world.
 type World struct {
 	cfg     Config
 	w, h    int
@@ -235,14 +260,12 @@ type World struct {
 	seq     uint64 // Steps taken
 	tick    uint64
 	fruit   int
-	chg     []change // grid changes since the last publish (step seq's log)
-	logs    [logN][]change
-	cells   []uint64   // publish: the last step's cells (View.index)
+	chg     []Write    // the grid writes of this step (step seq's log)
+	views   *Views     // publishes the views and keeps the last steps' writes
 	roomQ   []roomNode // bots' flood-fill queue (see room), 4*roomCap long
 	prot    []int32    // slots spawned recently enough that protection may still expire into a view
 	spawnq  []int32
 	dashers []int32 // slots dashing this tick, in slot order
-	counts  []int32
 	top     [TopN]Entry
 	ntop    int
 	best    Entry
@@ -259,7 +282,7 @@ type World struct {
 	// whose records step seq may have changed other than in their heads:
 	// quick when only dir, length or best length (turns and growth, see
 	// touchQuick), marks for any other field (see touch). mk and qk are the
-	// current step's. The encoder reads them beside the change logs.
+	// current step's. The Feed hands them out beside the steps' writes.
 	marks, quick [logN][]uint64
 	mk, qk       []uint64
 
@@ -268,13 +291,6 @@ type World struct {
 	eyes          []eye   // players' heads at the last publish
 	heads         []int32 // every live head at the last publish (spawn anchors)
 	near          nearIndex
-	pool          []*View
-	newest        atomic.Pointer[View]
-	skipped       uint64 // publishes skipped because every buffer was held
-
-	// recent deaths: kills[k%MaxKills] for the last MaxKills of nkills
-	kills  [MaxKills]Kill
-	nkills uint64
 
 	mu       sync.Mutex // guards box, dirty, free, names, slots, count and the bot bookkeeping below
 	box      []inbox
@@ -308,8 +324,8 @@ func New(cfg Config) (*World, error) {
 		box:    make([]inbox, cfg.MaxSnakes),
 		names:  make(map[string]int32),
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
-		counts: make([]int32, 512), // grows in rank past the longest snake
 	}
+	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
 	for i := range w.box {
 		w.box[i].gen = cfg.IDBase
 	}
@@ -318,10 +334,10 @@ func New(cfg Config) (*World, error) {
 		bodyCap *= 2
 	}
 	w.bodyCap = bodyCap
-	for i := range w.logs {
-		w.logs[i] = make([]change, 0, 4*cfg.MaxSnakes+1024)
+	for i := range w.views.logs {
+		w.views.logs[i] = make([]Write, 0, 4*cfg.MaxSnakes+1024)
 	}
-	w.chg = w.logs[0]
+	w.chg = w.views.Log(0)
 	for i := range w.marks {
 		w.marks[i] = make([]uint64, (cfg.MaxSnakes+63)/64)
 		w.quick[i] = make([]uint64, (cfg.MaxSnakes+63)/64)
@@ -344,7 +360,7 @@ func New(cfg Config) (*World, error) {
 	for i := range w.snakes {
 		w.snakes[i].body = slab[i*bodyCap : (i+1)*bodyCap : (i+1)*bodyCap]
 		w.snakes[i].killer = -1
-		w.snakes[i].tx, w.snakes[i].ty, w.snakes[i].rival = -1, -1, -1
+		w.snakes[i].targetX, w.snakes[i].targetY, w.snakes[i].rival = -1, -1, -1
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
 	w.dashers = make([]int32, 0, cfg.MaxSnakes)
@@ -538,38 +554,25 @@ func right(d Dir) Dir { return reverse(left(d)) }
 
 func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} }
 
-// set writes one grid pixel and logs the change for view updates. A
-// snake's move logs a Body pixel at its old head (setMove) and at once a
-// Head pixel of the same slot and colour at its new head, which the wire
-// format sends as one move (see pixCoder.appendLog).
+// set writes one grid pixel and logs the write. A snake's move writes a
+// Body pixel at its old head (setMove) and at once a Head pixel of the
+// same slot and colour at its new head.
 func (w *World) set(i int32, p Pixel) {
 	w.grid[i] = p
-	w.chg = append(w.chg, change{i, p})
+	w.chg = append(w.chg, Write{i, p})
 }
 
 // setMove writes the Body pixel p at a snake's old head, the first of a
 // move's two writes (the Head at the new head must follow at once, with
-// set), and logs it tagged with the move's direction d (moveTag), so the
-// encoder knows a move without comparing the pair or working out d from
-// their indices. Only the log carries the tag, never the grid; readers of
-// a log take c.p&pixBits.
+// set), and logs it with the move's direction d, so that a reader of the
+// log knows a move without comparing the pair.
 func (w *World) setMove(i int32, p Pixel, d Dir) {
 	w.grid[i] = p
-	w.chg = append(w.chg, change{i, p | moveTag[d&7]})
-}
-
-// moveTag is, by Dir, a logged move's tag: bit 31 says move, bits 29
-// and 30 are the wire format's direction bits (towards the higher index,
-// vertical) shifted up from bits 5 and 6 of a move item by 24.
-var moveTag = [8]Pixel{
-	Up:    1<<31 | 1<<30,
-	Right: 1<<31 | 1<<29,
-	Down:  1<<31 | 1<<30 | 1<<29,
-	Left:  1 << 31,
+	w.chg = append(w.chg, Write{i, p | Pixel(d)<<moveDirShift})
 }
 
 // touch records that the current step changed a field of slot i's record
-// other than its head (which the change log's Head pixels tell), dir,
+// other than its head (which the Head pixels it writes tell), dir,
 // length and best length: every write of a snake's id, name, flags,
 // colour, kills, spawn, death, protection, dash or killer goes with one,
 // or with the write of the whole snake. TestMarksCover holds Step to it.
@@ -578,14 +581,6 @@ func (w *World) touch(i int32) { w.mk[i>>6] |= 1 << (i & 63) }
 // touchQuick records that the current step changed slot i's length (and
 // perhaps its best length) by growing (a move's push after its pop leaves
 // the length as it was), or that the snake did not move (it waited): a
-// replica takes a snake's dir from its moves, so a turn needs no mark when
-// the snake then moves, as every live snake does each step unless it
-// waits.
+// move's write carries its direction, so a turn needs no mark when the
+// snake then moves, as every live snake does each step unless it waits.
 func (w *World) touchQuick(i int32) { w.qk[i>>6] |= 1 << (i & 63) }
-
-// change is one logged grid write: pixel index and new value, with a
-// move's tag above pixBits on the first of a move's writes (setMove).
-type change struct {
-	i int32
-	p Pixel
-}

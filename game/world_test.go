@@ -272,7 +272,7 @@ func TestViewIncremental(t *testing.T) {
 		if err := w.check(); err != nil {
 			t.Fatalf("tick %d: %v", tk, err)
 		}
-		if v := w.newest.Load(); v.st.seq != w.seq && w.Skipped() == 0 {
+		if v := w.views.newest.Load(); v.st.seq != w.seq && w.Skipped() == 0 {
 			t.Fatalf("tick %d: newest view is from step %d, world at %d", tk, v.st.seq, w.seq)
 		}
 		if r.IntN(3) == 0 && len(held) < maxViews-1 {
@@ -284,8 +284,8 @@ func TestViewIncremental(t *testing.T) {
 			held = append(held[:j], held[j+1:]...)
 		}
 	}
-	if len(w.pool) < 3 || len(w.pool) > maxViews {
-		t.Fatalf("pool size %d", len(w.pool))
+	if len(w.views.pool) < 3 || len(w.views.pool) > maxViews {
+		t.Fatalf("pool size %d", len(w.views.pool))
 	}
 	// Hold every buffer: Step must skip publishing, not block or reuse.
 	for _, v := range held {

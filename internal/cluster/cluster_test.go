@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"snaked/game"
+	"snaked/internal/cluster/wire"
 	"snaked/internal/scores"
 )
 
@@ -704,7 +705,7 @@ func TestStreamViewsHeld(t *testing.T) {
 		held = append(held, w.Acquire())
 		step()
 	}
-	if w.Skipped() == 0 || w.SnapshotLater() != nil {
+	if w.Skipped() == 0 || wire.SnapshotLater(w) != nil {
 		t.Fatal("publishes not skipped with every view held")
 	}
 	f, err := NewFollower(l.conn("h", "gw"), "h", "gw", 0, nil)
@@ -1256,7 +1257,7 @@ func fakeSnapshots(t *testing.T, l *link, prefix string, chunks func() [][]byte)
 
 // chunk is a snapshot chunk: its header (tick 1, index i of n), then body.
 func chunk(i, n int, body []byte) []byte {
-	b := []byte{game.WireVersion, 2, 1}
+	b := []byte{wire.Version, 2, 1}
 	b = binary.AppendUvarint(b, uint64(i))
 	b = binary.AppendUvarint(b, uint64(n))
 	return append(b, body...)
@@ -1267,7 +1268,7 @@ func chunk(i, n int, body []byte) []byte {
 // pixels), one of more chunks or bytes than its bounds, and chunks of two
 // snapshots; it builds one from many small chunks in any order.
 func TestSnapshotBounds(t *testing.T) {
-	huge := []byte{game.WireVersion, 3}
+	huge := []byte{wire.Version, 3}
 	huge = binary.AppendUvarint(huge, 16384)
 	huge = binary.AppendUvarint(huge, 4096)
 	huge = append(huge, 1, 0, 1)
@@ -1280,9 +1281,9 @@ func TestSnapshotBounds(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err := game.NewReplicaWithin([][]byte{small}, 1<<20)
+	_, err := wire.NewReplicaWithin([][]byte{small}, 1<<20)
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, game.ErrTooLarge) {
+	if !errors.Is(err, wire.ErrTooLarge) {
 		t.Fatalf("a 16384x4096 snapshot for a follower of 1 Mpixel: %v", err)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
@@ -1325,7 +1326,7 @@ func TestSnapshotBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Step(1)
-	cs, err := w.Snapshot(game.MinChunk)
+	cs, err := wire.Snapshot(w, wire.MinChunk)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,12 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"snaked/game"
+	"snaked/internal/cluster/wire"
 )
 
 // The world's stream: after every Step the simulation publishes the delta
-// (game's wire format, behind the stream header naming the simulation
-// instance) on PREFIX.tick; a follower builds a game.Replica from a
+// (package wire's format, behind the stream header naming the simulation
+// instance) on PREFIX.tick; a follower builds a wire.Replica from a
 // snapshot (a request on PREFIX.gw.NAME.snapshot, answered with the
 // snapshot's chunks on the requester's inbox, at most ChunkSize bytes
 // each, each behind the same header) and applies the deltas of that
@@ -35,14 +36,14 @@ func SnapshotBytes(maxPixels int) int { return 6*maxPixels + 32<<20 }
 
 // Publisher is the simulation's side of the stream. Ticked runs on the
 // goroutine that calls Step; snapshots are written on a goroutine of the
-// Publisher's own, from the view of their tick (game.World.SnapshotLater),
+// Publisher's own, from the view of their tick (wire.SnapshotLater),
 // so a gateway that needs one (it joined, or fell behind) costs the
 // simulation's tick only the hand-off.
 type Publisher struct {
 	nc    *nats.Conn
 	subj  subjects
 	inst  uint64
-	enc   *game.Encoder
+	enc   *wire.Encoder
 	w     *game.World
 	buf   []byte
 	snapq chan snapReq // snapshot requests, for Ticked
@@ -68,7 +69,7 @@ const snapEvery = time.Second
 
 // snapJob is a snapshot to write and the inboxes that asked for it.
 type snapJob struct {
-	l       *game.Later
+	l       *wire.Later
 	inboxes []string
 }
 
@@ -79,7 +80,7 @@ func NewPublisher(nc *nats.Conn, w *game.World, prefix string, inst uint64) (*Pu
 	if inst == 0 {
 		return nil, errors.New("cluster: publisher without a simulation instance")
 	}
-	p := &Publisher{nc: nc, subj: subjectsOf(prefix, "*"), inst: inst, enc: game.NewEncoder(w), w: w,
+	p := &Publisher{nc: nc, subj: subjectsOf(prefix, "*"), inst: inst, enc: wire.NewEncoder(w), w: w,
 		snapq: make(chan snapReq, 64), waiting: map[string]string{}, served: map[string]time.Time{},
 		jobs: make(chan snapJob, 1), done: make(chan struct{})}
 	sub, err := nc.Subscribe(p.subj.snapshot, func(m *nats.Msg) {
@@ -165,13 +166,13 @@ func (p *Publisher) Ticked() error {
 	if len(inboxes) == 0 {
 		return nil
 	}
-	if l := p.w.SnapshotLater(); l != nil {
+	if l := wire.SnapshotLater(p.w); l != nil {
 		p.busy.Store(true)
 		p.jobs <- snapJob{l, inboxes} // room: the writer is not busy
 		return nil
 	}
 	// no view of this tick (every buffer held): write it here
-	chunks, err := p.w.Snapshot(ChunkSize)
+	chunks, err := wire.Snapshot(p.w, ChunkSize)
 	if err != nil {
 		return err
 	}
@@ -217,7 +218,7 @@ func (p *Publisher) due() []string {
 	return inboxes
 }
 
-// Follower is a gateway's side of the stream: it keeps a game.Replica of
+// Follower is a gateway's side of the stream: it keeps a wire.Replica of
 // the simulation's world and is what the gateway's sessions read.
 type Follower struct {
 	nc        *nats.Conn
@@ -241,7 +242,7 @@ type Follower struct {
 // replica is the followed world: its replica and the simulation instance
 // whose world it is.
 type replica struct {
-	*game.Replica
+	*wire.Replica
 	sim uint64
 }
 
@@ -350,8 +351,8 @@ func (f *Follower) onDelta(m *nats.Msg) {
 		if f.onTick != nil {
 			f.onTick()
 		}
-	case errors.Is(err, game.ErrGap):
-		if base, err := game.DeltaBase(msg); err == nil && base < r.Tick() {
+	case errors.Is(err, wire.ErrGap):
+		if base, err := wire.DeltaBase(msg); err == nil && base < r.Tick() {
 			return // from before the snapshot: the replica has it
 		}
 		f.gaps.Add(1)
@@ -429,7 +430,7 @@ func (f *Follower) fetch() error {
 			f.bad.Add(1)
 			return err
 		}
-		t, i, n, err := game.ChunkInfo(c)
+		t, i, n, err := wire.ChunkInfo(c)
 		switch {
 		case err != nil:
 		case parts == nil && n > maxChunks:
@@ -452,7 +453,7 @@ func (f *Follower) fetch() error {
 		if got++; got < len(parts) {
 			continue
 		}
-		gr, err := game.NewReplicaWithin(parts, f.maxPixels)
+		gr, err := wire.NewReplicaWithin(parts, f.maxPixels)
 		if err != nil {
 			f.bad.Add(1)
 			return err

@@ -1,4 +1,4 @@
-package game
+package wire
 
 import (
 	"bytes"
@@ -8,25 +8,27 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"snaked/game"
 )
 
 // follower is a world stepped with bots and scripted players (some leaving
 // and joining) and a replica following it from a snapshot.
 type follower struct {
-	w   *World
+	w   *game.World
 	p   *players
 	e   *Encoder
 	r   *Replica
 	buf []byte
 	rng *rand.Rand
 
-	prevPix  []Pixel // the replica's pixels at prevTick
+	prevPix  []game.Pixel // the replica's pixels at prevTick
 	prevTick uint64
 }
 
 func newFollowed(t testing.TB, seed uint64, w, h, people int) *follower {
 	t.Helper()
-	world, err := New(Config{W: w, H: h, MaxSnakes: people + 40, Bots: 8, BotTarget: people/2 + 20, Seed: seed, StartLen: 6})
+	world, err := game.New(game.Config{W: w, H: h, MaxSnakes: people + 40, Bots: 8, BotTarget: people/2 + 20, Seed: seed, StartLen: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,14 +57,14 @@ func (f *follower) step(t testing.TB) {
 			f.p.ids = append(f.p.ids, id)
 		}
 	}
-	f.w.Step(f.w.tick + 1)
+	f.w.Step(f.w.Feed().Tick() + 1)
 }
 
 // follow takes a snapshot (in chunks of size chunk) and starts the replica.
 func (f *follower) follow(t testing.TB, chunk int) {
 	t.Helper()
 	f.e = NewEncoder(f.w)
-	chunks, err := f.w.Snapshot(chunk)
+	chunks, err := Snapshot(f.w, chunk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func (f *follower) next(t testing.TB) {
 		t.Fatal(err)
 	}
 	if err := f.r.Apply(f.buf); err != nil {
-		t.Fatalf("tick %d: %v", f.w.tick, err)
+		t.Fatalf("tick %d: %v", f.w.Feed().Tick(), err)
 	}
 	f.check(t)
 }
@@ -113,7 +115,7 @@ func (f *follower) check(t testing.TB) {
 }
 
 // sameView reports how b differs from a, Dirty aside.
-func sameView(a, b *View) error {
+func sameView(a, b *game.View) error {
 	switch {
 	case a.Tick != b.Tick || a.W != b.W || a.H != b.H:
 		return fmt.Errorf("tick/size %d %dx%d, replica %d %dx%d", a.Tick, a.W, a.H, b.Tick, b.W, b.H)
@@ -145,16 +147,16 @@ func sameView(a, b *View) error {
 // after from, and that v.Fresh marks only tiles dirty at v.Tick and, when
 // from is the tick before, every tile that changed, and FreshX (when the
 // view has it) every such pixel.
-func dirtyCovers(v *View, prev []Pixel, from uint64) error {
+func dirtyCovers(v *game.View, prev []game.Pixel, from uint64) error {
 	if len(v.FreshAt) > 0 {
 		if err := freshXShape(v); err != nil {
 			return err
 		}
 	}
-	tw, fw := TilesW(v.W), FreshWords(v.W)
-	tile := func(i int32, w int) int { return int(i)/w/TileH*tw + int(i)%w/TileW }
+	tw, fw := game.TilesW(v.W), game.FreshWords(v.W)
+	tile := func(i int32, w int) int { return int(i)/w/game.TileH*tw + int(i)%w/game.TileW }
 	fresh := func(i int) bool {
-		tx, ty := i%v.W/TileW, i/v.W/TileH
+		tx, ty := i%v.W/game.TileW, i/v.W/game.TileH
 		return v.Fresh[ty*fw+tx/64]>>(tx%64)&1 == 1
 	}
 	for i, d := range v.Dirty {
@@ -171,7 +173,7 @@ func dirtyCovers(v *View, prev []Pixel, from uint64) error {
 	for i := range v.Pix {
 		p := v.Pix[i]
 		exp := false
-		if k := p.Kind(); k >= Body && p.Slot() < len(v.Snakes) {
+		if k := p.Kind(); k >= game.Body && p.Slot() < len(v.Snakes) {
 			s := &v.Snakes[p.Slot()]
 			exp = s.Alive && s.ProtectedUntil > from && s.ProtectedUntil <= v.Tick
 		}
@@ -211,7 +213,7 @@ func TestReplicaFollows(t *testing.T) {
 				f.step(t)
 			}
 			f.follow(t, c.chunk)
-			var held []*View
+			var held []*game.View
 			for k := 0; k < c.ticks; k++ {
 				f.next(t)
 				switch {
@@ -229,58 +231,6 @@ func TestReplicaFollows(t *testing.T) {
 	}
 }
 
-// TestMarksCover: after every Step, each slot whose record changed other
-// than in its head is marked in that step's bitsets (the encoder visits
-// only those; quick when only dir, length and best length changed; a turn
-// needs none when the snake then moved that way), through turns, dashes, growth, kills, deaths, respawns, joins,
-// leaves and bots coming and going; and a snake's head index, column and
-// row agree with the end of its body.
-func TestMarksCover(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 3} {
-		f := newFollowed(t, seed, 128, 64, 40)
-		w := f.w
-		prev := make([]SnakeInfo, w.cfg.MaxSnakes)
-		for i := range prev {
-			prev[i] = w.info(i)
-			prev[i].Head = Point{}
-		}
-		changed := map[uint64]int{}
-		for k := 0; k < 600; k++ {
-			f.step(t)
-			mk, qk := w.marks[w.seq%logN], w.quick[w.seq%logN]
-			for i := 0; i < w.nslots; i++ {
-				if s := &w.snakes[i]; s.n > 0 && (s.hd != s.at(s.n-1) || w.point(s.hd) != (Point{int(s.hx), int(s.hy)})) {
-					t.Fatalf("seed %d tick %d: slot %d: head %d at (%d,%d), body ends at %d", seed, w.tick, i, s.hd, s.hx, s.hy, s.at(s.n-1))
-				}
-				cur := w.info(i)
-				cur.Head = Point{}
-				m := diff(&prev[i], &cur)
-				if m == 0 {
-					continue
-				}
-				for b := uint64(1); b <= fAll; b <<= 1 {
-					if m&b != 0 {
-						changed[b]++
-					}
-				}
-				bit := uint64(1) << (i & 63)
-				if s := &w.snakes[i]; m&fDir != 0 && s.moveSeq == uint32(w.seq) && s.mdir == s.dir {
-					m &^= fDir // a replica takes it from the move
-				}
-				if m != 0 && mk[i>>6]&bit == 0 && (m&^(fDir|fLength|fBest) != 0 || qk[i>>6]&bit == 0) {
-					t.Fatalf("seed %d tick %d: slot %d changed (mask %#x) unmarked: %+v -> %+v", seed, w.tick, i, m, prev[i], cur)
-				}
-				prev[i] = cur
-			}
-		}
-		for b := uint64(fDir); b <= fAll; b <<= 1 {
-			if changed[b] == 0 {
-				t.Errorf("seed %d: field %#x never changed: the test does not cover it", seed, b)
-			}
-		}
-	}
-}
-
 // TestSnapshotChunks: chunks in any order make the replica; a missing,
 // repeated or foreign chunk is an error.
 func TestSnapshotChunks(t *testing.T) {
@@ -288,7 +238,7 @@ func TestSnapshotChunks(t *testing.T) {
 	for k := 0; k < 50; k++ {
 		f.step(t)
 	}
-	chunks, err := f.w.Snapshot(200)
+	chunks, err := Snapshot(f.w, 200)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,42 +274,44 @@ func TestSnapshotChunks(t *testing.T) {
 		t.Fatalf("chunk given twice: %v", err)
 	}
 	f.step(t)
-	other, _ := f.w.Snapshot(200)
+	other, _ := Snapshot(f.w, 200)
 	mixed := slices.Clone(chunks)
 	mixed[1] = other[1]
 	if _, err := NewReplica(mixed); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("foreign chunk: %v", err)
 	}
-	if _, err := f.w.Snapshot(MinChunk - 1); err == nil {
+	if _, err := Snapshot(f.w, MinChunk-1); err == nil {
 		t.Fatal("snapshot chunks below MinChunk accepted")
 	}
 }
 
 // TestSnapshotLater: a snapshot written from the view of its tick, on
 // another goroutine after the world has stepped on, has the same bytes as
-// Snapshot's at that tick; with every view buffer held (a publish
-// skipped) there is no view of the tick, and SnapshotLater says so.
+// Snapshot's at that tick, and the view goes back to the world's pool;
+// with every view buffer held (a publish skipped) there is no view of the
+// tick, and SnapshotLater says so.
 func TestSnapshotLater(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		f := newFollowed(t, seed, 192, 64, 30)
+		var written []*game.View
 		for k := 0; k < 200; k++ {
 			f.step(t)
 			if k%40 != 39 {
 				continue
 			}
-			want, err := f.w.Snapshot(700)
+			want, err := Snapshot(f.w, 700)
 			if err != nil {
 				t.Fatal(err)
 			}
-			l := f.w.SnapshotLater()
+			l := SnapshotLater(f.w)
 			if l == nil {
-				t.Fatalf("tick %d: no view of the tick", f.w.tick)
+				t.Fatalf("tick %d: no view of the tick", f.w.Feed().Tick())
 			}
 			for range 3 {
 				f.step(t)
 			}
 			done := make(chan [][]byte)
-			v := l.v
+			written = append(written, l.v)
 			go func() {
 				c, err := l.Chunks(700)
 				if err != nil {
@@ -368,29 +320,36 @@ func TestSnapshotLater(t *testing.T) {
 				done <- c
 			}()
 			if got := <-done; !slices.EqualFunc(got, want, bytes.Equal) {
-				t.Fatalf("seed %d, tick %d: the later snapshot differs (%d chunks, want %d)", seed, f.w.tick-3, len(got), len(want))
-			}
-			if n := v.st.refs.Load(); n != 0 {
-				t.Fatalf("the view of a written snapshot has %d references", n)
+				t.Fatalf("seed %d, tick %d: the later snapshot differs (%d chunks, want %d)", seed, f.w.Feed().Tick()-3, len(got), len(want))
 			}
 			if _, err := l.Chunks(700); err == nil {
 				t.Fatal("a later snapshot written twice")
 			}
 		}
-		l := f.w.SnapshotLater()
+		l := SnapshotLater(f.w)
+		written = append(written, l.v)
 		if _, err := l.Chunks(MinChunk - 1); err == nil {
 			t.Fatal("chunks below MinChunk accepted")
 		}
-		var held []*View
-		for range maxViews + 2 {
+		// Hold the newest view each step until a publish is skipped: every
+		// buffer of the pool is held then, the snapshots' views among them
+		// unless one kept a reference.
+		before := f.w.Skipped()
+		var held []*game.View
+		for f.w.Skipped() == before {
+			if len(held) > 100 {
+				t.Fatal("no publish skipped with every buffer held")
+			}
 			held = append(held, f.w.Acquire())
 			f.step(t)
 		}
-		if f.w.Skipped() == 0 {
-			t.Fatal("no publish skipped with every buffer held")
+		for _, v := range written {
+			if !slices.Contains(held, v) {
+				t.Fatalf("the view of a written snapshot (tick %d) was not released", v.Tick)
+			}
 		}
-		if l := f.w.SnapshotLater(); l != nil {
-			t.Fatalf("tick %d: a later snapshot from the view of tick %d", f.w.tick, l.v.Tick)
+		if l := SnapshotLater(f.w); l != nil {
+			t.Fatalf("tick %d: a later snapshot from the view of tick %d", f.w.Feed().Tick(), l.v.Tick)
 		}
 		for _, v := range held {
 			v.Release()
@@ -428,14 +387,15 @@ func TestReplicaGap(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.check(t)
-	for k := 0; k < logN; k++ {
+	base := f.w.Feed().Steps()
+	for f.w.Feed().Kept(base) {
 		f.step(t)
 	}
 	if _, err := f.e.AppendDelta(nil); !errors.Is(err, ErrGap) {
-		t.Fatalf("encoder %d steps behind: %v", logN, err)
+		t.Fatalf("encoder %d steps behind: %v", f.w.Feed().Steps()-base, err)
 	}
 	f.prevPix = nil
-	chunks, _ := f.w.Snapshot(1 << 20)
+	chunks, _ := Snapshot(f.w, 1<<20)
 	if f.r, err = NewReplica(chunks); err != nil {
 		t.Fatal(err)
 	}
@@ -464,36 +424,35 @@ func TestReplicaGap(t *testing.T) {
 func TestReplicaCorrupt(t *testing.T) {
 	f := newFollowed(t, 7, 128, 64, 10)
 	f.follow(t, 1<<20)
-	for k := 0; k < 2*logN; k++ {
+	for k := 0; k < 32; k++ {
 		f.next(t)
 	}
-	chunks, _ := f.w.Snapshot(1 << 20)
+	chunks, _ := Snapshot(f.w, 1<<20)
 	f.step(t)
 	d, _ := f.e.AppendDelta(nil)
 
 	// state is what a replica holds that its views and its next deltas
-	// depend on: the log slots a view may still replay (not the next
-	// one, which Apply reuses), and the newest view.
+	// depend on: the writes of the steps a view may still replay (not the
+	// next one's buffer, which Apply reuses), and the newest view (its
+	// Serial changes with every publish).
 	type state struct {
 		Tick, Seq     uint64
 		NSlots        int
-		Grid          []Pixel
-		Snakes        []SnakeInfo
-		Top           [TopN]int32
+		Grid          []game.Pixel
+		Snakes        []game.SnakeInfo
+		Top           [game.TopN]int32
 		NTop          int
 		Players, Bots int
-		Best          Entry
-		Kills         [MaxKills]Kill
-		NKills        uint64
-		Logs          [logN - 1][]change
+		Best          game.Entry
+		Logs          [15][]game.Write
+		ViewSerial    uint64
 		ViewTick      uint64
-		ViewPix       []Pixel
-		ViewSnakes    []SnakeInfo
-		ViewTop       []Entry
-		ViewKills     []Kill
+		ViewPix       []game.Pixel
+		ViewSnakes    []game.SnakeInfo
+		ViewTop       []game.Entry
+		ViewKills     []game.Kill
 		ViewPeople    [2]int
-		ViewBest      Entry
-		ViewSeq       uint64
+		ViewBest      game.Entry
 		ViewDirty     []uint64
 		ViewFresh     []uint64
 	}
@@ -502,23 +461,28 @@ func TestReplicaCorrupt(t *testing.T) {
 		defer v.Release()
 		st := state{
 			Tick: r.tick, Seq: r.seq, NSlots: r.nslots, Grid: slices.Clone(r.grid), Snakes: slices.Clone(r.snakes),
-			Top: r.top, NTop: r.ntop, Players: r.players, Bots: r.bots, Best: r.best, Kills: r.kills, NKills: r.nkills,
+			Top: r.top, NTop: r.ntop, Players: r.players, Bots: r.bots, Best: r.best, ViewSerial: v.Serial,
 			ViewTick: v.Tick, ViewPix: slices.Clone(v.Pix), ViewSnakes: slices.Clone(v.Snakes), ViewTop: slices.Clone(v.Top),
-			ViewKills: slices.Clone(v.Kills), ViewPeople: [2]int{v.Players, v.Bots}, ViewBest: v.Best, ViewSeq: v.st.seq,
+			ViewKills: slices.Clone(v.Kills), ViewPeople: [2]int{v.Players, v.Bots}, ViewBest: v.Best,
 			ViewDirty: slices.Clone(v.Dirty), ViewFresh: slices.Clone(v.Fresh),
 		}
 		for k := range st.Logs {
-			if s := r.seq - uint64(k); s >= 1 && s <= r.seq && len(r.logs[s%logN]) > 0 {
-				st.Logs[k] = slices.Clone(r.logs[s%logN])
+			if s := r.seq - uint64(k); s >= 1 && s <= r.seq && len(r.views.Writes(s)) > 0 {
+				st.Logs[k] = slices.Clone(r.views.Writes(s))
 			}
 		}
 		return st
 	}
-	// differs names the fields in which b differs from a.
-	differs := func(a, b state) []string {
+	// differs names the fields in which b differs from a; two replicas'
+	// publishes never have the same Serial, so it is left out when
+	// another replica is compared.
+	differs := func(a, b state, other bool) []string {
 		var fs []string
 		va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 		for i := range va.NumField() {
+			if other && va.Type().Field(i).Name == "ViewSerial" {
+				continue
+			}
 			if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
 				fs = append(fs, va.Type().Field(i).Name)
 			}
@@ -538,7 +502,7 @@ func TestReplicaCorrupt(t *testing.T) {
 		if err := f.r.Apply(d[:n]); err == nil {
 			t.Fatalf("delta cut at %d of %d applied", n, len(d))
 		}
-		if fs := differs(before, stateOf(f.r)); len(fs) > 0 {
+		if fs := differs(before, stateOf(f.r), false); len(fs) > 0 {
 			t.Fatalf("delta cut at %d of %d, refused, changed the replica's %v", n, len(d), fs)
 		}
 	}
@@ -556,7 +520,7 @@ func TestReplicaCorrupt(t *testing.T) {
 		b[rng.IntN(len(b))] ^= byte(1 << rng.IntN(8))
 		if err := r.Apply(b); err != nil {
 			refused++
-			if fs := differs(base, stateOf(r)); len(fs) > 0 {
+			if fs := differs(base, stateOf(r), false); len(fs) > 0 {
 				t.Fatalf("flip %d, refused (%v), changed the replica's %v", k, err, fs)
 			}
 		} else {
@@ -565,10 +529,11 @@ func TestReplicaCorrupt(t *testing.T) {
 			if err := r2.Apply(b); err != nil {
 				t.Fatalf("flip %d: applied after %d refused deltas, refused by a fresh replica: %v", k, refused, err)
 			}
-			if fs := differs(stateOf(r2), stateOf(r)); len(fs) > 0 {
+			if fs := differs(stateOf(r2), stateOf(r), true); len(fs) > 0 {
 				t.Fatalf("flip %d: applied after %d refused deltas, differs from a fresh replica's in %v", k, refused, fs)
 			}
 			r = fresh()
+			base = stateOf(r)
 		}
 		c := slices.Clone(chunks[0])
 		c[rng.IntN(len(c))] ^= byte(1 << rng.IntN(8))
@@ -598,7 +563,7 @@ func TestReplicaCorrupt(t *testing.T) {
 // TestAppendDeltaAllocs: once the world has warmed up, stepping and
 // encoding a delta into a buffer with room allocate nothing.
 func TestAppendDeltaAllocs(t *testing.T) {
-	w, err := New(Config{W: 512, H: 128, MaxSnakes: 300, Bots: 200, Seed: 3, StartLen: 10})
+	w, err := game.New(game.Config{W: 512, H: 128, MaxSnakes: 300, Bots: 200, Seed: 3, StartLen: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -608,7 +573,7 @@ func TestAppendDeltaAllocs(t *testing.T) {
 	e := NewEncoder(w)
 	buf := make([]byte, 0, 1<<20)
 	allocs := testing.AllocsPerRun(200, func() {
-		w.Step(w.tick + 1)
+		w.Step(w.Feed().Tick() + 1)
 		buf, err = e.AppendDelta(buf[:0])
 	})
 	if err != nil {
@@ -627,13 +592,13 @@ func FuzzReplicaDecode(f *testing.F) {
 		fl.step(f)
 	}
 	fl.e = NewEncoder(fl.w)
-	chunks, _ := fl.w.Snapshot(1 << 20)
+	chunks, _ := Snapshot(fl.w, 1<<20)
 	fl.step(f)
 	d, _ := fl.e.AppendDelta(nil)
 	f.Add(d)
 	f.Add(chunks[0])
 	f.Add([]byte{})
-	f.Add([]byte{WireVersion, msgDelta, 0, 1, 0, 0})
+	f.Add([]byte{Version, msgDelta, 0, 1, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReplica(chunks)
 		if err != nil {

@@ -1,4 +1,4 @@
-package game
+package wire
 
 import (
 	"math/bits"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// wireCases are BenchmarkStep's worlds at 100, 2,500 and 10,000 snakes:
+// wireCases are game's BenchmarkStep worlds at 100, 2,500 and 10,000 snakes:
 // scripted players (with the bots their world's target asks for) and bots
 // alone. players=100 is AutoSize(100) with AutoBotTarget(512, 128);
 // players=2500 the daemon's default world.
@@ -36,6 +36,7 @@ func BenchmarkDelta(b *testing.B) {
 	for _, c := range wireCases {
 		b.Run(c.name(), func(b *testing.B) {
 			w, p := benchWorld(b, c)
+			f := w.Feed()
 			e := NewEncoder(w)
 			buf := make([]byte, 0, 1<<20)
 			var step, enc time.Duration
@@ -56,7 +57,7 @@ func BenchmarkDelta(b *testing.B) {
 				// CPU clock (a system call, ~1 us here) outside them
 				c0 := threadNanos()
 				t0 := time.Now()
-				w.Step(w.tick + 1)
+				w.Step(f.Tick() + 1)
 				t1 := time.Now()
 				c1 := threadNanos()
 				t1b := time.Now()
@@ -71,8 +72,9 @@ func BenchmarkDelta(b *testing.B) {
 				step += t1.Sub(t0)
 				enc += t2.Sub(t1b)
 				bytes += len(buf)
-				for k, x := range w.marks[w.seq%logN] {
-					marked += bits.OnesCount64(x | w.quick[w.seq%logN][k])
+				full, quick := f.Marked(f.Steps())
+				for k, x := range full {
+					marked += bits.OnesCount64(x | quick[k])
 				}
 			}
 			b.StopTimer()
@@ -98,7 +100,7 @@ func BenchmarkApply(b *testing.B) {
 		b.Run(c.name(), func(b *testing.B) {
 			w, p := benchWorld(b, c)
 			e := NewEncoder(w)
-			chunks, err := w.Snapshot(1 << 20)
+			chunks, err := Snapshot(w, 1<<20)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -107,7 +109,7 @@ func BenchmarkApply(b *testing.B) {
 				if p != nil {
 					p.act(w)
 				}
-				w.Step(w.tick + 1)
+				w.Step(w.Feed().Tick() + 1)
 				if deltas[k], err = e.AppendDelta(nil); err != nil {
 					b.Fatal(err)
 				}
@@ -131,8 +133,8 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
-// BenchmarkSnapshot writes a whole world in chunks of at most 1 MiB (NATS's
-// default max_payload) and builds a replica from them: bytes and chunks
+// BenchmarkSnapshot writes a whole world in chunks of at most 1 MiB and
+// builds a replica from them: bytes and chunks
 // per snapshot, and the time of both.
 func BenchmarkSnapshot(b *testing.B) {
 	for _, c := range []benchCase{
@@ -146,7 +148,7 @@ func BenchmarkSnapshot(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				chunks, err := w.Snapshot(1 << 20)
+				chunks, err := Snapshot(w, 1<<20)
 				t1 := time.Now()
 				if err != nil {
 					b.Fatal(err)
@@ -167,7 +169,8 @@ func BenchmarkSnapshot(b *testing.B) {
 			n := float64(b.N)
 			b.ReportMetric(float64(bytes), "bytes")
 			b.ReportMetric(float64(count), "chunks")
-			b.ReportMetric(float64(w.w*w.h*4), "raw-bytes")
+			width, height := w.Feed().Size()
+			b.ReportMetric(float64(width*height*4), "raw-bytes")
 			b.ReportMetric(float64(write)/n, "write-ns")
 			b.ReportMetric(float64(read)/n, "replica-ns")
 		})
@@ -181,7 +184,7 @@ func BenchmarkSnapshot(b *testing.B) {
 func BenchmarkAppendDeltaAgain(b *testing.B) {
 	w, _ := benchWorld(b, benchCase{bots: true, n: 2500, area: 1})
 	e := NewEncoder(w)
-	w.Step(w.tick + 1)
+	w.Step(w.Feed().Tick() + 1)
 	save := *e
 	sent := slices.Clone(e.sent)
 	shape := slices.Clone(e.shape)
@@ -208,8 +211,8 @@ func BenchmarkPixLog(b *testing.B) {
 			if p != nil {
 				p.act(w)
 			}
-			w.Step(w.tick + 1)
-			log := w.logs[w.seq%logN]
+			w.Step(w.Feed().Tick() + 1)
+			log := w.Feed().Writes(w.Feed().Steps())
 			buf := make([]byte, 0, 1<<20)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -1,4 +1,4 @@
-package game
+package wire
 
 import (
 	"crypto/sha256"
@@ -27,7 +27,7 @@ func TestWireBytes(t *testing.T) {
 			f.step(t)
 		}
 		f.e = NewEncoder(f.w)
-		chunks, err := f.w.Snapshot(4096)
+		chunks, err := Snapshot(f.w, 4096)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,299 @@
+package game
+
+import "sync/atomic"
+
+// Views publishes the Views of one world after each of its steps: the
+// World's own, and a replica's of a world stepped elsewhere, so that a
+// reader cannot tell the two apart.
+//
+// Views are published through a small pool of View buffers (at most 8),
+// each with an atomic reference count, and an atomic pointer to the
+// newest. Acquire loads the newest, increments its count and
+// re-checks that it is still the newest (else undoes and retries).
+// Publish only writes a buffer that is not the newest and has no
+// references, so readers never see a change. A buffer's pixels are
+// brought up to date by replaying the Writes of the steps since it was
+// last written (the last 16 steps' are kept), so publishing costs
+// O(pixels written + snakes), not O(area); a buffer older than that is
+// copied from the grid whole (rare). If every buffer is held, Publish
+// skips the step rather than wait (Skipped counts it). Readers must
+// Release each view exactly once and should not hold one for longer than
+// a frame: a held view pins a buffer.
+//
+// Publish, Log, Writes, Mark, AddKill and Rank are called from the one
+// goroutine that changes the world; Acquire, Release and Skipped from any.
+type Views struct {
+	grid     []Pixel // the world's grid, copied whole into a buffer too old to replay
+	w, h     int
+	capacity int
+	fill     Filler
+
+	pool    []*View // every buffer, at most maxViews
+	newest  atomic.Pointer[View]
+	skipped atomic.Uint64 // steps not published because every buffer was held
+
+	logs  [logN][]Write // logs[s%logN] holds step s's writes, for the last logN steps
+	cells []uint64      // the last step's cells (View.index); clear between publishes
+
+	rank ranker // the views' and the world's ranks
+
+	// the last MaxKills deaths: kills[k%MaxKills] for k below nkills
+	kills  [MaxKills]Kill
+	nkills uint64
+
+	// Mark's target while Publish calls Filler.Expired: the view being
+	// published, its tick, and the world's width as recip has it
+	cur  *View
+	tick uint64
+	inv  uint64
+}
+
+// A Filler is the part of publishing that differs between a world and a
+// replica of it. Views.Publish calls it on its own goroutine.
+type Filler interface {
+	// Fill sets what the view v shows besides its pixels and deaths, as
+	// of v.Tick: Snakes (one per slot in use), Shield, Top, Players, Bots
+	// and Best.
+	Fill(v *View)
+
+	// Expired is called when the view being published was brought up to
+	// date by replaying the writes since its tick from: it calls
+	// Views.Mark for each pixel whose look changed without a write after
+	// from, up to the tick being published (the body of a snake whose
+	// spawn protection ended then). No buffer that Publish may replay is
+	// older than tick oldest.
+	Expired(vs *Views, from, oldest uint64)
+}
+
+// NewViews returns the publisher of the views of a w x h world of at most
+// capacity snakes whose grid (W*H pixels, row-major) is grid; fill
+// completes each view. Nothing is published until the first Publish.
+func NewViews(grid []Pixel, w, h, capacity int, fill Filler) *Views {
+	return &Views{grid: grid, w: w, h: h, capacity: capacity, fill: fill,
+		cells: cellMap(nil, w, h), inv: recip(w), rank: ranker{longer: make([]int32, 512)}}
+}
+
+// viewState is the bookkeeping a View buffer carries for its Views.
+type viewState struct {
+	refs atomic.Int32 // readers holding the view
+	seq  uint64       // the step whose grid Pix holds; 0 = never written
+}
+
+// Acquire returns the newest published view; never nil once Publish has
+// run. The caller must call Release exactly once when done reading it.
+func (vs *Views) Acquire() *View {
+	for {
+		v := vs.newest.Load()
+		v.st.refs.Add(1)
+		if vs.newest.Load() == v {
+			return v
+		}
+		v.st.refs.Add(-1)
+	}
+}
+
+// Release tells the publisher the reader is done with v.
+func (v *View) Release() { v.st.refs.Add(-1) }
+
+// Skipped reports how many steps were not published because every view
+// buffer was held by a reader.
+func (vs *Views) Skipped() uint64 { return vs.skipped.Load() }
+
+// Log returns the buffer for the writes of step: empty, with the capacity
+// of the buffer of the step 16 before, whose writes it overwrites. The
+// caller appends the step's writes to it and hands it to Publish.
+func (vs *Views) Log(step uint64) []Write { return vs.logs[step%logN][:0] }
+
+// Writes returns the writes of step, one of the last 16 steps Publish was
+// given, in the order they were made; the slice is the publisher's, valid
+// until Log is asked for the step 16 after.
+func (vs *Views) Writes(step uint64) []Write { return vs.logs[step%logN] }
+
+// Publish files log as the writes of step (one more than the last step
+// published, or the first), which brought the grid to tick, then brings a
+// free buffer up to date and makes it the newest view. Step 0 is a
+// world's start: a buffer written then is copied whole the next time.
+func (vs *Views) Publish(step, tick uint64, log []Write) {
+	vs.logs[step%logN] = log
+	v := vs.next()
+	if v == nil {
+		vs.skipped.Add(1)
+		return
+	}
+	from := v.Tick
+	replayed := v.sync(vs.grid, &vs.logs, step, tick, vs.cells)
+	if replayed {
+		vs.cur, vs.tick = v, tick
+		vs.fill.Expired(vs, from, vs.oldest(step, from))
+		vs.cur = nil
+	}
+	v.index(replayed, vs.cells)
+	v.st.seq = step
+	if step == 0 {
+		v.st.seq = 0 // no log reaches back to before the start
+	}
+	v.Tick = tick
+	vs.fill.Fill(v)
+	v.Kills = v.Kills[:0]
+	for k := vs.nkills - min(vs.nkills, MaxKills); k < vs.nkills; k++ {
+		if r := &vs.kills[k%MaxKills]; r.Tick+KillTicks > tick {
+			v.Kills = append(v.Kills, *r)
+		}
+	}
+	vs.newest.Store(v)
+}
+
+// oldest returns the earliest tick of the buffers that a publish after
+// step may bring up to date by replaying, or from when that is earlier.
+func (vs *Views) oldest(step, from uint64) uint64 {
+	oldest := from
+	for _, b := range vs.pool {
+		if b.st.seq != 0 && step-b.st.seq <= logN-1 { // replayable, not copied
+			oldest = min(oldest, b.Tick)
+		}
+	}
+	return oldest
+}
+
+// Mark marks pixel i of the view being published as changed at its tick
+// (View.Dirty, Fresh and FreshX). Call it only from Filler.Expired.
+func (vs *Views) Mark(i int) {
+	v := vs.cur
+	tw, fw, cw := uint(TilesW(vs.w)), uint(FreshWords(vs.w)), uint(cellWords(vs.w))
+	y := uint(uint64(i) * vs.inv >> recipShift) // y = i / w, see recip
+	x := uint(i) - y*uint(vs.w)
+	tx, ty := x/TileW, y/TileH
+	v.Dirty[ty*tw+tx] = vs.tick
+	v.Fresh[ty*fw+tx/64] |= 1 << (tx % 64)
+	vs.cells[ty*cw+x/64] |= 1 << (x % 64)
+}
+
+// AddKill files a death for the views' kill feed: each view shows those
+// of its last KillTicks ticks (Tick+KillTicks > View.Tick), oldest first,
+// at most MaxKills (the newest when there were more). Deaths are filed in
+// the order they happened.
+func (vs *Views) AddKill(k Kill) {
+	vs.kills[vs.nkills%MaxKills] = k
+	vs.nkills++
+}
+
+// Rank sets the Rank of each snake in ss: 1 + the number of live snakes
+// in ss that are longer (equal lengths share a rank); 0 when dead.
+func (vs *Views) Rank(ss []SnakeInfo) {
+	r := &vs.rank
+	r.reset()
+	for i := range ss {
+		if ss[i].Alive {
+			r.count(ss[i].Length)
+		}
+	}
+	r.sum()
+	for i := range ss {
+		ss[i].Rank = 0
+		if ss[i].Alive {
+			ss[i].Rank = r.rank(ss[i].Length)
+		}
+	}
+}
+
+// next returns the buffer to publish into: of those that are not the
+// newest and have no reader, the most up to date; else a new one while the
+// pool has room (it joins the pool); else nil (every buffer is held).
+func (vs *Views) next() *View {
+	cur := vs.newest.Load()
+	var v *View
+	for _, b := range vs.pool {
+		if b != cur && b.st.refs.Load() == 0 && (v == nil || b.st.seq > v.st.seq) {
+			v = b
+		}
+	}
+	if v != nil || len(vs.pool) >= maxViews {
+		if v != nil {
+			v.Serial = serials.Add(1)
+		}
+		return v
+	}
+	w, h := vs.w, vs.h
+	v = &View{
+		W: w, H: h,
+		Pix:    make([]Pixel, w*h),
+		Snakes: make([]SnakeInfo, 0, vs.capacity),
+		Top:    make([]Entry, 0, TopN),
+		Kills:  make([]Kill, 0, MaxKills),
+		Dirty:  make([]uint64, TilesW(w)*TilesH(h)),
+		Fresh:  make([]uint64, FreshWords(w)*TilesH(h)),
+		Shield: make([]uint64, 0, (vs.capacity+63)/64),
+	}
+	v.Serial = serials.Add(1)
+	vs.pool = append(vs.pool, v)
+	return v
+}
+
+// serials numbers the publishes of every world and replica (View.Serial).
+var serials atomic.Uint64
+
+// sync brings v's pixels and tile marks to grid as of step seq (tick):
+// it replays the logs of the steps since v's, notes the last step's cells
+// in cells (index) and reports true, or, when v is new, further behind
+// than the logs reach or not older than tick, copies grid whole and marks
+// every tile. It does not set v's step or tick.
+func (v *View) sync(grid []Pixel, logs *[logN][]Write, seq, tick uint64, cells []uint64) bool {
+	clear(v.Fresh)
+	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
+		copy(v.Pix, grid)
+		v.markAll(tick)
+		return false
+	}
+	for s := v.st.seq + 1; s <= seq; s++ {
+		v.apply(logs[s%logN], tick)
+	}
+	v.freshen(logs[seq%logN], cells)
+	return true
+}
+
+// ranker ranks live snakes by length with a counting sort, allocating only
+// when a length passes the longest it has seen: reset, count each live
+// snake's length, sum, then rank(l) is 1 + the number of live snakes
+// longer than l (equal lengths share a rank).
+type ranker struct {
+	longer  []int32 // by length: the snakes counted of that length; after sum, those longer
+	longest int     // the longest length counted
+}
+
+func (r *ranker) reset() {
+	clear(r.longer)
+	r.longest = 0
+}
+
+func (r *ranker) count(length int) {
+	if length+2 > len(r.longer) {
+		r.grow(length)
+	}
+	r.longer[length]++
+	r.longest = max(r.longest, length)
+}
+
+// grow makes room for lengths up to length+1 (sum reads one past the
+// longest).
+func (r *ranker) grow(length int) {
+	c := make([]int32, 2*(length+2))
+	copy(c, r.longer)
+	r.longer = c
+}
+
+// sum turns the counts into, by length, the number of snakes longer.
+func (r *ranker) sum() {
+	var above int32
+	for l := r.longest + 1; l >= 0; l-- {
+		c := r.longer[l]
+		r.longer[l] = above
+		above += c
+	}
+}
+
+// above returns the number of counted snakes longer than length (after
+// sum; length at most the longest + 1).
+func (r *ranker) above(length int) int { return int(r.longer[length]) }
+
+// rank returns the rank of a counted length (after sum).
+func (r *ranker) rank(length int) int { return int(r.longer[length]) + 1 }

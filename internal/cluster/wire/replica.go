@@ -1,0 +1,453 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"snaked/game"
+)
+
+// Replica is a copy of a world kept elsewhere (a gateway), built from a
+// snapshot and fed the world's deltas in order. It publishes its Views
+// through a game.Views as the World does, its pixels replayed from the
+// deltas' writes, so a renderer cannot tell a replica from the world; the
+// bodies whose spawn protection ended it files as writes of the pixels
+// they hold (the world marks them instead), so their tiles are Dirty too.
+// Apply must be called from one goroutine; Acquire and Release from any.
+type Replica struct {
+	w, h      int
+	maxSnakes int
+	nslots    int
+	tick      uint64
+	seq       uint64 // deltas applied, plus 1 for the snapshot: the step Views has
+	grid      []game.Pixel
+	snakes    []game.SnakeInfo // by slot, Rank unused; len maxSnakes
+	views     *game.Views
+	top       [game.TopN]int32
+	ntop      int
+	players   int
+	bots      int
+	best      game.Entry
+
+	// Apply's scratch, kept between calls
+	recs  []snakeRec
+	nkill []game.Kill
+	moves []moveDir
+	heads []headMark // by slot
+	tries uint64     // Apply calls that decoded grid writes
+}
+
+// snakeRec is one decoded snake record: the slot's new info, and whether
+// it set the dir.
+type snakeRec struct {
+	slot int
+	info game.SnakeInfo
+	dir  bool
+}
+
+// moveDir is one decoded move: the slot and its direction.
+type moveDir struct {
+	slot int32
+	dir  game.Dir
+}
+
+// chunkHeader reads a snapshot chunk's header.
+func chunkHeader(c []byte) (tick uint64, index, count int, payload []byte, err error) {
+	r := reader{b: c}
+	r.header(msgChunk)
+	tick = r.uvarint("chunk tick")
+	i := r.uvarint("chunk index")
+	n := r.uvarint("chunk count")
+	if r.err != nil {
+		return 0, 0, 0, nil, r.err
+	}
+	if n == 0 || i >= n || n > 1<<30 {
+		return 0, 0, 0, nil, fmt.Errorf("%w: chunk %d of %d", ErrCorrupt, i, n)
+	}
+	return tick, int(i), int(n), r.b, nil
+}
+
+// ChunkInfo reads a snapshot chunk's header: the snapshot's tick, the
+// chunk's index and the snapshot's chunk count. A follower collecting
+// chunks places each by it and builds the replica once all have come.
+func ChunkInfo(c []byte) (tick uint64, index, count int, err error) {
+	tick, index, count, _, err = chunkHeader(c)
+	return tick, index, count, err
+}
+
+// DeltaBase returns the tick a delta applies to (its base): a follower
+// that is past it has the delta already and drops it; one that is behind
+// it missed a delta and needs a snapshot.
+func DeltaBase(msg []byte) (uint64, error) {
+	if len(msg) < 3 || msg[0] != Version || msg[1] != msgDelta {
+		return 0, fmt.Errorf("%w: not a delta", ErrCorrupt)
+	}
+	base, n := binary.Uvarint(msg[2:])
+	if n <= 0 {
+		return 0, fmt.Errorf("%w: base tick", ErrCorrupt)
+	}
+	return base, nil
+}
+
+// NewReplica builds a replica from the chunks of one snapshot, given in
+// any order. A missing, repeated or foreign chunk is an error.
+func NewReplica(chunks [][]byte) (*Replica, error) {
+	return NewReplicaWithin(chunks, game.MaxPixels)
+}
+
+// NewReplicaWithin is NewReplica for a follower that takes worlds of at
+// most maxPixels pixels: a snapshot of a larger world is refused before
+// anything is allocated for it.
+func NewReplicaWithin(chunks [][]byte, maxPixels int) (*Replica, error) {
+	if len(chunks) == 0 {
+		return nil, fmt.Errorf("%w: no snapshot chunks", ErrCorrupt)
+	}
+	var tick uint64
+	parts := make([][]byte, 0, len(chunks))
+	total := 0
+	for k, c := range chunks {
+		t, i, n, p, err := chunkHeader(c)
+		if err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			tick = t
+			if n != len(chunks) {
+				return nil, fmt.Errorf("%w: snapshot of tick %d has %d chunks, %d given", ErrCorrupt, t, n, len(chunks))
+			}
+			parts = parts[:n]
+		}
+		if t != tick || n != len(parts) {
+			return nil, fmt.Errorf("%w: chunks of different snapshots (ticks %d and %d)", ErrCorrupt, tick, t)
+		}
+		if parts[i] != nil {
+			return nil, fmt.Errorf("%w: snapshot chunk %d given twice", ErrCorrupt, i)
+		}
+		parts[i] = p[:len(p):len(p)]
+		total += len(p)
+	}
+	body := make([]byte, 0, total)
+	for i, p := range parts {
+		if p == nil {
+			return nil, fmt.Errorf("%w: snapshot of tick %d misses chunk %d of %d", ErrCorrupt, tick, i, len(parts))
+		}
+		body = append(body, p...)
+	}
+	r, err := decodeSnapshot(body, maxPixels)
+	if err == nil && r.tick != tick {
+		err = fmt.Errorf("%w: snapshot body of tick %d in chunks of tick %d", ErrCorrupt, r.tick, tick)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// pixRun is one run of equal pixels.
+type pixRun struct {
+	n int
+	p game.Pixel
+}
+
+func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
+	rd := reader{b: b}
+	rd.header(msgSnapshot)
+	var d dims
+	d.w = rd.int("width", game.MaxSide)
+	d.h = rd.int("height", game.MaxSide)
+	d.max = rd.int("capacity", game.MaxCapacity)
+	if rd.err == nil && (d.w < game.MinSide || d.h < game.MinSide || d.w*d.h > game.MaxPixels || d.max < 1) {
+		rd.fail("world size")
+	}
+	if rd.err == nil && d.w*d.h > maxPixels {
+		return nil, fmt.Errorf("%w: %dx%d is %d pixels, more than %d", ErrTooLarge, d.w, d.h, d.w*d.h, maxPixels)
+	}
+	d.nslots = rd.int("slots", d.max)
+	tick := rd.uvarint("tick")
+	var runs []pixRun
+	var pc pixCoder
+	area := d.w * d.h
+	for left := area; left > 0 && rd.err == nil; {
+		n := rd.int("run", left)
+		if n == 0 {
+			rd.fail("empty run")
+		}
+		runs = append(runs, pixRun{n, rd.pix(&pc, &d)})
+		left -= n
+	}
+	recs := rd.snakes(nil, &d, func(int) game.SnakeInfo { return game.SnakeInfo{} }, false)
+	var t tailRec
+	rd.tail(&t, &d, true)
+	if rd.err == nil && len(rd.b) != 0 {
+		rd.fail("trailing bytes")
+	}
+	if rd.err != nil {
+		return nil, rd.err
+	}
+	r := &Replica{
+		w: d.w, h: d.h, maxSnakes: d.max, nslots: d.nslots, tick: tick, seq: 1,
+		grid:   make([]game.Pixel, area),
+		snakes: make([]game.SnakeInfo, d.max),
+		heads:  make([]headMark, d.max),
+	}
+	r.views = game.NewViews(r.grid, r.w, r.h, r.maxSnakes, (*filler)(r))
+	i := 0
+	for _, x := range runs {
+		if x.p != 0 {
+			for k := i; k < i+x.n; k++ {
+				r.grid[k] = x.p
+			}
+		}
+		i += x.n
+	}
+	for _, x := range recs {
+		r.snakes[x.slot] = x.info
+	}
+	r.commitTail(&t)
+	r.views.Publish(r.seq, r.tick, nil)
+	return r, nil
+}
+
+// commitTail takes a decoded tail in.
+func (r *Replica) commitTail(t *tailRec) {
+	r.top, r.ntop = t.top, t.ntop
+	r.players, r.bots = t.players, t.bots
+	if t.hasBest {
+		r.best = t.best
+	}
+	for _, k := range t.kills {
+		r.views.AddKill(k)
+	}
+}
+
+// Apply applies a delta. A delta whose base is not the replica's tick is
+// refused with an error wrapping ErrGap; a delta that does not decode,
+// with one wrapping ErrCorrupt. Either way the replica is left unchanged.
+func (r *Replica) Apply(msg []byte) error {
+	rd := reader{b: msg}
+	rd.header(msgDelta)
+	base := rd.uvarint("base tick")
+	tick := rd.uvarint("tick")
+	if rd.err != nil {
+		return rd.err
+	}
+	if base != r.tick {
+		return fmt.Errorf("%w (delta from tick %d to %d, replica at %d)", ErrGap, base, tick, r.tick)
+	}
+	if tick <= base {
+		return fmt.Errorf("%w: delta from tick %d to %d", ErrCorrupt, base, tick)
+	}
+	d := dims{w: r.w, h: r.h, max: r.maxSnakes}
+	d.nslots = rd.int("slots", r.maxSnakes)
+	if rd.err == nil && d.nslots < r.nslots {
+		rd.fail("slot count shrinks")
+	}
+	r.recs = rd.snakes(r.recs[:0], &d, func(s int) game.SnakeInfo { return r.snakes[s] }, true)
+	t := tailRec{kills: r.nkill[:0], best: r.best}
+	rd.tail(&t, &d, false)
+	r.nkill = t.kills
+	log := r.decodeWrites(&rd, &d, r.views.Log(r.seq+1))
+	if rd.err == nil && len(rd.b) != 0 {
+		rd.fail("trailing bytes")
+	}
+	if rd.err != nil {
+		return rd.err
+	}
+	// valid: commit. A snake's head is its slot's last Head pixel, if
+	// the delta wrote one, and none when it has no length; its dir is its
+	// last move's, unless its record sets it.
+	for _, m := range r.moves {
+		r.snakes[m.slot].Dir = m.dir
+	}
+	for _, x := range r.recs {
+		dir := r.snakes[x.slot].Dir
+		r.snakes[x.slot] = x.info
+		if !x.dir {
+			r.snakes[x.slot].Dir = dir
+		}
+	}
+	for _, c := range log {
+		p := c.Pixel()
+		r.grid[c.Index()] = p
+		if p.Kind() == game.Head {
+			if s := &r.snakes[p.Slot()]; s.Length > 0 {
+				s.Head = game.Point{X: c.Index() % r.w, Y: c.Index() / r.w}
+			}
+		}
+	}
+	for _, x := range r.recs {
+		if x.info.Length == 0 {
+			r.snakes[x.slot].Head = game.Point{}
+		}
+	}
+	r.nslots = d.nslots
+	log = r.expired(log, base, tick)
+	r.commitTail(&t)
+	r.tick = tick
+	r.seq++
+	r.views.Publish(r.seq, r.tick, log)
+	return nil
+}
+
+// decodeWrites reads a delta's grid writes into log and returns it, with
+// the moves (r.moves) and the last Head pixel of each slot (r.heads) it
+// found; on an error it leaves rd.err set.
+func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write) []game.Write {
+	n := rd.uvarint("pixel count") // grid writes, a move's two (in 1 byte or more)
+	if rd.err == nil && n > 2*uint64(len(rd.b)) {
+		rd.fail("pixel count")
+	}
+	var pc pixCoder
+	area := r.w * r.h
+	r.tries++
+	r.moves = r.moves[:0]
+	for rd.err == nil && uint64(len(log)) < n {
+		u := rd.uvarint("grid write")
+		if u < itemWrite {
+			// a move: the Body at the snake's head, the Head one pixel on
+			s := pc.slot + 1 + int(u&moveGap)
+			if u&moveGap == moveGap {
+				s = rd.int("move slot", 0xffff)
+			}
+			h, hp := -1, game.Pixel(0)
+			if rd.err == nil && s < d.nslots {
+				h, hp = r.headAt(s)
+			}
+			if h < 0 || uint64(len(log))+2 > n {
+				rd.fail("move of a snake without a head")
+				break
+			}
+			x, y := h%r.w, h/r.w
+			step := 1 // towards the higher index: Right, Down
+			if u&moveHigher == 0 {
+				step = -1
+			}
+			if u&moveVertical != 0 {
+				y = (y + step + r.h) % r.h
+			} else {
+				x = (x + step + r.w) % r.w
+			}
+			i := y*r.w + x
+			dir := moveDirs[u>>5&3]
+			head := game.MakePixel(game.Head, s, hp.Colour())
+			log = append(log, game.MakeWrite(h, game.MakePixel(game.Body, s, hp.Colour()), dir), game.MakeWrite(i, head, game.None))
+			pc.i, pc.slot = int32(i), s
+			r.heads[s] = headMark{r.tries, int32(i), head}
+			r.moves = append(r.moves, moveDir{int32(s), dir})
+			continue
+		}
+		i := int(pc.i) + unzig(u-itemWrite)
+		p := rd.pix(&pc, d)
+		if rd.err != nil {
+			break
+		}
+		if i < 0 || i >= area {
+			rd.fail("pixel index")
+			break
+		}
+		pc.i = int32(i)
+		log = append(log, game.MakeWrite(i, p, game.None))
+		if p.Kind() == game.Head {
+			r.heads[p.Slot()] = headMark{r.tries, int32(i), p}
+		}
+	}
+	return log
+}
+
+// headMark is where a delta being decoded last wrote a slot's Head pixel.
+type headMark struct {
+	try uint64 // the Apply that wrote it (Replica.tries); else stale
+	i   int32
+	p   game.Pixel
+}
+
+// headAt returns the pixel index of slot's head as the delta being decoded
+// has it so far, and the pixel there: its last Head pixel, else the
+// snake's head before the delta; -1 when the snake has no length (no head).
+func (r *Replica) headAt(slot int) (int, game.Pixel) {
+	if m := r.heads[slot]; m.try == r.tries {
+		return int(m.i), m.p
+	}
+	if s := &r.snakes[slot]; s.Length > 0 {
+		i := s.Head.Y*r.w + s.Head.X
+		return i, r.grid[i]
+	}
+	return -1, 0
+}
+
+// expired appends to log, as writes of the pixels they already hold, the
+// bodies of the snakes whose spawn protection ended after tick from and at
+// or before tick to: their look changes without a grid write, and a view
+// marks the tiles of every pixel its log writes (the world marks the same
+// tiles through game.Filler.Expired). A snake's body is the pixels of its
+// slot connected to its head: no other pixel holds its slot.
+func (r *Replica) expired(log []game.Write, from, to uint64) []game.Write {
+	const seen = 1 << 31 // above a Pixel's bits: set while a fill runs
+	for i := range r.snakes[:r.nslots] {
+		s := &r.snakes[i]
+		if !s.Alive || s.ProtectedUntil <= from || s.ProtectedUntil > to || s.Length == 0 {
+			continue
+		}
+		h := s.Head.Y*r.w + s.Head.X
+		if p := r.grid[h]; p.Kind() < game.Body || p.Slot() != i {
+			continue
+		}
+		start := len(log)
+		log = append(log, game.MakeWrite(h, r.grid[h], game.None))
+		r.grid[h] |= seen
+		for k := start; k < len(log); k++ {
+			c := log[k].Index()
+			x, y := c%r.w, c/r.w
+			for _, n := range [4]int{
+				y*r.w + (x+1)%r.w, y*r.w + (x+r.w-1)%r.w,
+				(y+1)%r.h*r.w + x, (y+r.h-1)%r.h*r.w + x,
+			} {
+				if p := r.grid[n]; p&seen == 0 && p.Kind() >= game.Body && p.Slot() == i {
+					log = append(log, game.MakeWrite(n, p, game.None))
+					r.grid[n] = p | seen
+				}
+			}
+		}
+		for _, c := range log[start:] {
+			r.grid[c.Index()] &^= seen
+		}
+	}
+	return log
+}
+
+// Tick is the tick the replica is at (the base the next delta must have).
+// Call it from the goroutine that calls Apply.
+func (r *Replica) Tick() uint64 { return r.tick }
+
+// Size returns the world's width and height in pixels.
+func (r *Replica) Size() (w, h int) { return r.w, r.h }
+
+// Acquire returns the newest published view; never nil. The caller must
+// call Release exactly once when done reading it.
+func (r *Replica) Acquire() *game.View { return r.views.Acquire() }
+
+// Skipped reports how many deltas were not published because every view
+// buffer was held by a reader.
+func (r *Replica) Skipped() uint64 { return r.views.Skipped() }
+
+// filler is the Replica as its Views' Filler.
+type filler Replica
+
+// Fill copies the decoded snakes into v, ranks them and fills the
+// leaderboard from its slots and the counters.
+func (f *filler) Fill(v *game.View) {
+	r := (*Replica)(f)
+	v.Snakes = append(v.Snakes[:0], r.snakes[:r.nslots]...)
+	r.views.Rank(v.Snakes)
+	v.MarkShields()
+	v.Top = v.Top[:0]
+	for _, s := range r.top[:r.ntop] {
+		in := &v.Snakes[s]
+		v.Top = append(v.Top, game.Entry{Slot: int(s), Name: in.Name, Length: in.Length})
+	}
+	v.Players, v.Bots, v.Best = r.players, r.bots, r.best
+}
+
+// Expired marks nothing: Apply filed the pixels of the protections that
+// ended as writes (expired).
+func (f *filler) Expired(*game.Views, uint64, uint64) {}

@@ -1,0 +1,141 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"snaked/game"
+)
+
+// Snapshot writes the whole world w as chunks of at most maxChunk bytes
+// (at least MinChunk) that NewReplica puts back together, in any order.
+// Call it between Steps on the goroutine that calls Step; a delta from an
+// Encoder whose baseline is this tick applies to it. SnapshotLater does
+// the same work off that goroutine.
+func Snapshot(w *game.World, maxChunk int) ([][]byte, error) {
+	if maxChunk < MinChunk {
+		return nil, errChunk(maxChunk)
+	}
+	f := w.Feed()
+	snakes := make([]game.SnakeInfo, f.Slots())
+	for i := range snakes {
+		snakes[i] = f.Record(i).SnakeInfo
+	}
+	var kills []game.Kill
+	for k := f.Deaths() - min(f.Deaths(), game.MaxKills); k < f.Deaths(); k++ {
+		if d := f.Death(k); d.Tick+game.KillTicks > f.Tick() {
+			kills = append(kills, d)
+		}
+	}
+	width, height := f.Size()
+	return snapshot(maxChunk, f.Capacity(), &game.View{
+		Tick: f.Tick(), W: width, H: height, Pix: f.Pixels(), Snakes: snakes, Top: f.Top(),
+		Players: f.Players(), Bots: f.Bots(), Best: f.Best(), Kills: kills,
+	}), nil
+}
+
+// Later is a snapshot of a world at one tick, to be written on any
+// goroutine from the view the world published for that tick (see
+// SnapshotLater).
+type Later struct {
+	v        *game.View
+	capacity int
+}
+
+// SnapshotLater returns the snapshot of w now, as Snapshot would write it,
+// to be written by Later.Chunks on any goroutine: the goroutine that calls
+// Step only takes a reference to the view of this tick. It returns nil
+// when there is no such view (its publish was skipped because every view
+// buffer was held): call Snapshot then. Call it between Steps on the
+// goroutine that calls Step.
+func SnapshotLater(w *game.World) *Later {
+	f := w.Feed()
+	v := w.Acquire()
+	if v.Tick != f.Tick() || len(v.Snakes) != f.Slots() {
+		v.Release()
+		return nil
+	}
+	return &Later{v, f.Capacity()}
+}
+
+// Chunks writes the snapshot as chunks of at most maxChunk bytes (at least
+// MinChunk) and lets the view go; later calls return an error.
+func (l *Later) Chunks(maxChunk int) ([][]byte, error) {
+	v := l.v
+	if v == nil {
+		return nil, errors.New("wire: a later snapshot written twice")
+	}
+	l.v = nil
+	defer v.Release()
+	if maxChunk < MinChunk {
+		return nil, errChunk(maxChunk)
+	}
+	return snapshot(maxChunk, l.capacity, v), nil
+}
+
+func errChunk(n int) error {
+	return fmt.Errorf("wire: snapshot chunks of %d bytes: at least %d", n, MinChunk)
+}
+
+// snapshot writes world v (its pixels, snakes by slot with len(v.Snakes)
+// the slot count, leaderboard, counters, best snake and recent deaths) of
+// a world of capacity snakes as a snapshot, in chunks of at most maxChunk
+// (at least MinChunk) bytes.
+func snapshot(maxChunk, capacity int, v *game.View) [][]byte {
+	b := []byte{Version, msgSnapshot}
+	for _, u := range [...]int{v.W, v.H, capacity, len(v.Snakes)} {
+		b = binary.AppendUvarint(b, uint64(u))
+	}
+	b = binary.AppendUvarint(b, v.Tick)
+	// pixels, run-length encoded
+	var pc pixCoder
+	pix := v.Pix
+	for i := 0; i < len(pix); {
+		p := pix[i]
+		j := i + 1
+		for j < len(pix) && pix[j] == p {
+			j++
+		}
+		b = binary.AppendUvarint(b, uint64(j-i))
+		b = pc.appendPix(b, p)
+		i = j
+	}
+	var zero game.SnakeInfo
+	var sh shape
+	var q sent
+	last := -1
+	for i := range v.Snakes {
+		in := &v.Snakes[i]
+		if m := diff(&zero, in); m != 0 {
+			b = binary.AppendUvarint(b, uint64(i-last))
+			last = i
+			b = appendRecord(b, m, &sh, &q, in)
+		}
+	}
+	b = append(b, 0)
+	b = binary.AppendUvarint(b, uint64(len(v.Top)))
+	for _, t := range v.Top {
+		b = binary.AppendUvarint(b, uint64(t.Slot))
+	}
+	b = binary.AppendUvarint(b, uint64(v.Players))
+	b = binary.AppendUvarint(b, uint64(v.Bots))
+	b = appendBest(b, v.Best)
+	b = binary.AppendUvarint(b, uint64(len(v.Kills)))
+	for k := range v.Kills {
+		b = appendKill(b, &v.Kills[k])
+	}
+
+	room := maxChunk - chunkHeaderMax
+	count := (len(b) + room - 1) / room
+	chunks := make([][]byte, count)
+	for k := range chunks {
+		c := make([]byte, 0, maxChunk)
+		c = append(c, Version, msgChunk)
+		c = binary.AppendUvarint(c, v.Tick)
+		c = binary.AppendUvarint(c, uint64(k))
+		c = binary.AppendUvarint(c, uint64(count))
+		chunks[k] = append(c, b[k*room:min((k+1)*room, len(b))]...)
+	}
+	return chunks
+}
