@@ -178,7 +178,11 @@ func TestHelpListsEverything(t *testing.T) {
 	}
 	c := defaults()
 	for _, o := range options(&c) {
-		for _, want := range []string{"-" + o.name + " (env " + envName(o.name) + ")", o.usage} {
+		head := "-" + o.name + " (env " + envName(o.name) + ")"
+		if o.noEnv {
+			head = "-" + o.name + "\n"
+		}
+		for _, want := range []string{head, o.usage} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("help lacks %q", want)
 			}
@@ -202,7 +206,11 @@ func readmeTables() (flags, bnds string) {
 		if rng == "" {
 			rng = "any"
 		}
-		b.WriteString("| `" + r.flag + "` | `" + r.env + "` | " + r.def + " | " + rng + " | " + r.usage + " |\n")
+		env := "none"
+		if r.env != "" {
+			env = "`" + r.env + "`"
+		}
+		b.WriteString("| `" + r.flag + "` | " + env + " | " + r.def + " | " + rng + " | " + r.usage + " |\n")
 	}
 	flags = b.String()
 	b.Reset()
