@@ -54,8 +54,8 @@
 
   function onScores(s) {
     const line = function (e) { return row([e.rank, e.name, e.best]); };
-    fill("all-time", s.all_time.map(line));
-    fill("today", s.today.map(line));
+    fill("all-time", s.all_time.map(line), "no games yet");
+    fill("today", s.today.map(line), "no games yet");
     const off = document.getElementById("scores-off");
     if (off) off.hidden = s.available;
   }
