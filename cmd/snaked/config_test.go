@@ -159,6 +159,8 @@ func TestBadValues(t *testing.T) {
 		{[]string{"-follow-max-pixels", "10"}, nil, []string{"-follow-max-pixels"}},
 		{[]string{"-role", "sim", "-nats-embed", ":4222", "-nats-prefix", "a b"}, nil, []string{"-nats-prefix"}},
 		{[]string{"-role", "boss"}, nil, []string{"-role", "single, sim or gateway"}},
+		{[]string{"-role", "sim", "-nats-embed", ":4222", "-http-addr", ":8080"}, nil, []string{"-http-addr", "gateways"}},
+		{[]string{"-http-streams", "10001"}, nil, []string{"-http-streams"}},
 	}
 	for _, tc := range cases {
 		_, err := parseConfig(tc.args, env(tc.env), &bytes.Buffer{})

@@ -6,6 +6,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -206,6 +207,26 @@ func metric(t *testing.T, addr, name string) float64 {
 		}
 	}
 	return total
+}
+
+// getJSON reads url's JSON into v; it reports whether it could.
+func getJSON(t *testing.T, url string, v any) bool {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Errorf("GET %s: %v", url, err)
+		return false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s: %s", url, resp.Status)
+		return false
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Errorf("GET %s: %v", url, err)
+		return false
+	}
+	return true
 }
 
 func hasPlayfield(s string) bool { return strings.ContainsAny(s, "▀▄█") }
