@@ -397,7 +397,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 			if started {
 				if vw != nil {
-					vw.sample()
+					vw.sample(now)
 				}
 				for _, w := range []*procWatch{swarm, server} {
 					if w != nil {

@@ -93,9 +93,13 @@ func (v *viewers) report(n int) *ViewerReport {
 		Events: v.events.Load(), Polls: v.polls.Load(), Minimaps: v.minimaps.Load(), Errors: v.errors.Load(), EventGap: v.gaps.Dist()}
 }
 
-// sample notes the streams open now, in the window (the run's sampler
-// calls it once a second).
-func (v *viewers) sample() {
+// sample notes the streams open at now, in the window (the run's sampler
+// calls it once a second); the window's first second is left out, while
+// the last viewers of the ramp may still be loading the page.
+func (v *viewers) sample(now time.Time) {
+	if now.Before(v.r.win0.Add(time.Second)) {
+		return
+	}
 	if n := v.open.Load(); v.minOpen < 0 || n < v.minOpen {
 		v.minOpen = n
 	}

@@ -124,7 +124,7 @@ func newHostileView() hostileView {
 	return hostileView{v}
 }
 
-func testKey(t *testing.T) ssh.PublicKey {
+func testKey(t testing.TB) ssh.PublicKey {
 	t.Helper()
 	pub, _, err := ed25519.GenerateKey(nil)
 	if err != nil {
@@ -291,6 +291,14 @@ func TestHostileNames(t *testing.T) {
 	}
 	if got := strings.Count(string(page), "<script"); got != 1 {
 		t.Errorf("%d script tags, want the page's own one", got)
+	}
+	if got := strings.Count(string(page), "</script>"); got != 1 {
+		t.Errorf("%d </script>, want the page's own one", got)
+	}
+	for what, b := range map[string][]byte{"/api/status": api, "/api/scores": sc} {
+		if bytes.Contains(b, []byte("</script>")) || bytes.Contains(b, []byte("<")) {
+			t.Errorf("%s holds markup: %s", what, b)
+		}
 	}
 	if bytes.Contains(page, []byte(s.Fingerprint()+"</span>")) && !bytes.Contains(page, []byte("{{.Fingerprint}}")) {
 		t.Errorf("a name was read as a template")
