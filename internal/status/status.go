@@ -123,11 +123,12 @@ type Server struct {
 	every       time.Duration // Refresh, or shorter in tests
 	scoresEvery time.Duration // ScoresRefresh, or shorter in tests
 
-	cur      atomic.Pointer[snapshot] // the newest snapshot; never nil after New
-	boards   atomic.Pointer[boards]   // the newest read of the scores; nil before the first
-	wantedAt atomic.Int64             // when a request last asked for the page's data (UnixNano)
-	streams  atomic.Int32             // live streams open
-	serving  atomic.Bool
+	cur       atomic.Pointer[snapshot] // the newest snapshot; never nil after New
+	boards    atomic.Pointer[boards]   // the newest read of the scores; nil before the first
+	wantedAt  atomic.Int64             // when a request last asked for the page's data (UnixNano)
+	streams   atomic.Int32             // live streams open
+	streamSeq atomic.Uint64            // streams opened so far: each one's offset (serveEvents)
+	serving   atomic.Bool
 
 	poke       chan struct{} // one slot: a request found the snapshot stale
 	pokeScores chan struct{} // one slot: likewise, the boards

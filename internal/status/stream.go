@@ -1,6 +1,7 @@
 package status
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -9,6 +10,12 @@ import (
 // retryMillis is how long a browser waits before it opens a new stream
 // when one ends (the "retry" field).
 const retryMillis = 3000
+
+// spreadShare is the part of a refresh over which the streams' sends of a
+// new snapshot are spread, each stream at its own offset: so the writes,
+// and the minimap fetches each sets off in its browser, do not all fall in
+// the moment after the refresh, beside the SSH sessions' frames.
+const spreadShare = 2 // a stream sends within every/spreadShare of the refresh
 
 // serveEvents is the live stream: server-sent events, a "status" event
 // (the /api/status JSON) at each snapshot and a "scores" event (the
@@ -56,6 +63,13 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	end := time.NewTimer(streamFor)
 	defer end.Stop()
+	// This stream's offset after each refresh: the streams' sequence
+	// numbers times the golden ratio, modulo 1, spread evenly however many
+	// are open.
+	off := time.Duration(float64(s.every/spreadShare) * math.Mod(float64(s.streamSeq.Add(1))*0.6180339887, 1))
+	wait := time.NewTimer(0)
+	defer wait.Stop()
+	<-wait.C
 	for {
 		select {
 		case <-snap.next:
@@ -64,6 +78,14 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 		case <-s.done:
 			return
 		case <-end.C:
+			return
+		}
+		wait.Reset(off)
+		select {
+		case <-wait.C:
+		case <-r.Context().Done():
+			return
+		case <-s.done:
 			return
 		}
 		snap = s.cur.Load()
