@@ -11,11 +11,16 @@ import (
 // when one ends (the "retry" field).
 const retryMillis = 3000
 
-// spreadShare is the part of a refresh over which the streams' sends of a
-// new snapshot are spread, each stream at its own offset: so the writes,
-// and the minimap fetches each sets off in its browser, do not all fall in
-// the moment after the refresh, beside the SSH sessions' frames.
-const spreadShare = 2 // a stream sends within every/spreadShare of the refresh
+// The streams' sends of a new snapshot are spread over the first
+// 1/spreadShare of a refresh in spreadSlots batches, each stream in its
+// own: so the writes, and the minimap fetches each sets off in its
+// browser, do not all fall in the moment after the refresh, beside the
+// SSH sessions' frames, while each batch still wakes the network poller
+// once for many streams.
+const (
+	spreadShare = 2
+	spreadSlots = 8
+)
 
 // serveEvents is the live stream: server-sent events, a "status" event
 // (the /api/status JSON) at each snapshot and a "scores" event (the
@@ -63,10 +68,10 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	end := time.NewTimer(streamFor)
 	defer end.Stop()
-	// This stream's offset after each refresh: the streams' sequence
-	// numbers times the golden ratio, modulo 1, spread evenly however many
-	// are open.
-	off := time.Duration(float64(s.every/spreadShare) * math.Mod(float64(s.streamSeq.Add(1))*0.6180339887, 1))
+	// This stream's batch: the streams' sequence numbers times the golden
+	// ratio, modulo 1, fill the batches evenly however many are open.
+	slot := int(spreadSlots * math.Mod(float64(s.streamSeq.Add(1))*0.6180339887, 1))
+	off := s.every / spreadShare * time.Duration(slot) / spreadSlots
 	wait := time.NewTimer(0)
 	defer wait.Stop()
 	<-wait.C
