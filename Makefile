@@ -28,9 +28,9 @@ build:
 run: build
 	$(BIN)/snaked -addr $(ADDR) $(if $(HTTP_ADDR),-http-addr $(HTTP_ADDR))
 
-# A one-machine cluster (issue 12 preview): a simulation with an embedded
-# NATS on loopback and two SSH gateways, on ports 2222 and 2223; Ctrl-C
-# stops all three.
+# A cluster on one machine (README, "Running a cluster"): a simulation
+# with an embedded NATS on loopback and two SSH gateways on ports 2222 and
+# 2223, sharing one host key; Ctrl-C stops all three.
 NATS_ADDR ?= 127.0.0.1:4222
 cluster: build
 	@trap 'kill $$(jobs -p) 2>/dev/null; wait' INT TERM; \

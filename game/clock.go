@@ -9,8 +9,8 @@ import (
 // round stepping once (or a few times back to back, up to MaxCatchUp, when
 // the goroutine ran late), then telling OnRound. It is the only code in the
 // package that reads the wall clock; the rules only ever see tick numbers.
-// Whoever runs the world runs one Clock (the daemon's main; later a
-// simulation process with no SSH at all).
+// Whoever runs the world runs one Clock: the daemon's main in a single
+// process, or a cluster's simulation.
 type Clock struct {
 	Period     time.Duration // time per tick; 0 = time.Second / TicksPerSecond
 	MaxCatchUp int           // steps one round may run back to back; 0 = 3

@@ -1,16 +1,11 @@
 package game
 
 import (
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
-
-// contactSeeds turns TestContactTime into the measurement reported in
-// docs/BENCHMARKS.md: go test -run TestContactTime -contact 100 -v ./game/
-var contactSeeds = flag.Int("contact", 0, "seeds per world for TestContactTime's measurement (0: the quick check)")
 
 // The window a newcomer is judged by: an 80x24 terminal's playfield.
 const screenW, screenH = 80, 44
@@ -107,71 +102,94 @@ func quantile(xs []int, q float64) int {
 	return xs[max(0, min(k, len(xs)-1))]
 }
 
-// measureContact runs contactRun for seeds 1..n of c and logs the median
-// and p90 of the ticks to first contact and the mean number of snakes on
-// the newcomer's screen. It returns the sorted ticks.
-func measureContact(t *testing.T, c contactCase, n, warm, capT, watch int) []int {
-	var ticks []int
+// contactFigures sum up the newcomers of seeds 1..n of one world.
+type contactFigures struct {
+	ticks    []int   // ticks to first contact, sorted (capT: never)
+	atSpawn  int     // seeds with another head on screen at once
+	never    int     // seeds with no contact within capT
+	onScr    float64 // other snakes on screen over the watched ticks: the mean over seeds
+	onScrMid float64 // and the median
+}
+
+// measureContact runs contactRun for seeds 1..n of c.
+func measureContact(tb testing.TB, c contactCase, n, warm, capT, watch int) contactFigures {
+	var f contactFigures
 	var scr []float64
-	censored := 0
 	for seed := 1; seed <= n; seed++ {
 		cfg := c.cfg
 		cfg.Seed = uint64(seed)
-		r := contactRun(t, cfg, warm, capT, watch)
+		r := contactRun(tb, cfg, warm, capT, watch)
 		if !r.joined {
-			t.Fatalf("%s seed %d: the player never spawned", c.name, seed)
+			tb.Fatalf("%s seed %d: the player never spawned", c.name, seed)
 		}
-		ticks = append(ticks, r.ticks)
+		f.ticks = append(f.ticks, r.ticks)
 		scr = append(scr, r.onScr)
-		if r.ticks == capT {
-			censored++
+		switch r.ticks {
+		case 0:
+			f.atSpawn++
+		case capT:
+			f.never++
 		}
 	}
-	slices.Sort(ticks)
+	slices.Sort(f.ticks)
 	slices.Sort(scr)
-	mean := 0.0
 	for _, s := range scr {
-		mean += s
+		f.onScr += s
 	}
-	mean /= float64(len(scr))
-	atOnce := 0
-	for _, k := range ticks {
-		if k == 0 {
-			atOnce++
-		}
-	}
-	t.Logf("%s: %d seeds: first contact median %d ticks, p90 %d, max %d (at spawn: %d; never within %d: %d); other snakes on screen over the first %d ticks: mean %.2f, median %.2f",
-		c.name, n, quantile(ticks, 0.5), quantile(ticks, 0.9), ticks[len(ticks)-1], atOnce, capT, censored, watch, mean, scr[len(scr)/2])
-	return ticks
+	f.onScr /= float64(len(scr))
+	f.onScrMid = scr[len(scr)/2]
+	return f
 }
 
 // TestContactTime checks that a newcomer to a quiet server (one player,
 // bots at the automatic target) sees another snake's head on its 80x24
 // screen within 10 s in at least 4 of 5 seeds, on the default world for
-// 3,000 players and on a small one. With -contact N it measures N seeds
-// per world instead and logs the figures in docs/BENCHMARKS.md.
+// 3,000 players and on a small one. BenchmarkContactTime measures the
+// same over as many seeds as it runs.
 func TestContactTime(t *testing.T) {
-	n, capT := *contactSeeds, 600
-	if n == 0 {
-		n, capT = 5, 10*TicksPerSecond
-	}
+	const n, capT = 5, 10 * TicksPerSecond
 	for _, c := range contactCases() {
 		t.Run(c.name, func(t *testing.T) {
-			if *contactSeeds == 0 && testing.Short() {
+			if testing.Short() {
 				t.Skip("short")
 			}
-			ticks := measureContact(t, c, n, 300, capT, 300)
-			if *contactSeeds == 0 {
-				if quantile(ticks, 0.8) == capT { // two or more of five never met anyone
-					t.Fatalf("no contact within %d ticks in %v", capT, ticks)
-				}
+			f := measureContact(t, c, n, 300, capT, 300)
+			if quantile(f.ticks, 0.8) == capT { // two or more of five never met anyone
+				t.Fatalf("no contact within %d ticks in %v", capT, f.ticks)
 			}
 		})
 	}
 }
 
-// contactCases are the worlds TestContactTime measures: the daemon's
-// defaults (floor of 16 bots) with the automatic size and bot target.
+// BenchmarkContactTime measures what TestContactTime checks, one seed an
+// op (seeds 1..N: -benchtime 100x is 100 seeds): one op builds the world,
+// steps it 300 ticks, joins the newcomer and follows it for at most 600
+// ticks (60 s). The metrics are over the N newcomers: ticks to the first
+// other head on screen (median, p90 and worst; 600 when it never came),
+// the share that had one at spawn and the share that never did, and the
+// number of other snakes with a pixel on the newcomer's screen over its
+// first 300 ticks (the mean and median over seeds of each newcomer's
+// mean).
+func BenchmarkContactTime(b *testing.B) {
+	const capT = 600
+	for _, c := range contactCases() {
+		b.Run(c.name, func(b *testing.B) {
+			f := measureContact(b, c, b.N, 300, capT, 300)
+			n := float64(b.N)
+			b.ReportMetric(float64(quantile(f.ticks, 0.5)), "median-ticks")
+			b.ReportMetric(float64(quantile(f.ticks, 0.9)), "p90-ticks")
+			b.ReportMetric(float64(f.ticks[len(f.ticks)-1]), "max-ticks")
+			b.ReportMetric(100*float64(f.atSpawn)/n, "at-spawn-%")
+			b.ReportMetric(100*float64(f.never)/n, "never-%")
+			b.ReportMetric(f.onScr, "on-screen")
+			b.ReportMetric(f.onScrMid, "on-screen-median")
+		})
+	}
+}
+
+// contactCases are the worlds TestContactTime and BenchmarkContactTime
+// measure: the daemon's defaults (floor of 16 bots) with the automatic
+// size and bot target.
 func contactCases() []contactCase {
 	var cs []contactCase
 	for _, capacity := range []int{3000, 100} {

@@ -276,7 +276,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return nil
 }
 
-// Target is one of the issue's capacity targets checked against a report.
+// Target is one of the capacity targets (CheckTargets) checked against a
+// report.
 type Target struct {
 	Name string `json:"name"`
 	OK   bool   `json:"ok"`

@@ -14,8 +14,8 @@
 #
 # BIN_B "floor" runs the transport floor (bin/loadtest -floor, frames of
 # $FRAME bytes, default 430: a crowd's mean at these densities) beside
-# the daemon BIN_A: issue 13's ratio with both under the same minute's
-# noise, where run.sh measures the floor after the daemon.
+# the daemon BIN_A: the daemon's CPU against the floor's with both under
+# the same minute's noise, where run.sh measures the floor after the daemon.
 set -euo pipefail
 if [ $# -lt 2 ]; then
   sed -n '2p' "$0" >&2

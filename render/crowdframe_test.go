@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"snaked/game"
+	"snaked/internal/cpuclock"
 )
 
 // crowdSizes is the swarm's mix of terminal sizes (loadtest's ptySizes):
@@ -158,8 +159,8 @@ func BenchmarkCrowdFrame(b *testing.B) {
 // this benchmark's quiet figure). Two sets of renderers draw the same
 // views, taking turns by tick, so both find the same machine: "warm"
 // warms each renderer's state first (Renderer.warm), "plain" does not;
-// the us/frame metrics are each set's thread CPU time a frame, ratio is
-// warm/plain.
+// the us/frame metrics are each set's thread CPU time a frame
+// (cpuclock.ThreadOrWall: wall time off Linux), ratio is warm/plain.
 func BenchmarkCrowdCold(b *testing.B) {
 	for _, nb := range []bool{false, true} {
 		name := map[bool]string{false: "quiet", true: "neighbour"}[nb]
@@ -199,11 +200,11 @@ func crowdCold(b *testing.B, neighbour bool) {
 		v := c.w.Acquire()
 		for j := range 2 {
 			k := (j + int(c.tick)) % 2
-			t0 := threadNanos()
+			t0 := cpuclock.ThreadOrWall()
 			for i, r := range sets[k] {
 				bytes[k] += len(r.Frame(v, &c.hs[i]))
 			}
-			d[k] += time.Duration(threadNanos() - t0)
+			d[k] += time.Duration(cpuclock.ThreadOrWall() - t0)
 		}
 		v.Release()
 	}

@@ -3,13 +3,12 @@ package render
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 	"snaked/internal/vtmodel"
 )
 
@@ -18,28 +17,6 @@ import (
 // go test ./render -run Golden -update rewrites them.
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-// golden compares got with testdata/<Test>.golden (-update rewrites it).
-func golden(t *testing.T, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", t.Name()+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./render -run %s -update creates it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("screen differs from %s (-update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // gsnake is a snake of a hand-built view: straight, its head at (x, y)
 // heading dir, its body trailing behind.
@@ -196,7 +173,7 @@ func TestGoldenRadar(t *testing.T) {
 	b.WriteString(gscreen(t, "ANSI16, the nearest leads", ANSI16, 80, 24, v, h, radarDelay+1))
 	v, h = alone()
 	b.WriteString(gscreen(t, "ANSI16, not yet (radarDelay-1 ticks alone)", ANSI16, 80, 24, v, h, radarDelay))
-	golden(t, b.String())
+	testkit.Golden(t, t.Name(), b.String(), *update)
 }
 
 // crowd is alice (slot 0) with bob, carol and a bot near her head.
@@ -227,7 +204,7 @@ func TestGoldenTags(t *testing.T) {
 	v, h = crowd()
 	h.HideTags = true
 	b.WriteString(gscreen(t, "ANSI16, HideTags", ANSI16, 80, 24, v, h, 1))
-	golden(t, b.String())
+	testkit.Golden(t, t.Name(), b.String(), *update)
 }
 
 // feedView is crowd with kills: carol cut bob off, the bot ran into
@@ -277,7 +254,7 @@ func TestGoldenFeed(t *testing.T) {
 	// feedShow ticks after the last death, the feed is empty.
 	v, h = feedView()
 	b.WriteString(gscreen(t, "ANSI16, feedShow ticks later", ANSI16, 80, 24, v, h, feedShow-1+1+2))
-	golden(t, b.String())
+	testkit.Golden(t, t.Name(), b.String(), *update)
 }
 
 // board is a view whose leaderboard mixes people and bots, alice third.
@@ -313,7 +290,7 @@ func TestGoldenBoard(t *testing.T) {
 	v, h = board()
 	h.Notice = "world restarting"
 	b.WriteString(gscreen(t, "ANSI16, a notice in the banner", ANSI16, 80, 24, v, h, 1, 0))
-	golden(t, b.String())
+	testkit.Golden(t, t.Name(), b.String(), *update)
 }
 
 // dead is alice dead at tick 700 after living from tick 50, best 40.
@@ -369,7 +346,7 @@ func TestGoldenBoxes(t *testing.T) {
 	v, h = board()
 	h.Help, h.Spectator, h.You = true, true, 0
 	b.WriteString(gscreen(t, "help watching, ANSI16", ANSI16, 80, 24, v, h, 1))
-	golden(t, b.String())
+	testkit.Golden(t, t.Name(), b.String(), *update)
 }
 
 // TestGoldenSmall: the smallest game screen (40x12: no banner, compact
@@ -391,7 +368,7 @@ func TestGoldenSmall(t *testing.T) {
 		v, h = board()
 		b.WriteString(gscreen(t, "below the minimum", ANSI16, sz[0], sz[1], v, h, 1))
 	}
-	golden(t, b.String())
+	testkit.Golden(t, t.Name(), b.String(), *update)
 }
 
 // TestFeedWants: which deaths the feed takes when it has room (a

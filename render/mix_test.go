@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"snaked/game"
+	"snaked/internal/cpuclock"
 )
 
 // mixSizes is the daemon's mix of terminal sizes: 80x24 half the time.
@@ -24,7 +25,8 @@ var mixSizes = [][2]int{{80, 24}, {100, 30}, {80, 24}, {120, 40}, {80, 24}, {160
 // in cache as in the daemon and both see the same machine load. One op is
 // one tick: both sets' frames (and, in the camera-order variants, the
 // sort); the world's step, Acquire and Release are not timed. The us/frame
-// metrics are each set's thread CPU time per frame.
+// metrics are each set's thread CPU time per frame (cpuclock.ThreadOrWall:
+// wall time off Linux).
 func BenchmarkFrameMix(b *testing.B) {
 	b.Run("mix", func(b *testing.B) { frameMix(b, mixSizes, 256, false) })
 	b.Run("80x24", func(b *testing.B) { frameMix(b, [][2]int{{80, 24}}, 256, false) })
@@ -71,11 +73,11 @@ func frameMix(b *testing.B, sizes [][2]int, n int, byCam bool) {
 					return cmp.Or(cmp.Compare(ra.camY, rb.camY), cmp.Compare(ra.camX, rb.camX))
 				})
 			}
-			t0 := threadNanos()
+			t0 := cpuclock.ThreadOrWall()
 			for _, i := range ords[k] {
 				bytes[k] += len(rs[k][i].Frame(v, &hs[i]))
 			}
-			d[k] += time.Duration(threadNanos() - t0)
+			d[k] += time.Duration(cpuclock.ThreadOrWall() - t0)
 		}
 	}
 	// finish releases the view and counts the incremental frames (not

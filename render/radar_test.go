@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"snaked/game"
+	"snaked/internal/cpuclock"
 )
 
 // BenchmarkRadar prices the radar where it costs most: 2,500 snakes
@@ -17,7 +18,8 @@ import (
 // sight. Each op is one tick: every session's own snake moves a pixel
 // and every session draws a frame twice, once with the radar and once
 // without (noRadar), the two sets taking turns as in BenchmarkFrameMix;
-// the us/frame metrics are each set's thread CPU time per frame, "radar-us"
+// the us/frame metrics are each set's thread CPU time per frame
+// (cpuclock.ThreadOrWall: wall time off Linux), "radar-us"
 // their difference, "scans/frame" how often a session looked at every
 // snake.
 func BenchmarkRadar(b *testing.B) {
@@ -78,11 +80,11 @@ func radarBench(b *testing.B, n int) {
 	draw := func() {
 		for j := range 2 {
 			k := (j + int(v.Tick)) % 2
-			t0 := threadNanos()
+			t0 := cpuclock.ThreadOrWall()
 			for i := range hs {
 				rs[k][i].Frame(v, &hs[i])
 			}
-			d[k] += time.Duration(threadNanos() - t0)
+			d[k] += time.Duration(cpuclock.ThreadOrWall() - t0)
 		}
 	}
 	for i := 0; i < 2*trimAfter; i++ {

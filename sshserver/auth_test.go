@@ -10,14 +10,15 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"snaked/internal/testkit"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"snaked/internal/cpuclock"
+	"snaked/internal/testkit"
 )
 
 // BenchmarkHandshake prices one SSH handshake (key exchange and auth, to the
@@ -75,14 +76,14 @@ func BenchmarkHandshake(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				t0, c0 := time.Now(), cpuTime()
+				t0, c0 := time.Now(), cpuclock.Process()
 				sc, _, _, err := ssh.NewServerConn(raw, c.cfg)
 				if err != nil {
 					b.Fatalf("handshake %d: %v\n%s", i, err, out.String())
 				}
 				sc.Close()
 				raw.Close()
-				cpu += cpuTime() - c0
+				cpu += time.Duration(cpuclock.Process() - c0)
 				wall += time.Since(t0)
 			}
 			if err := child.Wait(); err != nil {
@@ -121,15 +122,6 @@ func TestHandshakeClient(t *testing.T) {
 		}
 		c.Close()
 	}
-}
-
-// cpuTime is this process's user+system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // fakeSigner is a client key that signs with sign: a garbage signature, an

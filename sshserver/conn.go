@@ -261,10 +261,11 @@ const (
 )
 
 // ctl is a connection's control state. One goroutine per connection (the
-// one running serveConn) answers its global requests (all refused), its
-// channel opens (one session, nothing else) and the session channel's
-// requests, and between them runs the session's life cycle: every wait of
-// that life cycle is a ctl.wait, so no source is left undrained.
+// one serveConn starts after the handshake) answers its global requests
+// (all refused), its channel opens (one session, nothing else) and the
+// session channel's requests, and between them runs the session's life
+// cycle: every wait of that life cycle is a ctl.wait, so no source is
+// left undrained.
 type ctl struct {
 	srv      *Server
 	c        *conn

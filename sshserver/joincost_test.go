@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"snaked/game"
+	"snaked/internal/cpuclock"
 	"snaked/internal/testkit"
 )
 
@@ -50,9 +51,9 @@ func joinScreenCost(b *testing.B, n int) {
 	time.Sleep(time.Second) // settle
 	gJoin := float64(runtime.NumGoroutine()-g0) / float64(n)
 	const d = 2 * time.Second
-	c0 := cpuTime()
+	c0 := cpuclock.Process()
 	time.Sleep(d)
-	join := cpuTime() - c0
+	join := time.Duration(cpuclock.Process() - c0)
 	for i, tm := range tms {
 		tm.send(fmt.Sprintf("p%d\r", i))
 	}
@@ -61,9 +62,9 @@ func joinScreenCost(b *testing.B, n int) {
 	}
 	time.Sleep(time.Second)
 	gPlay := float64(runtime.NumGoroutine()-g0) / float64(n)
-	c0 = cpuTime()
+	c0 = cpuclock.Process()
 	time.Sleep(d)
-	playCPU := cpuTime() - c0
+	playCPU := time.Duration(cpuclock.Process() - c0)
 	per := func(c time.Duration) float64 { return float64(c.Microseconds()) / d.Seconds() / float64(n) }
 	b.ReportMetric(per(join), "join-us/s")
 	b.ReportMetric(per(playCPU), "play-us/s")

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 )
 
 // BenchmarkSimRound times the simulation's rounds (Step, then Ticked: the
@@ -77,12 +78,8 @@ func BenchmarkSimRound(b *testing.B) {
 				}
 				return time.Since(t0)
 			}
-			for end := time.Now().Add(10 * time.Second); !f.Synced(); {
-				if time.Now().After(end) {
-					b.Fatal("the follower never synced")
-				}
-				round()
-				time.Sleep(time.Millisecond)
+			if !testkit.Eventually(10*time.Second, func() bool { round(); return f.Synced() }) {
+				b.Fatal("the follower never synced")
 			}
 			// the asker's inbox takes the snapshots and drops them
 			inbox := asker.NewInbox()

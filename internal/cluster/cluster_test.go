@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -23,6 +22,7 @@ import (
 	"snaked/game"
 	"snaked/internal/cluster/wire"
 	"snaked/internal/scores"
+	"snaked/internal/testkit"
 )
 
 // link is an embedded NATS on loopback, a world, its Sim and a gateway
@@ -94,17 +94,6 @@ func (l *link) snake(id game.ID) (game.SnakeInfo, bool) {
 	return *s, true
 }
 
-func eventually(d time.Duration, f func() bool) bool {
-	for end := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
-		if f() {
-			return true
-		}
-		if time.Now().After(end) {
-			return false
-		}
-	}
-}
-
 // TestJoinAndInputs: a gateway's join gets a snake in the simulation's
 // world with the same answers as a local one (a taken name, a full world);
 // its turns reach the snake.
@@ -139,7 +128,7 @@ func TestJoinAndInputs(t *testing.T) {
 		d = game.Left
 	}
 	l.gw.Turn(ada, d)
-	if !eventually(2*time.Second, func() bool { return l.sim.Stats().Inputs >= 1 }) {
+	if !testkit.Eventually(2*time.Second, func() bool { return l.sim.Stats().Inputs >= 1 }) {
 		t.Fatal("the turn never reached the simulation")
 	}
 	l.step()
@@ -147,7 +136,7 @@ func TestJoinAndInputs(t *testing.T) {
 		t.Errorf("heading %v after the turn, want %v", s.Dir, d)
 	}
 	l.gw.Leave(ada)
-	if !eventually(2*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
+	if !testkit.Eventually(2*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
 		t.Error("ada did not leave")
 	}
 }
@@ -189,11 +178,11 @@ func TestForeignAndBad(t *testing.T) {
 	if err := l.raw.Publish("t.gw.r@w.hb", appendHeartbeat(nil, heartbeat{gw: 1})); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(2*time.Second, func() bool { st := l.sim.Stats(); return st.Foreign == 5 && st.Bad == 16 }) {
+	if !testkit.Eventually(2*time.Second, func() bool { st := l.sim.Stats(); return st.Foreign == 5 && st.Bad == 16 }) {
 		t.Fatalf("stats %+v, want 5 foreign and 16 bad", l.sim.Stats())
 	}
 	// the gateway hears the heartbeats too, and counts the 6 bad ones
-	if !eventually(2*time.Second, func() bool { return l.gw.Stats().Bad == 6 }) {
+	if !testkit.Eventually(2*time.Second, func() bool { return l.gw.Stats().Bad == 6 }) {
 		t.Fatalf("gateway stats %+v, want 6 bad", l.gw.Stats())
 	}
 	l.step()
@@ -215,7 +204,7 @@ func TestDefaultLease(t *testing.T) {
 	l.step()
 	l.gw.Close()
 	dead := time.Now()
-	if !eventually(5*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
+	if !testkit.Eventually(5*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
 		t.Fatal("fay's snake outlived her gateway")
 	}
 	if took := time.Since(dead); took > 3*time.Second {
@@ -246,15 +235,19 @@ func TestJoinKeyAndLeave(t *testing.T) {
 	l.step()
 	l.gw.wait.Store(int64(300 * time.Millisecond)) // an unanswered try would come again soon
 	l.gw.Leave(kims)
-	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(kim); return !ok && l.sim.Key(kim) == "" }) {
+	if !testkit.Eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(kim); return !ok && l.sim.Key(kim) == "" }) {
 		t.Fatal("kim's leave did not take")
 	}
 	if _, ok := l.snake(lou); !ok {
 		t.Fatal("lou left with kim")
 	}
-	// the leave was answered the first time: no second try (which the
-	// simulation would count as foreign, the snake being gone)
-	time.Sleep(2 * (time.Duration(l.gw.wait.Load()) + leaveRetry))
+	// Once the gateway has its answer it tries the leave no more, and the
+	// simulation answers a try only after it has taken it and every try
+	// before it: a second try would show here as a foreign input (the
+	// snake being gone).
+	if !testkit.Eventually(3*time.Second, func() bool { return l.gw.Stats().Acked == 1 }) {
+		t.Fatalf("gateway stats %+v: the leave was not acknowledged", l.gw.Stats())
+	}
 	if st := l.gw.Stats(); st.Lost != 0 {
 		t.Errorf("gateway stats %+v", st)
 	}
@@ -284,16 +277,16 @@ func TestJoinCancel(t *testing.T) {
 			t.Fatalf("join %d: %v (want no answer within 1 ns)", answered, err)
 		}
 		l.gw.Leave(seat)
-		if !eventually(3*time.Second, func() bool { l.step(); _, ok := snakeNamed(l.w, name); return !ok }) {
+		if !testkit.Eventually(3*time.Second, func() bool { l.step(); _, ok := testkit.SnakeNamed(l.w, name); return !ok }) {
 			t.Fatalf("%s stayed after leaving", name)
 		}
 	}
 	// both the join and its cancel must have come (either order) before
 	// the step that would apply them: a join alone has no snake yet either
-	if !eventually(3*time.Second, func() bool {
+	if !testkit.Eventually(3*time.Second, func() bool {
 		st := l.sim.Stats()
 		l.step()
-		_, ok := snakeNamed(l.w, name)
+		_, ok := testkit.SnakeNamed(l.w, name)
 		return !ok && st.Joins == uint64(answered+1) && st.Inputs >= uint64(answered+1)
 	}) {
 		t.Fatalf("%s's snake stayed after the gateway gave up on its join (sim stats %+v)", name, l.sim.Stats())
@@ -318,7 +311,7 @@ func TestJoinCancel(t *testing.T) {
 		t.Fatalf("a cancelled join answered %+v, %v", rep, err)
 	}
 	l.step()
-	if _, ok := snakeNamed(l.w, "nan"); ok {
+	if _, ok := testkit.SnakeNamed(l.w, "nan"); ok {
 		t.Fatal("a cancelled join made a snake")
 	}
 }
@@ -348,7 +341,7 @@ func TestLeaveOtherInstance(t *testing.T) {
 		t.Errorf("sim stats %+v, want 1 foreign", st)
 	}
 	l.gw.Leave(pat) // the gateway's own names this instance
-	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
+	if !testkit.Eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
 		t.Fatal("pat's own leave did not take")
 	}
 }
@@ -386,10 +379,10 @@ func TestPrefixes(t *testing.T) {
 	}
 	l.step()
 	w2.Step(1)
-	if _, ok := snakeNamed(l.w, "bo"); ok {
+	if _, ok := testkit.SnakeNamed(l.w, "bo"); ok {
 		t.Fatal("world t has u's snake")
 	}
-	if _, ok := snakeNamed(w2, "ada"); ok {
+	if _, ok := testkit.SnakeNamed(w2, "ada"); ok {
 		t.Fatal("world u has t's snake")
 	}
 	pub2, err := NewPublisher(l.sim.nc, w2, "u", sim2.Instance())
@@ -403,7 +396,7 @@ func TestPrefixes(t *testing.T) {
 	}
 	defer f.Close()
 	tick2 := uint64(1)
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		tick2++
 		w2.Step(tick2)
 		if err := pub2.Ticked(); err != nil {
@@ -420,28 +413,16 @@ func TestPrefixes(t *testing.T) {
 		v.Release()
 	}
 	l.gw.Leave(a)
-	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(a.ID); return !ok }) {
+	if !testkit.Eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(a.ID); return !ok }) {
 		t.Fatal("ada's leave did not take")
 	}
 	w2.Step(tick2 + 1)
-	if _, ok := snakeNamed(w2, "bo"); !ok {
+	if _, ok := testkit.SnakeNamed(w2, "bo"); !ok {
 		t.Fatalf("bo (%v) left with ada", b)
 	}
 	if st := sim2.Stats(); st.Foreign != 0 || st.Bad != 0 {
 		t.Errorf("u's sim saw t's messages: %+v", st)
 	}
-}
-
-// snakeNamed finds a live slot's snake by name in world w.
-func snakeNamed(w *game.World, name string) (game.SnakeInfo, bool) {
-	v := w.Acquire()
-	defer v.Release()
-	for _, s := range v.Snakes {
-		if s.Used && s.Name == name {
-			return s, true
-		}
-	}
-	return game.SnakeInfo{}, false
 }
 
 // TestLeaveRetried: a leave is a request the gateway sends again until it
@@ -466,12 +447,16 @@ func TestLeaveRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Leave(game.Seat{ID: 7, World: 1, Join: 1})
-	if !eventually(10*time.Second, func() bool { return asked.Load() == 3 }) {
-		t.Fatalf("%d leave requests, want 3", asked.Load())
+	// Acked counts the leave once its answer is in: the leaver is done
+	// with it and sends it no more.
+	if !testkit.Eventually(10*time.Second, func() bool { return g.Stats().Acked == 1 }) {
+		t.Fatalf("%d leave requests, gateway stats %+v: want the third answered", asked.Load(), g.Stats())
 	}
-	time.Sleep(2 * leaveRetry)
 	if n := asked.Load(); n != 3 {
-		t.Fatalf("%d leave requests after the answer, want 3", n)
+		t.Fatalf("%d leave requests, want 3 (the third answered)", n)
+	}
+	if st := g.Stats(); st.Lost != 0 {
+		t.Errorf("gateway stats %+v: an answered leave counted lost", st)
 	}
 	_ = sub.Unsubscribe()
 	quick, err := NewGateway(l.conn("nosim", "gw"), "nosim", "gw", localViews{l.w}, time.Second,
@@ -481,8 +466,11 @@ func TestLeaveRetried(t *testing.T) {
 	}
 	defer quick.Close()
 	quick.Leave(game.Seat{ID: 8, World: 1, Join: 2})
-	if !eventually(5*time.Second, func() bool { return quick.Stats().Lost == 1 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return quick.Stats().Lost == 1 }) {
 		t.Fatalf("gateway stats %+v, want one leave lost", quick.Stats())
+	}
+	if st := quick.Stats(); st.Acked != 0 {
+		t.Errorf("gateway stats %+v: an unanswered leave counted acknowledged", st)
 	}
 }
 
@@ -507,7 +495,7 @@ func TestBadSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if !eventually(5*time.Second, func() bool { return f.Stats().Bad >= 2 && asked.Load() >= 2 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return f.Stats().Bad >= 2 && asked.Load() >= 2 }) {
 		t.Fatalf("follower stats %+v after %d answers of junk", f.Stats(), asked.Load())
 	}
 	if f.Synced() {
@@ -533,7 +521,7 @@ func TestGatewayLease(t *testing.T) {
 	}
 	l.gw.Close()
 	// Gone within the issue's 3 s (the lease here is a tenth of that).
-	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
+	if !testkit.Eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(id); return !ok }) {
 		t.Fatal("eve's snake outlived her gateway")
 	}
 	if l.sim.Stats().Expired != 1 {
@@ -560,13 +548,13 @@ func TestGatewayCounts(t *testing.T) {
 	others := func(g *Gateway, p, s int) func() bool {
 		return func() bool { gp, gs := g.Others(); return gp == p && gs == s }
 	}
-	if !eventually(2*time.Second, others(l.gw, 5, 7)) || !eventually(2*time.Second, others(other, 2, 3)) {
+	if !testkit.Eventually(2*time.Second, others(l.gw, 5, 7)) || !testkit.Eventually(2*time.Second, others(other, 2, 3)) {
 		p, s := l.gw.Others()
 		q, r := other.Others()
 		t.Fatalf("the others count %d %d and %d %d, want 5 7 and 2 3", p, s, q, r)
 	}
 	other.Close()
-	if !eventually(5*lease, others(l.gw, 0, 0)) {
+	if !testkit.Eventually(5*lease, others(l.gw, 0, 0)) {
 		p, s := l.gw.Others()
 		t.Fatalf("after the other gateway left, the others count %d %d, want 0 0", p, s)
 	}
@@ -713,7 +701,7 @@ func TestStreamViewsHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if !eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
 		t.Fatal("the follower never got a snapshot")
 	}
 	for _, v := range held {
@@ -722,7 +710,7 @@ func TestStreamViewsHeld(t *testing.T) {
 	for range 5 {
 		step()
 	}
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		v := f.Acquire()
 		defer v.Release()
 		return v.Tick == *tick
@@ -752,7 +740,7 @@ func TestStream(t *testing.T) {
 	}
 	defer f.Close()
 	// The snapshot is answered between ticks: keep ticking until synced.
-	if !eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
 		t.Fatal("the follower never got a snapshot")
 	}
 	same := func() bool {
@@ -777,7 +765,7 @@ func TestStream(t *testing.T) {
 	}
 	for range 50 {
 		step()
-		if !eventually(2*time.Second, same) {
+		if !testkit.Eventually(2*time.Second, same) {
 			t.Fatalf("tick %d: the follower's view differs from the world's (stats %+v)", *tick, f.Stats())
 		}
 	}
@@ -800,11 +788,11 @@ func TestStream(t *testing.T) {
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(5*time.Second, func() bool { step(); return f.Stats().Gaps > 0 && f.Stats().Snapshots >= 2 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Stats().Gaps > 0 && f.Stats().Snapshots >= 2 }) {
 		t.Fatalf("no resync after a gap: stats %+v", f.Stats())
 	}
 	step()
-	if !eventually(2*time.Second, same) {
+	if !testkit.Eventually(2*time.Second, same) {
 		t.Fatalf("after the resync the follower's view differs from the world's: stats %+v", f.Stats())
 	}
 	if f.Stats().Bad != 0 {
@@ -854,7 +842,7 @@ func TestSimRestart(t *testing.T) {
 	}
 	defer g.Close()
 	tick := uint64(0)
-	if !eventually(5*time.Second, func() bool { tick = run(a, pa, tick, 1); return f.Synced() }) {
+	if !testkit.Eventually(5*time.Second, func() bool { tick = run(a, pa, tick, 1); return f.Synced() }) {
 		t.Fatal("no first snapshot")
 	}
 	tick = run(a, pa, tick, 100)
@@ -862,7 +850,7 @@ func TestSimRestart(t *testing.T) {
 		t.Fatalf("notice %q while the world ticks", g.Notice())
 	}
 	pa.Close()
-	if !eventually(3*time.Second, func() bool { return g.Notice() == "world restarting" }) {
+	if !testkit.Eventually(3*time.Second, func() bool { return g.Notice() == "world restarting" }) {
 		t.Fatalf("notice %q after the simulation stopped", g.Notice())
 	}
 	b := world(2)
@@ -872,7 +860,7 @@ func TestSimRestart(t *testing.T) {
 	}
 	defer pb.Close()
 	btick := uint64(0)
-	if !eventually(10*time.Second, func() bool {
+	if !testkit.Eventually(10*time.Second, func() bool {
 		btick = run(b, pb, btick, 1)
 		v := f.Acquire()
 		defer v.Release()
@@ -883,7 +871,7 @@ func TestSimRestart(t *testing.T) {
 	if st := f.Stats(); st.Foreign == 0 || st.Bad != 0 {
 		t.Errorf("stats %+v: want the new world's ticks seen as another instance's, none bad", st)
 	}
-	if !eventually(2*time.Second, func() bool { return g.Notice() == "" }) {
+	if !testkit.Eventually(2*time.Second, func() bool { return g.Notice() == "" }) {
 		t.Errorf("notice %q once the new world ticks", g.Notice())
 	}
 }
@@ -911,7 +899,7 @@ func TestRemoteScores(t *testing.T) {
 	if !rs.Record(scores.Result{ID: scores.KeyID("SHA256:k"), Name: "gus", Length: 17, Kills: 2, Died: true, Duration: time.Minute, End: now}) {
 		t.Fatal("record dropped")
 	}
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		top, err := rs.Top(ctx, 10)
 		return err == nil && len(top) == 1 && top[0].Name == "gus" && top[0].Best == 17
 	}) {
@@ -953,7 +941,7 @@ func TestRemoteScores(t *testing.T) {
 	if err := l.gw.nc.Publish("t.gw.gw.scores.record", []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(2*time.Second, func() bool { return srv.Bad() == 1 }) {
+	if !testkit.Eventually(2*time.Second, func() bool { return srv.Bad() == 1 }) {
 		t.Errorf("bad record not counted: %d", srv.Bad())
 	}
 	srv.Close()
@@ -986,7 +974,7 @@ func TestScoresOff(t *testing.T) {
 		t.Errorf("claim: %v, want scores.ErrOff", err)
 	}
 	rs.Record(scores.Result{ID: scores.NameID("gus"), Name: "gus", Length: 3, End: time.Now()})
-	if !eventually(3*time.Second, func() bool { return rs.Stats().Written == 1 }) {
+	if !testkit.Eventually(3*time.Second, func() bool { return rs.Stats().Written == 1 }) {
 		t.Errorf("stats %+v: the game was not acknowledged", rs.Stats())
 	}
 }
@@ -1006,7 +994,7 @@ func TestRecordsWhileAway(t *testing.T) {
 			t.Fatal("record dropped")
 		}
 	}
-	if !eventually(3*time.Second, func() bool { return rs.Stats().Errors >= 2 }) {
+	if !testkit.Eventually(3*time.Second, func() bool { return rs.Stats().Errors >= 2 }) {
 		t.Fatalf("no tries while the simulation is away: %+v", rs.Stats())
 	}
 	if got := rs.Stats(); got.Written != 0 || got.Dropped != 0 {
@@ -1022,10 +1010,10 @@ func TestRecordsWhileAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	if !eventually(10*time.Second, func() bool { return rs.Stats().Written == 5 }) {
+	if !testkit.Eventually(10*time.Second, func() bool { return rs.Stats().Written == 5 }) {
 		t.Fatalf("stats %+v: the games waiting were not recorded when the simulation came back", rs.Stats())
 	}
-	if !eventually(5*time.Second, func() bool { return st.Stats().Written == 5 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return st.Stats().Written == 5 }) {
 		t.Fatalf("store stats %+v, want the 5 games written", st.Stats())
 	}
 	// the same batch again (as after a lost acknowledgement), and an older one
@@ -1094,7 +1082,7 @@ func TestSlowFollower(t *testing.T) {
 	if err := f.sub.SetPendingLimits(8, 1<<20); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
 		t.Fatal("no snapshot")
 	}
 	for range 5 {
@@ -1107,7 +1095,7 @@ func TestSlowFollower(t *testing.T) {
 	}
 	stalled.Store(false)
 	close(stall)
-	if !eventually(10*time.Second, func() bool {
+	if !testkit.Eventually(10*time.Second, func() bool {
 		step()
 		v := f.Acquire()
 		defer v.Release()
@@ -1147,13 +1135,13 @@ func TestRestartSeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(5*time.Second, func() bool { stepA(); return f.Synced() }) {
+	if !testkit.Eventually(5*time.Second, func() bool { stepA(); return f.Synced() }) {
 		t.Fatal("the follower never synced")
 	}
 	for range 3 {
 		stepA()
 	}
-	if !eventually(2*time.Second, func() bool { v := f.Acquire(); defer v.Release(); return v.Tick == l.tick }) {
+	if !testkit.Eventually(2*time.Second, func() bool { v := f.Acquire(); defer v.Release(); return v.Tick == l.tick }) {
 		t.Fatalf("the follower is not at tick %d", l.tick)
 	}
 	pubA.Close()
@@ -1211,7 +1199,7 @@ func TestRestartSeats(t *testing.T) {
 	}
 	l.gw.Turn(lost, d)
 	l.gw.Leave(lost)
-	if !eventually(3*time.Second, func() bool { return simB.Stats().Foreign >= 2 }) {
+	if !testkit.Eventually(3*time.Second, func() bool { return simB.Stats().Foreign >= 2 }) {
 		t.Fatalf("the stale seat's turn and leave were not refused: %+v", simB.Stats())
 	}
 	stepB()
@@ -1219,14 +1207,14 @@ func TestRestartSeats(t *testing.T) {
 		t.Fatalf("a lost player's turn steered the new snake")
 	}
 	l.gw.Turn(rejoined, d)
-	if !eventually(3*time.Second, func() bool { return simB.Stats().Inputs >= 1 }) {
+	if !testkit.Eventually(3*time.Second, func() bool { return simB.Stats().Inputs >= 1 }) {
 		t.Fatal("the rejoined player's own turn never came")
 	}
 	stepB()
 	if s := snake(); s.Dir != d {
 		t.Fatalf("the rejoined player's own turn did not take: heading %v, want %v", s.Dir, d)
 	}
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		stepB()
 		v := f.Acquire()
 		defer v.Release()
@@ -1299,7 +1287,7 @@ func TestSnapshotBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		if !eventually(10*time.Second, func() bool { return f.Stats().Bad >= 1 }) {
+		if !testkit.Eventually(10*time.Second, func() bool { return f.Stats().Bad >= 1 }) {
 			t.Fatalf("%s: stats %+v, want it refused", what, f.Stats())
 		}
 		if f.Synced() {
@@ -1340,7 +1328,7 @@ func TestSnapshotBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if !eventually(5*time.Second, f.Synced) {
+	if !testkit.Eventually(5*time.Second, f.Synced) {
 		t.Fatalf("no replica from %d small chunks: stats %+v", len(cs), f.Stats())
 	}
 	if f.Instance() != 7 {
@@ -1360,7 +1348,7 @@ func TestPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ns.Shutdown()
-	logs := &syncBuf{}
+	logs := &testkit.SyncBuf{}
 	conn := func(user, pw, gateway string) *nats.Conn {
 		t.Helper()
 		nc, err := Connect(Options{URL: ns.ClientURL(), User: user, Password: pw, Prefix: "p", Gateway: gateway,
@@ -1403,7 +1391,7 @@ func TestPermissions(t *testing.T) {
 	}
 	defer gw.Close()
 	tick := uint64(0)
-	if !eventually(5*time.Second, func() bool {
+	if !testkit.Eventually(5*time.Second, func() bool {
 		tick++
 		w.Step(tick)
 		if err := pub.Ticked(); err != nil {
@@ -1456,7 +1444,7 @@ func TestPermissions(t *testing.T) {
 	}
 	for _, subj := range []string{`Publish to "p.tick"`, `Publish to "p.gw.gw2.hb"`, `Publish to "_INBOX.p.gw2.x"`,
 		`Subscription to "_INBOX.>"`, `Subscription to "p.gw.*.snapshot"`, `Subscription to "p.gw.gw2.join"`} {
-		if !eventually(3*time.Second, func() bool {
+		if !testkit.Eventually(3*time.Second, func() bool {
 			return strings.Contains(strings.ReplaceAll(logs.String(), `\"`, `"`), "Permissions Violation for "+subj)
 		}) {
 			t.Errorf("no permissions violation for gw1's %s:\n%s", subj, logs)
@@ -1483,7 +1471,7 @@ func TestRepliesToOwnInbox(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !eventually(3*time.Second, func() bool { l.step(); _ = pub.Ticked(); return pub.Stats().Dropped == 1 && l.sim.Stats().Bad == 1 }) {
+	if !testkit.Eventually(3*time.Second, func() bool { l.step(); _ = pub.Ticked(); return pub.Stats().Dropped == 1 && l.sim.Stats().Bad == 1 }) {
 		t.Fatalf("publisher %+v, sim %+v: want the snapshot request and the join dropped", pub.Stats(), l.sim.Stats())
 	}
 	select {
@@ -1491,24 +1479,6 @@ func TestRepliesToOwnInbox(t *testing.T) {
 		t.Fatalf("the victim's inbox got %q", m.Data)
 	default:
 	}
-}
-
-// syncBuf is a bytes.Buffer safe for concurrent writes (logs).
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestRecordsOwnPlayers: a gateway records the games of identities that
@@ -1548,7 +1518,7 @@ func TestRecordsOwnPlayers(t *testing.T) {
 		return scores.Result{ID: id, Name: name, Length: 9, End: now}
 	}
 	l.gw.Leave(kim) // left: its games still count for the hour
-	if !eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(kim.ID); return !ok }) {
+	if !testkit.Eventually(3*time.Second, func() bool { l.step(); _, ok := l.snake(kim.ID); return !ok }) {
 		t.Fatal("kim did not leave")
 	}
 	for _, r := range []scores.Result{
@@ -1557,7 +1527,7 @@ func TestRecordsOwnPlayers(t *testing.T) {
 	} {
 		rs.Record(r)
 	}
-	if !eventually(5*time.Second, func() bool { return rs.Stats().Written == 5 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return rs.Stats().Written == 5 }) {
 		t.Fatalf("stats %+v", rs.Stats())
 	}
 	if got, refused := srv.records.Load(), srv.refused.Load(); got != 2 || refused != 3 {
@@ -1657,7 +1627,7 @@ func TestRogueGateway(t *testing.T) {
 		t.Fatalf("the victim's own claim: %+v", a)
 	}
 	g1.Leave(alice)
-	if !eventually(3*time.Second, func() bool { return !r.sim.MayClaim("gw1", victim, "alice") }) {
+	if !testkit.Eventually(3*time.Second, func() bool { return !r.sim.MayClaim("gw1", victim, "alice") }) {
 		t.Fatal("alice did not leave")
 	}
 	r.w.Step(1)
@@ -1668,7 +1638,7 @@ func TestRogueGateway(t *testing.T) {
 	}
 	b, _ := json.Marshal(scoreAsk{Op: "top", N: 10})
 	r.st.Record(scores.Result{ID: scores.KeyID(victim), Name: "alice", Length: 7, End: time.Now()})
-	if !eventually(3*time.Second, func() bool { return r.st.Stats().Written == 1 }) {
+	if !testkit.Eventually(3*time.Second, func() bool { return r.st.Stats().Written == 1 }) {
 		t.Fatal("the victim's game was not written")
 	}
 	m, err := r.gw2.Request("p.gw.gw2.scores.ask", b, 2*time.Second)
@@ -1723,7 +1693,7 @@ func TestRogueGateway(t *testing.T) {
 	if err := json.Unmarshal(m.Data, &ack); err != nil || ack.Recorded != 1 || ack.Refused != 1 {
 		t.Fatalf("ack %s %v, want 1 recorded and 1 refused", m.Data, err)
 	}
-	if !eventually(3*time.Second, func() bool { return r.st.Stats().Written == 2 }) {
+	if !testkit.Eventually(3*time.Second, func() bool { return r.st.Stats().Written == 2 }) {
 		t.Fatal("zed's game was not written")
 	}
 	rec, ok, err := r.st.Player(context.Background(), scores.NameID("zed"))
@@ -1749,7 +1719,7 @@ func TestGatewayQuotas(t *testing.T) {
 	if err := r.gw2.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(3*time.Second, func() bool {
+	if !testkit.Eventually(3*time.Second, func() bool {
 		r.sim.mu.Lock()
 		defer r.sim.mu.Unlock()
 		return r.sim.quota["gw2"] != nil && r.sim.quota["gw2"].instances == maxInstances
@@ -1881,8 +1851,17 @@ func TestSnapshotsPerGateway(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	took := time.Since(start)
-	_ = l.sim.nc.Flush()
-	time.Sleep(100 * time.Millisecond)
+	// Every chunk sent is in the inbox once the writer is done (Close
+	// waits for it), the server has the publisher's messages (its
+	// connection's flush) and has passed them to the reader (the reader's
+	// flush: its answer comes after them on the same connection).
+	pub.Close()
+	if err := l.sim.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.raw.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	n, _, _ := got.Pending()
 	if most := int(took/snapEvery) + 1; n < 1 || n > most {
 		t.Fatalf("%d snapshot chunks for 600 requests in %v, want 1..%d (one a second)", n, took, most)

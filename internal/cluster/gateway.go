@@ -46,8 +46,9 @@ type Gateway struct {
 	leave    chan input    // leaves and cancels for the leaver, in order
 	nonce    atomic.Uint64 // the last join's nonce
 
-	bad  atomic.Uint64 // heartbeats and join answers that did not decode
-	lost atomic.Uint64 // leaves the simulation never acknowledged (see leaver)
+	bad   atomic.Uint64 // heartbeats and join answers that did not decode
+	acked atomic.Uint64 // leaves and cancels the simulation acknowledged (see leaver)
+	lost  atomic.Uint64 // leaves the simulation never acknowledged (see leaver)
 
 	local atomic.Uint64 // this gateway's players (high half) and spectators (low half), as SetLocal last gave them
 
@@ -138,12 +139,15 @@ func (g *Gateway) Close() {
 
 // GatewayStats are a Gateway's counters.
 type GatewayStats struct {
-	Bad  uint64 // heartbeats and join answers that did not decode, dropped
-	Lost uint64 // leaves the simulation did not acknowledge in time (see leaver)
+	Bad   uint64 // heartbeats and join answers that did not decode, dropped
+	Acked uint64 // leaves and join cancels the simulation acknowledged: the leaver tries them no more
+	Lost  uint64 // leaves the simulation did not acknowledge in time (see leaver)
 }
 
 // Stats returns the counters.
-func (g *Gateway) Stats() GatewayStats { return GatewayStats{Bad: g.bad.Load(), Lost: g.lost.Load()} }
+func (g *Gateway) Stats() GatewayStats {
+	return GatewayStats{Bad: g.bad.Load(), Acked: g.acked.Load(), Lost: g.lost.Load()}
+}
 
 // SetLocal records this gateway's players and spectators, which its next
 // heartbeats carry. Its server calls it each time they change.
@@ -351,6 +355,7 @@ func (g *Gateway) leaveOne(in input) {
 	msg := appendInput(nil, in)
 	for end := time.Now().Add(g.leaveFor); ; {
 		if _, err := g.nc.Request(g.subj.input, msg, time.Duration(g.wait.Load())); err == nil {
+			g.acked.Add(1)
 			return
 		}
 		if time.Now().After(end) {

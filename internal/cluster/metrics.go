@@ -68,6 +68,7 @@ func GatewayCollectors(g *Gateway, f *Follower) []prometheus.Collector {
 		counter("snaked_cluster_foreign_ticks_total", "Ticks of another simulation instance than the replica's, never applied (a resync followed).", func() uint64 { return f.foreign.Load() }),
 		counter("snaked_cluster_bad_total", "Stream and link messages that did not decode (deltas, snapshots, heartbeats, join answers), dropped.",
 			func() uint64 { return f.bad.Load() + g.bad.Load() }),
+		counter("snaked_cluster_leaves_acked_total", "Leaves and join cancels the simulation acknowledged.", func() uint64 { return g.acked.Load() }),
 		counter("snaked_cluster_leaves_lost_total", "Leaves the simulation did not acknowledge in time (their snakes may stay until they die).", func() uint64 { return g.lost.Load() }),
 		counter("snaked_cluster_snapshots_total", "Snapshots the replica was built from.", func() uint64 { return f.snaps.Load() }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_live", Help: "1 while ticks arrive from the simulation, 0 while the world is restarting."},

@@ -378,8 +378,9 @@ func (r *RemoteScores) Record(res scores.Result) bool {
 	}
 }
 
-// Close stops the sender: a batch being sent gets one more try; what is
-// still queued is counted as dropped.
+// Close stops the sender: a batch being sent ends with the try in flight
+// (dropped and counted when it fails); what is still queued is counted as
+// dropped.
 func (r *RemoteScores) Close() {
 	select {
 	case <-r.stop:

@@ -1,13 +1,14 @@
-// Package cpuclock reads the calling thread's CPU clock: with the
-// goroutine locked to its thread (runtime.LockOSThread) it times one
-// goroutine's work, leaving out the time other processes and this
-// process's other threads take, which on a shared machine makes it
-// steadier than wall time.
+// Package cpuclock reads CPU clocks for measurements: the calling
+// thread's, which with the goroutine locked to its thread
+// (runtime.LockOSThread) times one goroutine's work, leaving out the time
+// other processes and this process's other threads take (on a shared
+// machine, steadier than wall time), and the whole process's.
 package cpuclock
 
 import (
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Cost is what two Thread calls in a row read, the least of a few tries:
@@ -26,3 +27,14 @@ var Cost = sync.OnceValue(func() int64 {
 	}
 	return max(least, 0)
 })
+
+// ThreadOrWall returns Thread's reading where the thread's clock can be
+// read and the wall clock's nanoseconds elsewhere: for a benchmark that
+// compares stretches of one locked goroutine's work by their differences,
+// steadier on Linux and still a figure on other systems.
+func ThreadOrWall() int64 {
+	if c := Thread(); c >= 0 {
+		return c
+	}
+	return time.Now().UnixNano()
+}

@@ -33,3 +33,35 @@ func TestThread(t *testing.T) {
 		t.Fatalf("Cost = %d ns, want (0, 100us)", c)
 	}
 }
+
+// spin works on the calling thread until read has moved by at least d
+// from c0 (or a bound of iterations passes) and returns how far it moved.
+func spin(read func() int64, c0, d int64) int64 {
+	x := 0
+	for i := 0; i < 200_000_000 && read()-c0 < d; i++ {
+		x += i
+	}
+	_ = x
+	return read() - c0
+}
+
+// TestThreadOrWall: it advances with a locked goroutine's work; where
+// the thread's clock reads, it reads the same clock as Thread (a reading
+// between two of Thread's lies between them).
+func TestThreadOrWall(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0 := ThreadOrWall()
+	if d := spin(ThreadOrWall, c0, 1_000_000); d < 1_000_000 {
+		t.Fatalf("after spinning, ThreadOrWall moved %d ns", d)
+	}
+	if Thread() < 0 {
+		return
+	}
+	a := Thread()
+	b := ThreadOrWall()
+	c := Thread()
+	if a > b || b > c {
+		t.Fatalf("Thread %d, ThreadOrWall %d, Thread %d: not the thread's clock", a, b, c)
+	}
+}

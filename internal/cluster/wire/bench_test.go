@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"snaked/internal/cpuclock"
 )
 
 // wireCases are game's BenchmarkStep worlds at 100, 2,500 and 10,000 snakes:
@@ -27,8 +29,9 @@ var wireCases = []benchCase{
 // process in a cluster). ns/op is the two together; step-ns and enc-ns
 // each alone (wall time), enc/step-% the encoder's wall time as a share of
 // Step's, and step-cpu-ns, enc-cpu-ns and enc/step-cpu-% the same in the
-// CPU time of the benchmark's (locked) thread, which leaves out other
-// processes and the GC's workers but counts a clock read (~1 us) in each;
+// CPU time of the benchmark's (locked) thread (Linux only), which
+// leaves out other processes and the GC's workers but counts a clock
+// read (~1 us) in each;
 // bytes/tick is the delta's size, marked/tick the slots whose records
 // Step marked (the encoder's work besides the change logs). The players' script runs with the timer
 // stopped, as in BenchmarkStep.
@@ -55,15 +58,15 @@ func BenchmarkDelta(b *testing.B) {
 				}
 				// the wall clock (vDSO) right around each call; the thread
 				// CPU clock (a system call, ~1 us here) outside them
-				c0 := threadNanos()
+				c0 := cpuclock.Thread()
 				t0 := time.Now()
 				w.Step(f.Tick() + 1)
 				t1 := time.Now()
-				c1 := threadNanos()
+				c1 := cpuclock.Thread()
 				t1b := time.Now()
 				buf, err = e.AppendDelta(buf[:0])
 				t2 := time.Now()
-				c2 := threadNanos()
+				c2 := cpuclock.Thread()
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -84,9 +87,11 @@ func BenchmarkDelta(b *testing.B) {
 			b.ReportMetric(float64(step)/n, "step-ns")
 			b.ReportMetric(float64(enc)/n, "enc-ns")
 			b.ReportMetric(100*float64(enc)/float64(step), "enc/step-%")
-			b.ReportMetric(float64(stepCPU)/n, "step-cpu-ns")
-			b.ReportMetric(float64(encCPU)/n, "enc-cpu-ns")
-			b.ReportMetric(100*float64(encCPU)/float64(stepCPU), "enc/step-cpu-%")
+			if cpuclock.Thread() >= 0 {
+				b.ReportMetric(float64(stepCPU)/n, "step-cpu-ns")
+				b.ReportMetric(float64(encCPU)/n, "enc-cpu-ns")
+				b.ReportMetric(100*float64(encCPU)/float64(stepCPU), "enc/step-cpu-%")
+			}
 		})
 	}
 }

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package game
-
-func cpuNanos() int64 { return 0 }
