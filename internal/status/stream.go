@@ -12,8 +12,8 @@ import (
 const retryMillis = 3000
 
 // The streams' sends of a new snapshot are spread over the first
-// 1/spreadShare of a refresh in spreadSlots batches, each stream in its
-// own: so the writes, and the minimap fetches each sets off in its
+// 1/spreadShare of a refresh in spreadSlots batches, each stream in one
+// of them: so the writes, and the minimap fetches each sets off in its
 // browser, do not all fall in the moment after the refresh, beside the
 // SSH sessions' frames, while each batch still wakes the network poller
 // once for many streams.
