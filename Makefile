@@ -2,21 +2,31 @@
 GO      ?= go
 BIN     ?= bin
 ADDR    ?= :2222
+# make run's status page; HTTP_ADDR= turns it off.
+HTTP_ADDR ?= 127.0.0.1:8080
+# The commit built from, linked in for -version and the status page (Go's
+# own VCS stamp is missing in a git worktree or under -buildvcs=false).
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED := $(shell git status --porcelain 2>/dev/null | grep -q . && echo true || echo false)
+LDFLAGS  := -X main.revision=$(REVISION) -X main.modified=$(MODIFIED)
+# make image: podman, else docker.
+CONTAINER ?= $(shell command -v podman 2>/dev/null || command -v docker 2>/dev/null)
+IMAGE     ?= snaked:latest
 # Loadtest defaults (make loadtest N=1000 DURATION=60s).
 N        ?= 500
 RAMP     ?= 10s
 DURATION ?= 30s
 
-.PHONY: all build run cluster test bench grind lint loadtest clean
+.PHONY: all build run cluster test bench grind lint loadtest image clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN)/snaked ./cmd/snaked
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/snaked ./cmd/snaked
 	$(GO) build -o $(BIN)/loadtest ./cmd/loadtest
 
 run: build
-	$(BIN)/snaked -addr $(ADDR)
+	$(BIN)/snaked -addr $(ADDR) $(if $(HTTP_ADDR),-http-addr $(HTTP_ADDR))
 
 # A cluster on one machine (README, "Running a cluster"): a simulation
 # with an embedded NATS on loopback and two SSH gateways on ports 2222 and
@@ -26,11 +36,11 @@ cluster: build
 	@trap 'kill $$(jobs -p) 2>/dev/null; wait' INT TERM; \
 	$(BIN)/snaked -role sim -nats-embed $(NATS_ADDR) & \
 	sleep 1; \
-	$(BIN)/snaked -role gateway -nats nats://$(NATS_ADDR) -addr :2222 & \
+	$(BIN)/snaked -role gateway -nats nats://$(NATS_ADDR) -addr :2222 -http-addr 127.0.0.1:8080 & \
 	sleep 1; \
-	$(BIN)/snaked -role gateway -nats nats://$(NATS_ADDR) -addr :2223 & \
+	$(BIN)/snaked -role gateway -nats nats://$(NATS_ADDR) -addr :2223 -http-addr 127.0.0.1:8081 & \
 	sleep 1; \
-	echo "cluster: sim with NATS on $(NATS_ADDR), gateways on :2222 and :2223 (one host key); Ctrl-C stops them"; \
+	echo "cluster: sim with NATS on $(NATS_ADDR), gateways on :2222 and :2223 (one host key, pages on 127.0.0.1:8080 and :8081); Ctrl-C stops them"; \
 	wait
 
 # The README's test command: vet (here and for macOS, so nothing in the tests
@@ -69,6 +79,12 @@ lint:
 # Starts a local daemon, runs a modest swarm against it and prints the report.
 loadtest: build
 	./loadtest/run.sh $(N) $(RAMP) $(DURATION)
+
+# The container image (deploy/Containerfile): a static snaked, non-root,
+# its state in a volume. Needs podman or docker.
+image:
+	@test -n "$(CONTAINER)" || { echo "make image: neither podman nor docker is installed (apt-get install podman, or docker.io)"; exit 1; }
+	$(CONTAINER) build -f deploy/Containerfile --build-arg REVISION=$(REVISION) --build-arg MODIFIED=$(MODIFIED) -t $(IMAGE) .
 
 clean:
 	rm -rf $(BIN)

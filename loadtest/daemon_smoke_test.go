@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"snaked/game"
+	"snaked/internal/status"
 	"snaked/internal/testkit"
 	"snaked/loadtest"
 	"snaked/sshserver"
@@ -52,6 +53,18 @@ func TestSmokeDaemon(t *testing.T) {
 	}()
 	defer func() { stopClock(); <-clockDone }()
 
+	// The status page, its stream cap one under the viewers: one polls.
+	page, err := status.New(status.Config{World: w.Host(), Crowd: srv, HostKey: signer.PublicKey(), Join: "ssh -p 2222 localhost", MaxStreams: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paged := make(chan error, 1)
+	go func() { paged <- page.Serve(ctx, pln) }()
+
 	o := loadtest.DefaultOptions()
 	o.Addr = ln.Addr().String()
 	o.N = 50
@@ -60,10 +73,14 @@ func TestSmokeDaemon(t *testing.T) {
 	o.CheckShare = 0.1 // 5 checked players: screens checked, turns timed
 	o.PerAddr = cfg.MaxPerIP
 	o.KeyShare = 0.5
+	o.Viewers, o.ViewersURL = 4, "http://"+pln.Addr().String()+"/"
 	rep, err := loadtest.Run(context.Background(), o)
 	cancel()
 	if err := <-served; err != nil {
 		t.Errorf("Serve: %v", err)
+	}
+	if err := <-paged; err != nil {
+		t.Errorf("the page's Serve: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +94,9 @@ func TestSmokeDaemon(t *testing.T) {
 	}
 	if rep.Gap.Count < 1000 || rep.Gap.P50 < 50 || rep.Gap.P50 > 250 {
 		t.Errorf("frame gaps %+v: want ~100 ms at 10 Hz", rep.Gap)
+	}
+	if v := rep.Viewers; v == nil || v.MaxStreams != 3 || v.Refused == 0 || v.Events == 0 || v.Polls == 0 || v.Minimaps == 0 || v.Errors != 0 {
+		t.Errorf("viewers %+v: want 3 streams, the fourth refused and polling, events and minimaps, no errors", v)
 	}
 	if rep.Turns == 0 {
 		t.Error("no turns sent")

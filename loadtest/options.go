@@ -38,6 +38,12 @@ type Options struct {
 	DeathMarker   string // text that only the death overlay writes (default "respawn")
 	BannerMarker  string // text the banner shows on checked screens ("": not checked)
 
+	// Viewers status page viewers (ViewersURL, the daemon's -http-addr)
+	// start over the ramp beside the sessions and hold the page's live
+	// stream open until the run ends (viewers.go).
+	Viewers    int
+	ViewersURL string
+
 	Log io.Writer // progress lines every 5 s; nil: quiet
 }
 
@@ -80,6 +86,9 @@ func (o *Options) fill() error {
 	}
 	if o.Pty != [2]int{} && (o.Pty[0] < 1 || o.Pty[1] < 1 || o.Pty[0] > 1000 || o.Pty[1] > 1000) {
 		return errors.New("loadtest: pty size must be within 1x1..1000x1000")
+	}
+	if o.Viewers < 0 || o.Viewers > 0 && o.ViewersURL == "" {
+		return errors.New("loadtest: viewers need >= 0 and a URL")
 	}
 	if o.PerAddr <= 0 {
 		o.PerAddr = d.PerAddr

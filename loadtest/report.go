@@ -29,7 +29,7 @@ func Compare(ctx context.Context, o Options, rep *Report, exe string) error {
 	}
 	defer fp.Stop()
 	fo := o
-	fo.Addr, fo.ServerPID, fo.MetricsURL = fp.Addr, fp.Pid, ""
+	fo.Addr, fo.ServerPID, fo.MetricsURL, fo.Viewers = fp.Addr, fp.Pid, "", 0
 	fr, err := Run(ctx, fo)
 	if err != nil {
 		return err
@@ -121,6 +121,21 @@ func (r *Report) WriteTable(w io.Writer) error {
 			a := c.PerAddr[i]
 			return fmt.Sprintf("%s: %d / %d / %.1f / %.1f / %.1f (n=%d)", a.Addr, a.Established, a.Failed, a.Gap.P50, a.Gap.P99,
 				a.KeyToFrame.P50, a.KeyToFrame.Count)
+		})
+	}
+	if r.Viewers != nil {
+		row("page viewers: streams min / max / refused; events, polls, minimaps; errors", func(c *Report) string {
+			v := c.Viewers
+			if v == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%d: %d / %d / %d; %d, %d, %d; %d", v.N, v.MinStreams, v.MaxStreams, v.Refused, v.Events, v.Polls, v.Minimaps, v.Errors)
+		})
+		row("page event gap ms p50 / p95 / p99 / max", func(c *Report) string {
+			if c.Viewers == nil {
+				return "-"
+			}
+			return d3(c.Viewers.EventGap)
 		})
 	}
 	row("gaps not counted (death, join)", func(c *Report) string { return fmt.Sprint(c.SkippedGaps) })

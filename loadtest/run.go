@@ -196,6 +196,9 @@ type Report struct {
 	// Targets as checked by CheckTargets, filled by WriteJSON.
 	Targets []Target `json:"targets,omitempty"`
 
+	// Viewers is the status page viewers' part (Options.Viewers).
+	Viewers *ViewerReport `json:"viewers,omitempty"`
+
 	// Filled by Compare: the same swarm against the transport floor.
 	Floor         *Report `json:"floor,omitempty"`
 	FloorCPURatio float64 `json:"floor_cpu_ratio,omitempty"` // server CPU / floor CPU
@@ -325,6 +328,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		sessions = append(sessions, s)
 	}
 	r.sessions = sessions
+	var vw *viewers
+	viewed := make(chan struct{})
+	if o.Viewers > 0 {
+		var err error
+		if vw, err = newViewers(r, o.ViewersURL, o.Viewers); err != nil {
+			return nil, err
+		}
+		go func() {
+			defer close(viewed)
+			vw.run(runCtx, o.Viewers)
+		}()
+	} else {
+		close(viewed)
+	}
 	dispatched := make(chan struct{})
 	go func() {
 		defer close(dispatched)
@@ -379,6 +396,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				}
 			}
 			if started {
+				if vw != nil {
+					vw.sample(now)
+				}
 				for _, w := range []*procWatch{swarm, server} {
 					if w != nil {
 						if s := w.sample(); s.valid {
@@ -422,6 +442,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.WindowSeconds = max(0, winEnd.Sub(r.win0).Seconds())
 
 	// Let sessions quit (q, then hang up), bounded; then force the rest.
+	<-viewed
+	if vw != nil {
+		rep.Viewers = vw.report(o.Viewers)
+	}
 	<-dispatched
 	if !waitTimeout(&r.wg, quitWait+3*time.Second) {
 		for _, s := range sessions {

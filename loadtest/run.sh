@@ -14,6 +14,8 @@
 #   LOADTEST_ARGS  extra swarm flags, e.g. "-spectators 0.1 -check 0.02 -keys 1"
 #   JSON           also write the report as JSON to this file
 #   REPORT         also write the report as a self-contained HTML page with charts
+#   VIEWERS        also serve the status page (-http-addr on a free port) and
+#                  hold this many viewers on it (-viewers), e.g. VIEWERS=200
 #   COMPARE=0      skip the floor run
 #   DAEMON=floor   use the transport floor itself as the server under test
 #                  (checks this script without the daemon)
@@ -54,10 +56,16 @@ else
   # (and so its density) follows -max-sessions, and a load run measures the
   # default daemon's world unless SNAKED_ARGS says otherwise.
   cap=$((N + 100 > 3000 ? N + 100 : 3000))
+  page=()
+  if [ "${VIEWERS:-0}" -gt 0 ]; then
+    hport=$(bin/loadtest -free-port)
+    page=(-http-addr "127.0.0.1:$hport")
+    args+=(-viewers "$VIEWERS" -viewers-url "http://127.0.0.1:$hport/")
+  fi
   # shellcheck disable=SC2086
   "$SNAKED" -addr "127.0.0.1:$port" -state-dir "$tmp/state" \
     -metrics-addr "127.0.0.1:$mport" -max-sessions "$cap" -shutdown-grace 1s \
-    ${SNAKED_ARGS:-} >"$tmp/daemon.log" 2>&1 &
+    "${page[@]}" ${SNAKED_ARGS:-} >"$tmp/daemon.log" 2>&1 &
   pid=$!
   args+=(-metrics "http://127.0.0.1:$mport/metrics")
 fi

@@ -369,6 +369,18 @@ func (s *Server) liveCount() int {
 	return len(s.live)
 }
 
+// Counts returns the players and spectators of this server and, on a
+// gateway, of the cluster's other gateways as last heard: what the banner
+// counts. It takes no lock and may be called from any goroutine.
+func (s *Server) Counts() (players, spectators int) {
+	players, spectators = int(s.players.Load()), int(s.spectators.Load())
+	if cl := s.cfg.Cluster; cl != nil {
+		p, q := cl.Others()
+		players, spectators = players+p, spectators+q
+	}
+	return players, spectators
+}
+
 // count adjusts the server's player or spectator number by d and tells
 // the cluster, if any, the new numbers.
 func (s *Server) count(k kind, d int32) {

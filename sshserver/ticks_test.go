@@ -94,6 +94,9 @@ func TestCluster(t *testing.T) {
 	if p, s, _ := cl.local(); p != 1 || s != 1 {
 		t.Errorf("the cluster heard %d players and %d spectators, want 1 1", p, s)
 	}
+	if p, s := h.srv.Counts(); p != 6 || s != 8 {
+		t.Errorf("Counts = %d players, %d spectators; want the banner's 6 and 8", p, s)
+	}
 	watcher.send("q")
 	watcher.wait()
 	player.waitScreen("6 playing, 7 watching")

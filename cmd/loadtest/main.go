@@ -39,6 +39,8 @@ func main() {
 	flag.StringVar(&o.SpectatorUser, "spectator-user", d.SpectatorUser, "SSH user that spectates")
 	flag.StringVar(&o.DeathMarker, "death-marker", d.DeathMarker, "text only the death screen shows")
 	flag.StringVar(&o.BannerMarker, "banner-marker", d.BannerMarker, "text the banner shows (checked screens)")
+	flag.IntVar(&o.Viewers, "viewers", 0, "status page viewers to hold open beside the sessions (each loads the page, holds its live stream and fetches each minimap), started over the ramp")
+	flag.StringVar(&o.ViewersURL, "viewers-url", "", "the status page the viewers load, e.g. http://127.0.0.1:8080/ (the daemon's -http-addr)")
 	jsonPath := flag.String("json", "", "also write the report as JSON to this file")
 	htmlPath := flag.String("report", "", "also write the report as a self-contained HTML page with charts (frame gaps, CPU and RSS over time, sessions over time; the floor beside the server with -compare) to this file")
 	compare := flag.Bool("compare", false, "then run the same swarm against the transport floor at the measured mean frame size and report the CPU ratio")

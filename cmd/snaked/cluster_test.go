@@ -71,7 +71,7 @@ func TestClusterRoles(t *testing.T) {
 	startSim(t, bin, natsAddr, t.TempDir(), "-metrics-addr", simMetrics, "-nats-users", users)
 	url := "nats://" + natsAddr
 	a := startDaemon(t, bin, "-role", "gateway", "-nats", url, "-nats-user", "gw-a", "-nats-password", "pw-a")
-	b := startDaemon(t, bin, "-role", "gateway", "-nats", url, "-nats-user", "gw-b", "-nats-password", "pw-b")
+	b := startDaemon(t, bin, "-role", "gateway", "-nats", url, "-nats-user", "gw-b", "-nats-password", "pw-b", "-http-addr", "127.0.0.1:0")
 
 	alice, err := dialPlayer(a.addr, "127.0.0.1", "alice", 10*time.Second)
 	if err != nil {
@@ -116,8 +116,23 @@ func TestClusterRoles(t *testing.T) {
 		}
 	}
 
+	// Gateway b's status page counts alice (on gateway a) and shows the
+	// world from b's replica.
+	var st struct {
+		Players int
+		World   [2]int
+	}
+	for end := time.Now().Add(5 * time.Second); getJSON(t, b.page+"api/status", &st); time.Sleep(100 * time.Millisecond) {
+		if st.Players == 1 && st.World[0] > 0 || time.Now().After(end) {
+			break
+		}
+	}
+	if st.Players != 1 || st.World[0] == 0 {
+		t.Errorf("gateway b's /api/status: %+v, want alice counted and the world's size", st)
+	}
+
 	// Her game, ended on gateway a, is in the simulation's scores, which
-	// the scores command on gateway b prints.
+	// the scores command on gateway b prints and its status page shows.
 	need(t, "ssh")
 	alice.cl.Close()
 	var out []byte
@@ -128,6 +143,23 @@ func TestClusterRoles(t *testing.T) {
 		out, _ = exec.Command("ssh", "-F", "/dev/null", "-p", b.port, "-o", "StrictHostKeyChecking=no",
 			"-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "PubkeyAuthentication=no",
 			"-o", "PasswordAuthentication=no", "-T", "someone@127.0.0.1", "scores").Output()
+	}
+	var sc struct {
+		AllTime []struct{ Name string } `json:"all_time"`
+	}
+	onBoard := func() bool {
+		for _, e := range sc.AllTime {
+			if e.Name == "alice" {
+				return true
+			}
+		}
+		return false
+	}
+	for end := time.Now().Add(10 * time.Second); getJSON(t, b.page+"api/scores", &sc) && !onBoard(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Errorf("gateway b's /api/scores lacks alice's game: %+v", sc)
+			break
+		}
 	}
 	// and the scores browser, on the other gateway too
 	board, err := dialPlayer(b.addr, "127.0.0.1", "scores", 10*time.Second)

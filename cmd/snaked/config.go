@@ -15,6 +15,7 @@ import (
 	"snaked/hostkeys"
 	"snaked/internal/cluster"
 	"snaked/internal/scores"
+	"snaked/internal/status"
 	"snaked/render"
 	"snaked/sshserver"
 )
@@ -44,6 +45,10 @@ type config struct {
 	GatewayName     string // -gateway-name: the gateway's name on the link
 	FollowMaxPixels int    // -follow-max-pixels: the largest world a gateway follows
 
+	HTTPAddr    string // -http-addr: the status page's listener; "" = none
+	HTTPStreams int    // -http-streams: the status page's live streams at once
+	Version     bool   // -version: print the version and exit
+
 	autoWorld  bool // -world auto: game.AutoSize(-max-sessions)
 	autoTarget bool // -bot-target auto: game.AutoBotTarget(world)
 }
@@ -56,6 +61,7 @@ type option struct {
 	def   string // the default as shown, when the value's String is not telling
 	rng   string // the allowed values as shown, "" when any
 	usage string
+	noEnv bool // the flag has no environment twin (-version)
 }
 
 // value is a flag's value: it parses and range-checks what it is set to,
@@ -85,11 +91,12 @@ var defW, defH = game.AutoSize(sshserver.DefaultConfig().MaxSessions)
 // -max-sessions: the largest world a simulation runs unless told -world.
 var maxAutoW, maxAutoH = game.AutoSize(int(sshserver.SessionsRange.Max))
 
-// Ranges of the name flags.
+// Ranges of the name flags, the gateway's and the status page's.
 var (
-	namesRange  = sshserver.Range{Min: 1, Max: 100}
-	claimsRange = sshserver.Range{Min: 1, Max: 1_000_000}
-	followRange = sshserver.Range{Min: game.MinSide * game.MinSide, Max: game.MaxPixels}
+	namesRange   = sshserver.Range{Min: 1, Max: 100}
+	claimsRange  = sshserver.Range{Min: 1, Max: 1_000_000}
+	followRange  = sshserver.Range{Min: game.MinSide * game.MinSide, Max: game.MaxPixels}
+	streamsRange = sshserver.Range{Min: int64(status.StreamsRange.Min), Max: int64(status.StreamsRange.Max)}
 )
 
 // options returns the daemon's flags, bound to c (which holds the defaults).
@@ -148,7 +155,11 @@ func options(c *config) []option {
 		{name: "metrics-addr", value: &text{p: &c.Server.MetricsAddr, empty: true}, def: "empty (off)",
 			usage: "serve Prometheus /metrics and /debug/pprof/ here, e.g. 127.0.0.1:9222; keep it on loopback"},
 		{name: "join-hint", value: &text{p: &c.Server.JoinHint, empty: true}, def: "ssh -p PORT localhost",
-			usage: "how to join, shown in the banner"},
+			usage: "how to join, shown in the banner and on the status page (whose known_hosts line names its host and port)"},
+		{name: "http-addr", value: &text{p: &c.HTTPAddr, empty: true}, def: "empty (off)",
+			usage: "serve the status page here, e.g. :8080: how to join, the host key's fingerprint and known_hosts line, who is online, the boards, a minimap; JSON at /api/status and /api/scores (not the metrics: those stay on -metrics-addr)"},
+		{name: "http-streams", value: &integer{p: &c.HTTPStreams, r: streamsRange},
+			usage: "status page viewers with a live stream at once; past it their pages poll every few seconds; 0 = every page polls"},
 		{name: "log-level", value: level{&c.LogLevel}, rng: "debug, info, warn, error", usage: "log level"},
 		{name: "role", value: &text{p: (*string)(&c.Role), empty: true}, def: "empty (one process)", rng: "single, sim, gateway",
 			usage: "sim: the world, its clock and the scores database, no SSH; gateway: SSH sessions on a world streamed from the sim over NATS"},
@@ -169,6 +180,7 @@ func options(c *config) []option {
 		{name: "follow-max-pixels", value: &integer{p: &c.FollowMaxPixels, r: followRange},
 			def:   fmt.Sprintf("%d (the auto world at the largest -max-sessions, %dx%d)", maxAutoW*maxAutoH, maxAutoW, maxAutoH),
 			usage: "role gateway: the largest world it follows, in pixels; a larger world's snapshot is refused before anything is allocated for it"},
+		{name: "version", value: &boolean{p: &c.Version}, noEnv: true, usage: "print the version (the module's and the VCS revision built from) and exit"},
 	}
 }
 
@@ -176,7 +188,8 @@ func options(c *config) []option {
 func defaults() config {
 	c := config{Addr: ":2222", World: game.DefaultConfig(), Server: sshserver.DefaultConfig(), LogLevel: slog.LevelInfo,
 		ClaimTTL: scores.DefaultClaimTTL, NamesPerKey: scores.DefaultNamesPerKey, ClaimsPerHour: scores.DefaultClaimsPerHour,
-		NATS: cluster.Options{Prefix: cluster.DefaultPrefix}, FollowMaxPixels: maxAutoW * maxAutoH, autoWorld: true, autoTarget: true}
+		NATS: cluster.Options{Prefix: cluster.DefaultPrefix}, FollowMaxPixels: maxAutoW * maxAutoH, autoWorld: true, autoTarget: true,
+		HTTPStreams: status.DefaultMaxStreams}
 	c.World.Seed = 0
 	c.Server.JoinHint = "" // derived from the listener
 	return c
@@ -208,7 +221,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	for _, o := range opts {
-		if given[o.name] {
+		if given[o.name] || o.noEnv {
 			continue
 		}
 		if v := getenv(envName(o.name)); v != "" {
@@ -246,6 +259,9 @@ func (c *config) checkRole() error {
 			return errors.New("-nats-users needs -role sim with -nats-embed")
 		}
 	case roleSim:
+		if c.HTTPAddr != "" {
+			return errors.New("-http-addr: the simulation serves no status page; give it to the gateways")
+		}
 		if (c.NATS.URL == "") == (c.NATSEmbed == "") {
 			return errors.New("-role sim needs either -nats URL or -nats-embed ADDR")
 		}
@@ -300,7 +316,11 @@ func helpRows(opts []option) []helpRow {
 		if rng == "" {
 			rng = o.value.rangeText()
 		}
-		rows[i] = helpRow{"-" + o.name, envName(o.name), def, rng, o.usage}
+		env := envName(o.name)
+		if o.noEnv {
+			env = ""
+		}
+		rows[i] = helpRow{"-" + o.name, env, def, rng, o.usage}
 	}
 	return rows
 }
@@ -308,17 +328,25 @@ func helpRows(opts []option) []helpRow {
 // bounds are the fixed bounds on clients, for -h and the README.
 func bounds() []sshserver.Bound {
 	b := sshserver.FixedBounds()
-	return append(b,
+	b = append(b,
 		sshserver.Bound{What: "nickname", Value: fmt.Sprintf("[A-Za-z0-9_-], 1..%d bytes, unique ignoring case; else the join screen asks", game.MaxName)},
 		sshserver.Bound{What: "memory per session", Value: worstRSS()},
 	)
+	for _, p := range status.Bounds() {
+		b = append(b, sshserver.Bound{What: p.What, Value: p.Value})
+	}
+	return b
 }
 
 // writeHelp prints the -h text.
 func writeHelp(out io.Writer, rows []helpRow) {
 	fmt.Fprintf(out, "Usage: snaked [flags]\n\nEvery flag can also be set by its environment twin (-max-sessions by\nSNAKED_MAX_SESSIONS); a flag on the command line wins.\n\nFlags:\n")
 	for _, r := range rows {
-		fmt.Fprintf(out, "  %s (env %s)\n      %s\n      default: %s", r.flag, r.env, r.usage, r.def)
+		fmt.Fprintf(out, "  %s", r.flag)
+		if r.env != "" {
+			fmt.Fprintf(out, " (env %s)", r.env)
+		}
+		fmt.Fprintf(out, "\n      %s\n      default: %s", r.usage, r.def)
 		if r.rng != "" {
 			fmt.Fprintf(out, "; allowed: %s", r.rng)
 		}
@@ -384,6 +412,28 @@ func (*text) rangeText() string     { return "" }
 func (*seed) rangeText() string     { return "" }
 func (worldSize) rangeText() string { return "" }
 func (level) rangeText() string     { return "" }
+func (*boolean) rangeText() string  { return "" }
+
+// boolean is a flag given without a value (-version).
+type boolean struct{ p *bool }
+
+func (v *boolean) String() string {
+	if v.p == nil || !*v.p {
+		return "false"
+	}
+	return "true"
+}
+
+func (v *boolean) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	*v.p = b
+	return nil
+}
+
+func (*boolean) IsBoolFlag() bool { return true }
 
 // duration is a duration flag within a range.
 type duration struct {

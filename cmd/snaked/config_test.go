@@ -159,6 +159,8 @@ func TestBadValues(t *testing.T) {
 		{[]string{"-follow-max-pixels", "10"}, nil, []string{"-follow-max-pixels"}},
 		{[]string{"-role", "sim", "-nats-embed", ":4222", "-nats-prefix", "a b"}, nil, []string{"-nats-prefix"}},
 		{[]string{"-role", "boss"}, nil, []string{"-role", "single, sim or gateway"}},
+		{[]string{"-role", "sim", "-nats-embed", ":4222", "-http-addr", ":8080"}, nil, []string{"-http-addr", "gateways"}},
+		{[]string{"-http-streams", "10001"}, nil, []string{"-http-streams"}},
 	}
 	for _, tc := range cases {
 		_, err := parseConfig(tc.args, env(tc.env), &bytes.Buffer{})
@@ -178,7 +180,11 @@ func TestHelpListsEverything(t *testing.T) {
 	}
 	c := defaults()
 	for _, o := range options(&c) {
-		for _, want := range []string{"-" + o.name + " (env " + envName(o.name) + ")", o.usage} {
+		head := "-" + o.name + " (env " + envName(o.name) + ")"
+		if o.noEnv {
+			head = "-" + o.name + "\n"
+		}
+		for _, want := range []string{head, o.usage} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("help lacks %q", want)
 			}
@@ -202,7 +208,11 @@ func readmeTables() (flags, bnds string) {
 		if rng == "" {
 			rng = "any"
 		}
-		b.WriteString("| `" + r.flag + "` | `" + r.env + "` | " + r.def + " | " + rng + " | " + r.usage + " |\n")
+		env := "none"
+		if r.env != "" {
+			env = "`" + r.env + "`"
+		}
+		b.WriteString("| `" + r.flag + "` | " + env + " | " + r.def + " | " + rng + " | " + r.usage + " |\n")
 	}
 	flags = b.String()
 	b.Reset()

@@ -6,6 +6,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,11 +37,13 @@ func need(t *testing.T, tools ...string) {
 
 // daemon is a snaked process started by a test.
 type daemon struct {
-	cmd     *exec.Cmd
-	addr    string
-	port    string
-	metrics string
-	exited  chan error
+	cmd         *exec.Cmd
+	addr        string
+	port        string
+	metrics     string
+	fingerprint string // the host key's, as printed at start
+	page        string // the status page's URL, when -http-addr was given
+	exited      chan error
 }
 
 func buildSnaked(t *testing.T) string {
@@ -104,8 +108,10 @@ func startDaemon(t *testing.T, bin string, extra ...string) *daemon {
 		d.exited <- cmd.Wait()
 	}()
 	re := regexp.MustCompile(`listening on (\S+)`)
+	keyRe, pageRe := regexp.MustCompile(`^host key (\S+)`), regexp.MustCompile(`^page: +(\S+)`)
+	wantPage := slices.Contains(extra, "-http-addr")
 	deadline := time.After(20 * time.Second)
-	for d.addr == "" {
+	for d.addr == "" || wantPage && d.page == "" {
 		select {
 		case l, ok := <-lines:
 			if !ok {
@@ -114,6 +120,12 @@ func startDaemon(t *testing.T, bin string, extra ...string) *daemon {
 			if m := re.FindStringSubmatch(l); m != nil {
 				d.addr = m[1]
 				d.port = d.addr[strings.LastIndexByte(d.addr, ':')+1:]
+			}
+			if m := keyRe.FindStringSubmatch(l); m != nil {
+				d.fingerprint = m[1]
+			}
+			if m := pageRe.FindStringSubmatch(l); m != nil {
+				d.page = m[1]
 			}
 		case <-deadline:
 			t.Fatal("snaked did not print its address")
@@ -195,6 +207,26 @@ func metric(t *testing.T, addr, name string) float64 {
 		}
 	}
 	return total
+}
+
+// getJSON reads url's JSON into v; it reports whether it could.
+func getJSON(t *testing.T, url string, v any) bool {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Errorf("GET %s: %v", url, err)
+		return false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s: %s", url, resp.Status)
+		return false
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Errorf("GET %s: %v", url, err)
+		return false
+	}
+	return true
 }
 
 func hasPlayfield(s string) bool { return strings.ContainsAny(s, "▀▄█") }

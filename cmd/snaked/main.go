@@ -2,8 +2,9 @@
 // builds the parts of its role (one process: the world, the SSH server and
 // the world's clock; a simulation: the world, its clock and the link that
 // publishes it; a gateway: the link that follows a world and the SSH
-// server on it), each with what it needs, and runs until SIGINT or
-// SIGTERM, then shuts down within the grace period plus a hard deadline.
+// server on it; either SSH role: the status page, when asked for), each
+// with what it needs, and runs until SIGINT or SIGTERM, then shuts down
+// within the grace period plus a hard deadline.
 package main
 
 import (
@@ -53,6 +54,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 2
+	}
+	if cfg.Version {
+		fmt.Fprintln(stdout, "snaked", version())
+		return 0
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	if cfg.World.Seed == 0 {
@@ -115,6 +120,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "snaked:", err)
 		return 2
 	}
+	var page *statusPage
+	if cfg.HTTPAddr != "" {
+		if page, err = newStatusPage(cfg, host, srv, sc, key.Signer.PublicKey(), log); err != nil {
+			ln.Close()
+			fmt.Fprintln(stderr, "snaked:", err)
+			return 1
+		}
+	}
 	if link != nil {
 		fmt.Fprintf(stdout, "snaked gateway %s listening on %s (world from %s, prefix %s)\nhost key %s\nplay:     %s\nspectate: %s\n",
 			link.name, ln.Addr(), cfg.NATS.URL, cfg.NATS.Prefix, key.Fingerprint, sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
@@ -126,6 +139,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if page != nil {
+		fmt.Fprintf(stdout, "page:     %s\n", page.url)
+		defer page.run(ctx)()
+	}
 
 	// The world's clock runs until the server has said goodbye: players
 	// play through the shutdown countdown.
