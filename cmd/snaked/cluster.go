@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -47,6 +48,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := cfg.NATS
+	var embedded *server.Server // the embedded NATS, when the sim runs one
 	if cfg.NATSEmbed != "" {
 		auth := cluster.Auth{Prefix: opts.Prefix, User: opts.User, Password: opts.Password}
 		if cfg.NATSUsers != "" {
@@ -73,6 +75,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 		}
 		defer ns.Shutdown()
 		opts.URL = ns.ClientURL()
+		embedded = ns
 	}
 	opts.Name, opts.Log = "snaked-sim", log
 	nc, err := cluster.Connect(opts)
@@ -116,6 +119,9 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 	reg.MustRegister(ticks.Collectors()...)
 	reg.MustRegister(cluster.SimCollectors(sim, pub)...)
 	reg.MustRegister(cluster.WorldCollectors(world)...)
+	if embedded != nil {
+		reg.MustRegister(cluster.NATSCollectors(embedded)...)
+	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if a := cfg.Server.MetricsAddr; a != "" {
 		ln, err := net.Listen("tcp", a)

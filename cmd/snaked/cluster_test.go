@@ -100,6 +100,14 @@ func TestClusterRoles(t *testing.T) {
 	if n := metric(t, simMetrics, "snaked_world_players"); n != 1 {
 		t.Errorf("the simulation's metrics count %v players, want 1", n)
 	}
+	// The embedded NATS delivered the deltas to two gateways: more bytes
+	// than one copy of them (the ticks before the gateways came counted once).
+	if out, deltas := metric(t, simMetrics, "snaked_nats_out_bytes_total"), metric(t, simMetrics, "snaked_cluster_delta_bytes_total"); deltas < 1 || out <= deltas {
+		t.Errorf("the embedded NATS delivered %v bytes for %v bytes of deltas to two gateways", out, deltas)
+	}
+	if n := metric(t, simMetrics, "snaked_nats_clients"); n < 3 {
+		t.Errorf("the embedded NATS counts %v clients, want the sim and two gateways", n)
+	}
 	for _, g := range []*daemon{a, b} {
 		if n := metric(t, g.metrics, "snaked_cluster_deltas_applied_total"); n < 1 {
 			t.Errorf("a gateway's metrics count %v deltas applied", n)
