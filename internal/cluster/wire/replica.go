@@ -28,6 +28,7 @@ type Replica struct {
 	players   int
 	bots      int
 	best      game.Entry
+	reg       *regional // a follower of regions' state (FollowRegions); nil for a whole world's
 
 	// Apply's scratch, kept between calls
 	recs  []snakeRec
@@ -289,7 +290,7 @@ func (r *Replica) Apply(msg []byte) error {
 	return nil
 }
 
-// decodeWrites reads a delta's grid writes into log and returns it, with
+// decodeWrites reads a delta's grid writes onto log and returns it, with
 // the moves (r.moves) and the last Head pixel of each slot (r.heads) it
 // found; on an error it leaves rd.err set.
 func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write) []game.Write {
@@ -301,6 +302,7 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write) []game.Wri
 	area := r.w * r.h
 	r.tries++
 	r.moves = r.moves[:0]
+	n += uint64(len(log)) // the writes go after those log has
 	for rd.err == nil && uint64(len(log)) < n {
 		u := rd.uvarint("grid write")
 		if u < itemWrite {

@@ -1,0 +1,594 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"snaked/game"
+)
+
+// # Regions
+//
+// The same steps a delta carries can be written in a regional form, for
+// followers that show only parts of the world: the world is cut into a
+// fixed grid of regions (Regions, RW x RH pixels, the last column and row
+// cut short by the world's edge), and each step's delta into
+//
+//   - a global message (kind 4): the base and new tick, the region grid's
+//     RW and RH, a bitset of the regions that have a message this time
+//     (region r at bit r%8 of byte r/8), then the delta's slot count,
+//     snake records and tail exactly as the delta has them, then the
+//     heads: every move and every other write of a Head pixel of the
+//     steps, as the delta's grid-write items (count, items), which is
+//     what a follower needs to know every snake's head and dir without
+//     any pixel;
+//   - a region message (kind 5) for each region that changed: the region,
+//     the tick, then the grid writes that fall in it, in the steps' order,
+//     as grid-write items (count, items). A move whose two writes fall in
+//     the region is one item, as in a delta, when the follower can find
+//     the snake's head from this message alone or from the heads before
+//     the steps: the last Head pixel of its slot among this message's
+//     writes, else its head before the steps; otherwise its two writes go
+//     as two items, each in its region. After the steps' writes, the
+//     pixels of the bodies whose spawn protection ended in these steps
+//     (their look changes without a write) follow as writes of the pixel
+//     they hold, so a follower's views mark them as the world's do.
+//
+// A region snapshot (kind 6) is one region's pixels at one tick: the
+// region, the tick, then runs (length, pixel) covering the region's
+// pixels row by row. A follower of regions starts from a whole snapshot,
+// then takes each tick's global message with the messages of the regions
+// it follows (ApplyRegions); it starts following a region with that
+// region's snapshot of the tick it is at (ApplyRegionSnapshot) and stops
+// at will (Unfollow). The pixels of a region it does not follow are
+// stale; everything else it has is the world's.
+
+// Message kinds of the regional form.
+const (
+	msgGlobal     = 4
+	msgRegion     = 5
+	msgRegionSnap = 6
+)
+
+// Region sizes: the default, and the bounds a follower accepts.
+const (
+	RegionW    = 256
+	RegionH    = 128
+	minRegion  = 16
+	maxRegions = 1 << 16
+)
+
+// Regions is a grid of regions over a W x H world: NX x NY regions of
+// RW x RH pixels, numbered row by row from the top left.
+type Regions struct{ W, H, RW, RH, NX, NY int }
+
+// NewRegions returns the grid of rw x rh regions over a w x h world.
+func NewRegions(w, h, rw, rh int) (Regions, error) {
+	if rw < minRegion || rh < minRegion || rw%game.TileW != 0 || rh%game.TileH != 0 || w < 1 || h < 1 {
+		return Regions{}, fmt.Errorf("wire: regions of %dx%d pixels: want at least %d, in whole tiles", rw, rh, minRegion)
+	}
+	g := Regions{W: w, H: h, RW: rw, RH: rh, NX: (w + rw - 1) / rw, NY: (h + rh - 1) / rh}
+	if g.NX*g.NY > maxRegions {
+		return Regions{}, fmt.Errorf("wire: %d regions of %dx%d pixels, more than %d", g.NX*g.NY, rw, rh, maxRegions)
+	}
+	return g, nil
+}
+
+// Count is the number of regions.
+func (g Regions) Count() int { return g.NX * g.NY }
+
+// Of returns the region of pixel index i.
+func (g Regions) Of(i int) int {
+	y := i / g.W
+	return y/g.RH*g.NX + (i-y*g.W)/g.RW
+}
+
+// At returns the region of pixel (x, y), both wrapped onto the world.
+func (g Regions) At(x, y int) int {
+	x, y = (x%g.W+g.W)%g.W, (y%g.H+g.H)%g.H
+	return y/g.RH*g.NX + x/g.RW
+}
+
+// Rect returns region r's top left pixel and its size.
+func (g Regions) Rect(r int) (x, y, w, h int) {
+	x, y = r%g.NX*g.RW, r/g.NX*g.RH
+	return x, y, min(g.RW, g.W-x), min(g.RH, g.H-y)
+}
+
+// Split is the regional form of one delta (see Regions): the global
+// message and one message a region that changed. Encoder.AppendDeltaSplit
+// fills it; what it holds is valid until the next call. It is not safe
+// for concurrent use.
+type Split struct {
+	g       Regions
+	global  []byte
+	msgs    [][]byte // by region: its message, empty when it has none
+	body    [][]byte // by region: its items being written
+	pcs     []pixCoder
+	counts  []uint64
+	changed []int32
+	bits    []byte
+
+	round uint64   // splits made
+	stamp []uint64 // by slot: the round of its last Head write
+	hreg  []int32  // by slot: that write's region
+	heads []game.Write
+	prot  []protected // snakes whose spawn protection may end
+	fill  []int32     // scratch: a body being found
+}
+
+// protected is a snake whose spawn protection ends at until.
+type protected struct {
+	slot  int32
+	id    game.ID
+	until uint64
+}
+
+// NewSplit returns a Split of e's world into regions of rw x rh pixels.
+func NewSplit(e *Encoder, rw, rh int) (*Split, error) {
+	w, h := e.f.Size()
+	g, err := NewRegions(w, h, rw, rh)
+	if err != nil {
+		return nil, err
+	}
+	n := g.Count()
+	c := e.f.Capacity()
+	s := &Split{g: g, msgs: make([][]byte, n), body: make([][]byte, n), pcs: make([]pixCoder, n), counts: make([]uint64, n),
+		bits: make([]byte, (n+7)/8), stamp: make([]uint64, c), hreg: make([]int32, c)}
+	f := e.f
+	for i := range f.Slots() {
+		s.watch(f, i)
+	}
+	return s, nil
+}
+
+// Regions is the split's grid.
+func (s *Split) Regions() Regions { return s.g }
+
+// Global is the global message; empty when the delta was.
+func (s *Split) Global() []byte { return s.global }
+
+// Changed lists the regions that have a message, in increasing order.
+func (s *Split) Changed() []int32 { return s.changed }
+
+// Region returns region r's message, empty when it has none.
+func (s *Split) Region(r int) []byte { return s.msgs[r] }
+
+func (s *Split) reset() {
+	for _, r := range s.changed {
+		s.msgs[r] = s.msgs[r][:0]
+	}
+	s.changed = s.changed[:0]
+	s.global = s.global[:0]
+}
+
+// watch notes slot i's snake when its spawn protection has not ended.
+func (s *Split) watch(f game.Feed, i int) {
+	r := f.Record(i)
+	if r.Used && r.Alive && r.ProtectedUntil > f.Tick() {
+		s.prot = append(s.prot, protected{int32(i), r.ID, r.ProtectedUntil})
+	}
+}
+
+// split writes the regional form of the steps after e's baseline up to
+// seq; recs is the delta's slot count, records and tail.
+func (s *Split) split(e *Encoder, recs []byte, seq uint64) {
+	f := e.f
+	base, tick := e.tick, f.Tick()
+	s.round++
+	s.heads = s.heads[:0]
+	for k := e.seq + 1; k <= seq; k++ {
+		s.splitLog(f.Writes(k))
+	}
+	// protections that ended: the full marks name the snakes that spawned
+	nw := (f.Slots() + 63) / 64
+	for k, word := range e.marked[:nw] {
+		for ; word != 0; word &= word - 1 {
+			s.watch(f, k*64+bits.TrailingZeros64(word))
+		}
+	}
+	keep := s.prot[:0]
+	for _, p := range s.prot {
+		if p.until > tick {
+			keep = append(keep, p)
+			continue
+		}
+		if p.until > base {
+			s.expire(f, p)
+		}
+	}
+	s.prot = keep
+	// the messages
+	clear(s.bits)
+	for r := range s.counts {
+		if s.counts[r] == 0 {
+			continue
+		}
+		s.changed = append(s.changed, int32(r))
+		s.bits[r/8] |= 1 << (r % 8)
+		m := append(s.msgs[r][:0], Version, msgRegion)
+		m = binary.AppendUvarint(m, uint64(r))
+		m = binary.AppendUvarint(m, tick)
+		m = binary.AppendUvarint(m, s.counts[r])
+		s.msgs[r] = append(m, s.body[r]...)
+		s.body[r], s.counts[r], s.pcs[r] = s.body[r][:0], 0, pixCoder{}
+	}
+	g := append(s.global[:0], Version, msgGlobal)
+	g = binary.AppendUvarint(g, base)
+	g = binary.AppendUvarint(g, tick)
+	g = binary.AppendUvarint(g, uint64(s.g.RW))
+	g = binary.AppendUvarint(g, uint64(s.g.RH))
+	g = binary.AppendUvarint(g, uint64(len(s.bits)))
+	g = append(g, s.bits...)
+	g = append(g, recs...)
+	g = binary.AppendUvarint(g, uint64(len(s.heads)))
+	var pc pixCoder
+	s.global = pc.appendLog(g, s.heads)
+}
+
+// splitLog files one step's writes into the regions' messages and the
+// heads.
+func (s *Split) splitLog(log []game.Write) {
+	for k := 0; k < len(log); k++ {
+		c := log[k]
+		if c.Dir() != game.None && k+1 < len(log) { // a move
+			h := log[k+1]
+			slot := c.Pixel().Slot()
+			s.heads = append(s.heads, c, h)
+			k++
+			a, b := s.g.Of(c.Index()), s.g.Of(h.Index())
+			if a == b && (s.stamp[slot] != s.round || s.hreg[slot] == int32(a)) {
+				s.add(a, log[k-1:k+1], 2)
+			} else {
+				s.add(a, []game.Write{game.MakeWrite(c.Index(), c.Pixel(), game.None)}, 1)
+				s.add(b, log[k:k+1], 1)
+			}
+			s.stamp[slot], s.hreg[slot] = s.round, int32(b)
+			continue
+		}
+		r := s.g.Of(c.Index())
+		if c.Pixel().Kind() == game.Head {
+			slot := c.Pixel().Slot()
+			s.heads = append(s.heads, c)
+			s.stamp[slot], s.hreg[slot] = s.round, int32(r)
+		}
+		s.add(r, log[k:k+1], 1)
+	}
+}
+
+// add appends items (one write, or a move's two) to region r's message.
+func (s *Split) add(r int, items []game.Write, n uint64) {
+	s.body[r] = s.pcs[r].appendLog(s.body[r], items)
+	s.counts[r] += n
+}
+
+// expire files the pixels of p's body, as they are, in their regions'
+// messages: the pixels of its slot connected to its head.
+func (s *Split) expire(f game.Feed, p protected) {
+	r := f.Record(int(p.slot))
+	if !r.Used || !r.Alive || r.ID != p.id || r.ProtectedUntil != p.until || r.Length == 0 {
+		return
+	}
+	w, h := f.Size()
+	pix := f.Pixels()
+	slot := int(p.slot)
+	at := r.Head.Y*w + r.Head.X
+	if q := pix[at]; q.Kind() < game.Body || q.Slot() != slot {
+		return
+	}
+	s.fill = append(s.fill[:0], int32(at))
+	for k := 0; k < len(s.fill) && len(s.fill) < maxFill; k++ {
+		c := int(s.fill[k])
+		x, y := c%w, c/w
+		for _, n := range [4]int{y*w + (x+1)%w, y*w + (x+w-1)%w, (y+1)%h*w + x, (y+h-1)%h*w + x} {
+			if q := pix[n]; q.Kind() >= game.Body && q.Slot() == slot && !slices.Contains(s.fill, int32(n)) {
+				s.fill = append(s.fill, int32(n))
+			}
+		}
+	}
+	for _, c := range s.fill {
+		s.add(s.g.Of(int(c)), []game.Write{game.MakeWrite(int(c), pix[c], game.None)}, 1)
+	}
+}
+
+// maxFill bounds the body expire looks for: a snake's spawn protection
+// ends while it is short.
+const maxFill = 4096
+
+// AppendRegionSnapshot appends the snapshot of region r of world w now.
+// Call it between Steps on the goroutine that calls Step: it applies to a
+// follower at the tick of the last delta encoded.
+func AppendRegionSnapshot(dst []byte, w *game.World, g Regions, r int) []byte {
+	f := w.Feed()
+	x0, y0, rw, rh := g.Rect(r)
+	dst = append(dst, Version, msgRegionSnap)
+	dst = binary.AppendUvarint(dst, uint64(r))
+	dst = binary.AppendUvarint(dst, f.Tick())
+	pix := f.Pixels()
+	var pc pixCoder
+	n, last := 0, game.Pixel(0)
+	for y := y0; y < y0+rh; y++ {
+		for _, p := range pix[y*g.W+x0 : y*g.W+x0+rw] {
+			if n > 0 && p != last {
+				dst = pc.appendPix(binary.AppendUvarint(dst, uint64(n)), last)
+				n = 0
+			}
+			last = p
+			n++
+		}
+	}
+	return pc.appendPix(binary.AppendUvarint(dst, uint64(n)), last)
+}
+
+// RegionSnapshotInfo returns the region and tick of a region snapshot.
+func RegionSnapshotInfo(msg []byte) (region int, tick uint64, err error) {
+	rd := reader{b: msg}
+	rd.header(msgRegionSnap)
+	region = rd.int("region", maxRegions-1)
+	tick = rd.uvarint("tick")
+	return region, tick, rd.err
+}
+
+// RegionSet is a bitset of regions: region r at bit r%8 of byte r/8.
+type RegionSet []byte
+
+// Has reports whether region r is in the set.
+func (s RegionSet) Has(r int) bool { return r >= 0 && r/8 < len(s) && s[r/8]>>(r%8)&1 != 0 }
+
+// GlobalInfo reads a global message's head: its base and new tick, and
+// the regions that have a message with it (a slice of msg).
+func GlobalInfo(msg []byte) (base, tick uint64, changed RegionSet, err error) {
+	rd := reader{b: msg}
+	rd.header(msgGlobal)
+	base = rd.uvarint("base tick")
+	tick = rd.uvarint("tick")
+	rd.uvarint("region width")
+	rd.uvarint("region height")
+	n := rd.int("region bits", maxRegions/8)
+	if rd.err == nil && n > len(rd.b) {
+		rd.fail("region bits")
+	}
+	if rd.err != nil {
+		return 0, 0, nil, rd.err
+	}
+	return base, tick, RegionSet(rd.b[:n]), nil
+}
+
+// RegionInfo returns the region and tick of a region message.
+func RegionInfo(msg []byte) (region int, tick uint64, err error) {
+	rd := reader{b: msg}
+	rd.header(msgRegion)
+	region = rd.int("region", maxRegions-1)
+	tick = rd.uvarint("tick")
+	return region, tick, rd.err
+}
+
+// regional is a Replica's state as a follower of regions.
+type regional struct {
+	g      Regions
+	follow []bool // by region
+	hlog   []game.Write
+	gmoves []moveDir
+	staged []game.Write // region snapshots' pixels, for the next publish
+	got    []bool       // scratch: regions given to ApplyRegions
+}
+
+// FollowRegions makes r a follower of regions of rw x rh pixels
+// (ApplyRegions) that follows none of them yet: its pixels are the
+// snapshot's until Follow, ApplyRegionSnapshot or Unfollow say otherwise.
+func (r *Replica) FollowRegions(rw, rh int) error {
+	g, err := NewRegions(r.w, r.h, rw, rh)
+	if err != nil {
+		return err
+	}
+	r.reg = &regional{g: g, follow: make([]bool, g.Count()), got: make([]bool, g.Count())}
+	return nil
+}
+
+// Regions is the grid r follows; the zero Regions before FollowRegions.
+func (r *Replica) Regions() Regions {
+	if r.reg == nil {
+		return Regions{}
+	}
+	return r.reg.g
+}
+
+// Following reports whether r follows region i.
+func (r *Replica) Following(i int) bool {
+	return r.reg != nil && i >= 0 && i < len(r.reg.follow) && r.reg.follow[i]
+}
+
+// Follow makes r follow region i from its pixels now: right only while
+// they are the world's (just after the whole snapshot it was built from).
+func (r *Replica) Follow(i int) {
+	if r.reg != nil && i >= 0 && i < len(r.reg.follow) {
+		r.reg.follow[i] = true
+	}
+}
+
+// Unfollow stops following region i: its pixels go stale.
+func (r *Replica) Unfollow(i int) {
+	if r.reg != nil && i >= 0 && i < len(r.reg.follow) {
+		r.reg.follow[i] = false
+	}
+}
+
+// ApplyRegionSnapshot takes a region snapshot of the replica's tick in:
+// its pixels go into the grid and into the views at the next
+// ApplyRegions, and the region is followed from then on. A snapshot of
+// another tick is refused with an error wrapping ErrGap; one that does not
+// decode with one wrapping ErrCorrupt, and the replica is left as it was.
+func (r *Replica) ApplyRegionSnapshot(msg []byte) (int, error) {
+	g := r.reg
+	if g == nil {
+		return 0, fmt.Errorf("%w: a region snapshot for a replica that follows no regions", ErrCorrupt)
+	}
+	rd := reader{b: msg}
+	rd.header(msgRegionSnap)
+	reg := rd.int("region", g.g.Count()-1)
+	tick := rd.uvarint("tick")
+	if rd.err != nil {
+		return 0, rd.err
+	}
+	if tick != r.tick {
+		return reg, fmt.Errorf("%w (region snapshot of tick %d, replica at %d)", ErrGap, tick, r.tick)
+	}
+	x0, y0, rw, rh := g.g.Rect(reg)
+	d := dims{w: r.w, h: r.h, max: r.maxSnakes, nslots: r.nslots}
+	var pc pixCoder
+	start := len(g.staged)
+	x, y := 0, 0
+	for left := rw * rh; left > 0 && rd.err == nil; {
+		n := rd.int("run", left)
+		if n == 0 {
+			rd.fail("empty run")
+		}
+		p := rd.pix(&pc, &d)
+		for k := 0; k < n && rd.err == nil; k++ {
+			i := (y0+y)*r.w + x0 + x
+			if r.grid[i] != p {
+				g.staged = append(g.staged, game.MakeWrite(i, p, game.None))
+			}
+			if x++; x == rw {
+				x, y = 0, y+1
+			}
+		}
+		left -= n
+	}
+	if rd.err == nil && len(rd.b) != 0 {
+		rd.fail("trailing bytes")
+	}
+	if rd.err != nil {
+		g.staged = g.staged[:start]
+		return reg, rd.err
+	}
+	for _, c := range g.staged[start:] {
+		r.grid[c.Index()] = c.Pixel()
+	}
+	g.follow[reg] = true
+	return reg, nil
+}
+
+// ApplyRegions applies one global message with the messages of the
+// regions r follows that changed (its bitset), in any order, and
+// publishes the view. A global message whose base is not the replica's
+// tick is refused with an error wrapping ErrGap, as is a set of region
+// messages that misses a followed region that changed (Unfollow it first)
+// or holds one of another tick; one that does not decode with one
+// wrapping ErrCorrupt. Either way the replica is left unchanged.
+func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
+	g := r.reg
+	if g == nil {
+		return fmt.Errorf("%w: regions for a replica that follows none", ErrCorrupt)
+	}
+	rd := reader{b: global}
+	rd.header(msgGlobal)
+	base := rd.uvarint("base tick")
+	tick := rd.uvarint("tick")
+	rw := rd.uvarint("region width")
+	rh := rd.uvarint("region height")
+	if rd.err != nil {
+		return rd.err
+	}
+	if base != r.tick {
+		return fmt.Errorf("%w (global message from tick %d to %d, replica at %d)", ErrGap, base, tick, r.tick)
+	}
+	if tick <= base || rw != uint64(g.g.RW) || rh != uint64(g.g.RH) {
+		return fmt.Errorf("%w: global message from tick %d to %d of %dx%d regions", ErrCorrupt, base, tick, rw, rh)
+	}
+	nb := rd.int("region bits", len(g.follow))
+	if rd.err == nil && (nb != (g.g.Count()+7)/8 || nb > len(rd.b)) {
+		rd.fail("region bits")
+	}
+	if rd.err != nil {
+		return rd.err
+	}
+	chg := RegionSet(rd.b[:nb])
+	rd.b = rd.b[nb:]
+	d := dims{w: r.w, h: r.h, max: r.maxSnakes}
+	d.nslots = rd.int("slots", r.maxSnakes)
+	if rd.err == nil && d.nslots < r.nslots {
+		rd.fail("slot count shrinks")
+	}
+	r.recs = rd.snakes(r.recs[:0], &d, func(s int) game.SnakeInfo { return r.snakes[s] }, true)
+	t := tailRec{kills: r.nkill[:0], best: r.best}
+	rd.tail(&t, &d, false)
+	r.nkill = t.kills
+	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0])
+	g.gmoves = append(g.gmoves[:0], r.moves...)
+	if rd.err == nil && len(rd.b) != 0 {
+		rd.fail("trailing bytes")
+	}
+	if rd.err != nil {
+		return rd.err
+	}
+	// the regions' writes, each region's within it
+	log := append(r.views.Log(r.seq+1), g.staged...)
+	clear(g.got)
+	for _, m := range regions {
+		rr := reader{b: m}
+		rr.header(msgRegion)
+		reg := rr.int("region", len(g.follow)-1)
+		t := rr.uvarint("tick")
+		if rr.err != nil {
+			return rr.err
+		}
+		if t != tick || !g.follow[reg] || !chg.Has(reg) || g.got[reg] {
+			return fmt.Errorf("%w (region %d's message of tick %d with the global one of tick %d)", ErrGap, reg, t, tick)
+		}
+		g.got[reg] = true
+		start := len(log)
+		log = r.decodeWrites(&rr, &d, log)
+		if rr.err == nil && len(rr.b) != 0 {
+			rr.fail("trailing bytes")
+		}
+		for _, c := range log[start:] {
+			if rr.err == nil && g.g.Of(c.Index()) != reg {
+				rr.fail("a write outside its region")
+			}
+		}
+		if rr.err != nil {
+			return rr.err
+		}
+	}
+	for reg, f := range g.follow {
+		if f && chg.Has(reg) && !g.got[reg] {
+			return fmt.Errorf("%w (no message of region %d at tick %d)", ErrGap, reg, tick)
+		}
+	}
+	// valid: commit, as Apply does, the heads from the global message
+	for _, m := range g.gmoves {
+		r.snakes[m.slot].Dir = m.dir
+	}
+	for _, x := range r.recs {
+		dir := r.snakes[x.slot].Dir
+		r.snakes[x.slot] = x.info
+		if !x.dir {
+			r.snakes[x.slot].Dir = dir
+		}
+	}
+	for _, c := range g.hlog {
+		if p := c.Pixel(); p.Kind() == game.Head {
+			if s := &r.snakes[p.Slot()]; s.Length > 0 {
+				s.Head = game.Point{X: c.Index() % r.w, Y: c.Index() / r.w}
+			}
+		}
+	}
+	for _, c := range log[len(g.staged):] {
+		r.grid[c.Index()] = c.Pixel()
+	}
+	for _, x := range r.recs {
+		if x.info.Length == 0 {
+			r.snakes[x.slot].Head = game.Point{}
+		}
+	}
+	g.staged = g.staged[:0]
+	r.nslots = d.nslots
+	r.commitTail(&t)
+	r.tick = tick
+	r.seq++
+	r.views.Publish(r.seq, r.tick, log)
+	return nil
+}
