@@ -89,9 +89,7 @@ func (rf *regionFollower) check(t testing.TB) {
 			masked[i] = wv.Pix[i]
 		}
 	}
-	mv := *rv
-	mv.Pix = masked
-	if err := sameView(wv, &mv); err != nil {
+	if err := sameView(wv, withPix(rv, masked, rv.FreshPix)); err != nil {
 		t.Fatalf("tick %d: %v", wv.Tick, err)
 	}
 	if rf.prev != nil {
@@ -102,18 +100,18 @@ func (rf *regionFollower) check(t testing.TB) {
 				cur[i], prev[i] = 0, 0
 			}
 		}
-		cv := *rv
-		cv.Pix, cv.FreshPix = cur, slices.Clone(rv.FreshPix)
-		for ty := 0; ty+1 < len(cv.FreshAt); ty++ {
-			for i := cv.FreshAt[ty]; i < cv.FreshAt[ty+1]; i++ {
+		fp := slices.Clone(rv.FreshPix)
+		for ty := 0; ty+1 < len(rv.FreshAt); ty++ {
+			for i := rv.FreshAt[ty]; i < rv.FreshAt[ty+1]; i++ {
 				for k := range 2 {
-					if y := 2*ty + k; y < cv.H && cur[y*cv.W+int(cv.FreshX[i])] == 0 {
-						cv.FreshPix[2*int(i)+k] = 0
+					if y := 2*ty + k; y < rv.H && cur[y*rv.W+int(rv.FreshX[i])] == 0 {
+						fp[2*int(i)+k] = 0
 					}
 				}
 			}
 		}
-		if err := dirtyCovers(&cv, prev, rf.prevT); err != nil {
+		cv := withPix(rv, cur, fp)
+		if err := dirtyCovers(cv, prev, rf.prevT); err != nil {
 			t.Fatalf("tick %d: %v", wv.Tick, err)
 		}
 	}
@@ -123,6 +121,13 @@ func (rf *regionFollower) check(t testing.TB) {
 	for r := range g.Count() {
 		rf.before = append(rf.before, rf.rr.Following(r))
 	}
+}
+
+// withPix returns a copy of v with other pixels.
+func withPix(v *game.View, pix, freshPix []game.Pixel) *game.View {
+	return &game.View{Tick: v.Tick, Serial: v.Serial, W: v.W, H: v.H, Pix: pix, Snakes: v.Snakes, Top: v.Top,
+		Players: v.Players, Bots: v.Bots, Best: v.Best, Kills: v.Kills, Dirty: v.Dirty, Fresh: v.Fresh,
+		FreshX: v.FreshX, FreshAt: v.FreshAt, FreshBlk: v.FreshBlk, FreshPix: freshPix, Shield: v.Shield}
 }
 
 // TestRegionsFollowAll: a replica on the regional form of the deltas,
