@@ -104,17 +104,19 @@ func (g Regions) Rect(r int) (x, y, w, h int) {
 type Split struct {
 	g       Regions
 	global  []byte
-	msgs    [][]byte // by region: its message, empty when it has none
-	body    [][]byte // by region: its items being written
-	pcs     []pixCoder
-	counts  []uint64
+	msgs    [][]byte       // by region: its message, empty when it has none
+	items   [][]game.Write // by region: its writes, a move's two with the move's Dir
 	changed []int32
 	bits    []byte
 
-	round uint64   // splits made
-	stamp []uint64 // by slot: the round of its last Head write
-	hreg  []int32  // by slot: that write's region
+	round uint64     // splits made
+	stamp []uint64   // by slot: the round of its last Head write
+	hreg  []int32    // by slot: that write's region
+	hn    []int32    // by slot: its Head writes this round
+	hone  []bool     // by slot: its first Head write this round is a move in dir
+	dir   []game.Dir // by slot: its dir before this round, as a follower has it
 	heads []game.Write
+	hbits []byte
 	prot  []protected // snakes whose spawn protection may end
 	fill  []int32     // scratch: a body being found
 }
@@ -135,11 +137,12 @@ func NewSplit(e *Encoder, rw, rh int) (*Split, error) {
 	}
 	n := g.Count()
 	c := e.f.Capacity()
-	s := &Split{g: g, msgs: make([][]byte, n), body: make([][]byte, n), pcs: make([]pixCoder, n), counts: make([]uint64, n),
-		bits: make([]byte, (n+7)/8), stamp: make([]uint64, c), hreg: make([]int32, c)}
+	s := &Split{g: g, msgs: make([][]byte, n), items: make([][]game.Write, n), bits: make([]byte, (n+7)/8),
+		stamp: make([]uint64, c), hreg: make([]int32, c), hn: make([]int32, c), hone: make([]bool, c), dir: make([]game.Dir, c)}
 	f := e.f
 	for i := range f.Slots() {
 		s.watch(f, i)
+		s.dir[i] = f.Shape(i).Dir
 	}
 	return s, nil
 }
@@ -202,8 +205,8 @@ func (s *Split) split(e *Encoder, recs []byte, seq uint64) {
 	s.prot = keep
 	// the messages
 	clear(s.bits)
-	for r := range s.counts {
-		if s.counts[r] == 0 {
+	for r := range s.items {
+		if len(s.items[r]) == 0 {
 			continue
 		}
 		s.changed = append(s.changed, int32(r))
@@ -211,9 +214,10 @@ func (s *Split) split(e *Encoder, recs []byte, seq uint64) {
 		m := append(s.msgs[r][:0], Version, msgRegion)
 		m = binary.AppendUvarint(m, uint64(r))
 		m = binary.AppendUvarint(m, tick)
-		m = binary.AppendUvarint(m, s.counts[r])
-		s.msgs[r] = append(m, s.body[r]...)
-		s.body[r], s.counts[r], s.pcs[r] = s.body[r][:0], 0, pixCoder{}
+		m = binary.AppendUvarint(m, uint64(len(s.items[r])))
+		var pc pixCoder
+		s.msgs[r] = pc.appendLog(m, s.items[r])
+		s.items[r] = s.items[r][:0]
 	}
 	g := append(s.global[:0], Version, msgGlobal)
 	g = binary.AppendUvarint(g, base)
@@ -223,12 +227,43 @@ func (s *Split) split(e *Encoder, recs []byte, seq uint64) {
 	g = binary.AppendUvarint(g, uint64(len(s.bits)))
 	g = append(g, s.bits...)
 	g = append(g, recs...)
-	g = binary.AppendUvarint(g, uint64(len(s.heads)))
-	var pc pixCoder
-	s.global = pc.appendLog(g, s.heads)
+	s.global = s.appendHeads(g, f.Slots())
+	for i := range f.Slots() {
+		s.dir[i] = f.Shape(i).Dir
+	}
 }
 
-// splitLog files one step's writes into the regions' messages and the
+// appendHeads appends the heads of the steps split (see Regions): a
+// bitset of the slots whose only Head write was one move in the dir they
+// had, then the other slots' moves and Head writes as grid-write items.
+func (s *Split) appendHeads(dst []byte, slots int) []byte {
+	nb := (slots + 7) / 8
+	s.hbits = append(s.hbits[:0], make([]byte, nb)...)
+	n := 0
+	for k := 0; k < len(s.heads); k++ {
+		slot := s.heads[k].Pixel().Slot()
+		if s.hn[slot] == 1 && s.hone[slot] {
+			s.hbits[slot/8] |= 1 << (slot % 8)
+			k++ // the move's Head write
+			continue
+		}
+		if s.heads[k].Dir() != game.None {
+			s.heads[n], s.heads[n+1] = s.heads[k], s.heads[k+1]
+			n += 2
+			k++
+			continue
+		}
+		s.heads[n] = s.heads[k]
+		n++
+	}
+	dst = binary.AppendUvarint(dst, uint64(nb))
+	dst = append(dst, s.hbits...)
+	dst = binary.AppendUvarint(dst, uint64(n))
+	var pc pixCoder
+	return pc.appendLog(dst, s.heads[:n])
+}
+
+// splitLog files one step's writes into the regions' lists and the
 // heads.
 func (s *Split) splitLog(log []game.Write) {
 	for k := 0; k < len(log); k++ {
@@ -239,29 +274,34 @@ func (s *Split) splitLog(log []game.Write) {
 			s.heads = append(s.heads, c, h)
 			k++
 			a, b := s.g.Of(c.Index()), s.g.Of(h.Index())
-			if a == b && (s.stamp[slot] != s.round || s.hreg[slot] == int32(a)) {
-				s.add(a, log[k-1:k+1], 2)
+			first := s.stamp[slot] != s.round
+			if a == b && (first || s.hreg[slot] == int32(a)) {
+				s.items[a] = append(s.items[a], c, h)
 			} else {
-				s.add(a, []game.Write{game.MakeWrite(c.Index(), c.Pixel(), game.None)}, 1)
-				s.add(b, log[k:k+1], 1)
+				s.items[a] = append(s.items[a], game.MakeWrite(c.Index(), c.Pixel(), game.None))
+				s.items[b] = append(s.items[b], h)
 			}
-			s.stamp[slot], s.hreg[slot] = s.round, int32(b)
+			s.head(slot, b, first, c.Dir() == s.dir[slot])
 			continue
 		}
 		r := s.g.Of(c.Index())
 		if c.Pixel().Kind() == game.Head {
 			slot := c.Pixel().Slot()
 			s.heads = append(s.heads, c)
-			s.stamp[slot], s.hreg[slot] = s.round, int32(r)
+			s.head(slot, r, s.stamp[slot] != s.round, false)
 		}
-		s.add(r, log[k:k+1], 1)
+		s.items[r] = append(s.items[r], c)
 	}
 }
 
-// add appends items (one write, or a move's two) to region r's message.
-func (s *Split) add(r int, items []game.Write, n uint64) {
-	s.body[r] = s.pcs[r].appendLog(s.body[r], items)
-	s.counts[r] += n
+// head notes a Head write of slot in region r: the first of the round, a
+// move in the slot's dir.
+func (s *Split) head(slot, r int, first, straight bool) {
+	if first {
+		s.stamp[slot], s.hn[slot], s.hone[slot] = s.round, 0, straight
+	}
+	s.hreg[slot] = int32(r)
+	s.hn[slot]++
 }
 
 // expire files the pixels of p's body, as they are, in their regions'
@@ -289,7 +329,8 @@ func (s *Split) expire(f game.Feed, p protected) {
 		}
 	}
 	for _, c := range s.fill {
-		s.add(s.g.Of(int(c)), []game.Write{game.MakeWrite(int(c), pix[c], game.None)}, 1)
+		r := s.g.Of(int(c))
+		s.items[r] = append(s.items[r], game.MakeWrite(int(c), pix[c], game.None))
 	}
 }
 
@@ -516,8 +557,9 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	t := tailRec{kills: r.nkill[:0], best: r.best}
 	rd.tail(&t, &d, false)
 	r.nkill = t.kills
-	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0])
-	g.gmoves = append(g.gmoves[:0], r.moves...)
+	g.hlog, g.gmoves = r.decodeStraight(&rd, &d, g.hlog[:0], g.gmoves[:0])
+	g.hlog = r.decodeWrites(&rd, &d, g.hlog)
+	g.gmoves = append(g.gmoves, r.moves...)
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.fail("trailing bytes")
 	}
@@ -591,4 +633,43 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	r.seq++
 	r.views.Publish(r.seq, r.tick, log)
 	return nil
+}
+
+// decodeStraight reads the bitset of the slots that moved once in their
+// dir (see Regions) and appends their moves' Head writes to log and the
+// moves to moves.
+func (r *Replica) decodeStraight(rd *reader, d *dims, log []game.Write, moves []moveDir) ([]game.Write, []moveDir) {
+	nb := rd.int("head bits", (d.nslots+7)/8)
+	if rd.err == nil && (nb != (d.nslots+7)/8 || nb > len(rd.b)) {
+		rd.fail("head bits")
+	}
+	if rd.err != nil {
+		return log, moves
+	}
+	hb := rd.b[:nb]
+	rd.b = rd.b[nb:]
+	for k, b := range hb {
+		for ; b != 0; b &= b - 1 {
+			slot := k*8 + bits.TrailingZeros8(b)
+			if slot >= r.nslots || r.snakes[slot].Length == 0 || r.snakes[slot].Dir < game.Up || r.snakes[slot].Dir > game.Left {
+				rd.fail("a straight move of a snake without a head or a dir")
+				return log, moves
+			}
+			s := &r.snakes[slot]
+			x, y := s.Head.X, s.Head.Y
+			switch s.Dir {
+			case game.Up:
+				y = (y + r.h - 1) % r.h
+			case game.Down:
+				y = (y + 1) % r.h
+			case game.Left:
+				x = (x + r.w - 1) % r.w
+			case game.Right:
+				x = (x + 1) % r.w
+			}
+			log = append(log, game.MakeWrite(y*r.w+x, game.MakePixel(game.Head, slot, s.Colour), game.None))
+			moves = append(moves, moveDir{int32(slot), s.Dir})
+		}
+	}
+	return log, moves
 }
