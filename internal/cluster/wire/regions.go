@@ -397,6 +397,17 @@ func GlobalInfo(msg []byte) (base, tick uint64, changed RegionSet, err error) {
 	return base, tick, RegionSet(rd.b[:n]), nil
 }
 
+// GlobalRegions returns the region size a global message is of.
+func GlobalRegions(msg []byte) (rw, rh int, err error) {
+	rd := reader{b: msg}
+	rd.header(msgGlobal)
+	rd.uvarint("base tick")
+	rd.uvarint("tick")
+	rw = rd.int("region width", game.MaxSide)
+	rh = rd.int("region height", game.MaxSide)
+	return rw, rh, rd.err
+}
+
 // RegionInfo returns the region and tick of a region message.
 func RegionInfo(msg []byte) (region int, tick uint64, err error) {
 	rd := reader{b: msg}
