@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -73,6 +74,11 @@ type RegionFollower struct {
 	done      chan struct{}
 	ctx       context.Context // ends at Close: a whole snapshot's wait
 	cancel    context.CancelFunc
+	enter     int           // regionEnter (tests change it before SetCameras)
+	leave     int           // regionLeave
+	leaveFor  time.Duration // regionLeaveAfter
+
+	cov atomic.Pointer[coverage] // which ticks of the views each region's pixels are the world's in
 
 	applied, gaps, bad, snaps, regions, foreign, bytes atomic.Uint64
 	followed                                           atomic.Int64 // regions followed now
@@ -88,7 +94,8 @@ func NewRegionFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick
 		maxPixels = game.MaxPixels
 	}
 	f := &RegionFollower{nc: nc, subj: subjectsOf(prefix, name), maxPixels: maxPixels, onTick: onTick, empty: game.EmptyView(),
-		in: make(chan *nats.Msg, regionInbound), stop: make(chan struct{}), done: make(chan struct{})}
+		in: make(chan *nats.Msg, regionInbound), stop: make(chan struct{}), done: make(chan struct{}),
+		enter: regionEnter, leave: regionLeave, leaveFor: regionLeaveAfter}
 	f.ctx, f.cancel = context.WithCancel(context.Background())
 	f.inbox = nc.NewRespInbox()
 	for _, s := range []string{f.subj.global, f.inbox} {
@@ -151,6 +158,75 @@ func (f *RegionFollower) unsubscribe() {
 		_ = s.Unsubscribe()
 	}
 	f.subs = nil
+}
+
+// coverage says, for each region of a grid, the ticks of the views whose
+// pixels there are the world's: from[i] to to[i], both included.
+type coverage struct {
+	g        wire.Regions
+	from, to []atomic.Uint64
+}
+
+func newCoverage(g wire.Regions) *coverage {
+	c := &coverage{g: g, from: make([]atomic.Uint64, g.Count()), to: make([]atomic.Uint64, g.Count())}
+	for i := range c.from {
+		c.from[i].Store(math.MaxUint64)
+	}
+	return c
+}
+
+// valid makes region i's pixels the world's in the views from tick on.
+func (c *coverage) valid(i int, tick uint64) {
+	c.to[i].Store(math.MaxUint64)
+	c.from[i].Store(tick)
+}
+
+// stale makes region i's pixels stale in the views after tick.
+func (c *coverage) stale(i int, tick uint64) { c.to[i].Store(tick) }
+
+// Covers reports whether view v (one of the follower's) holds the world's
+// pixels wherever a camera may show, of a terminal of cols x rows cells
+// that follows snake follow (its head within a screen of the camera's
+// edges), or else a free camera centred at at. A session draws a frame
+// only then: a camera that jumps (a respawn, another snake followed)
+// waits for its regions' snapshots. Safe for concurrent use.
+func (f *RegionFollower) Covers(v *game.View, follow game.ID, at game.Point, cols, rows int) bool {
+	if v.W == 0 {
+		return true // no world yet: nothing drawn either way
+	}
+	c := f.cov.Load()
+	if c == nil || c.g.W != v.W || c.g.H != v.H {
+		return false
+	}
+	pw, ph := max(cols, 1), 2*max(rows, 1)
+	hw, hh := pw/2+1, ph/2+2
+	if follow != 0 {
+		s, ok := v.Snake(follow)
+		if !ok {
+			return true // the camera stays where it was
+		}
+		at, hw, hh = s.Head, pw, ph
+	}
+	ok := true
+	eachRegion(c.g, at.X-hw, at.Y-hh, at.X+hw, at.Y+hh, func(i int) {
+		ok = ok && c.from[i].Load() <= v.Tick && v.Tick <= c.to[i].Load()
+	})
+	return ok
+}
+
+// eachRegion calls do with each region of g that holds a pixel of
+// x0..x1, y0..y1 (wrapping).
+func eachRegion(g wire.Regions, x0, y0, x1, y1 int, do func(i int)) {
+	x1, y1 = min(x1, x0+g.W-1), min(y1, y0+g.H-1)
+	for y := y0; y <= y1; {
+		wy := (y%g.H + g.H) % g.H
+		for x := x0; x <= x1; {
+			wx := (x%g.W + g.W) % g.W
+			do(g.At(wx, wy))
+			x += min((wx/g.RW+1)*g.RW, g.W) - wx
+		}
+		y += min((wy/g.RH+1)*g.RH, g.H) - wy
+	}
 }
 
 // regionState is how the follower stands with one region.
@@ -278,13 +354,16 @@ func (st *follow) regionsOn() {
 		return
 	}
 	n := 0
+	c := newCoverage(st.g)
 	for i := range st.regions {
 		if st.regions[i].sub != nil {
 			st.r.Follow(i)
 			st.regions[i].asked = time.Time{}
+			c.valid(i, st.r.Tick())
 			n++
 		}
 	}
+	st.f.cov.Store(c)
 	st.f.followed.Store(int64(n))
 }
 
@@ -408,6 +487,7 @@ func (st *follow) finish() {
 		for i := range st.regions {
 			if st.r.Following(i) && t.changed.Has(i) && !got[i] {
 				st.f.gaps.Add(1)
+				st.f.cov.Load().stale(i, st.r.Tick())
 				st.r.Unfollow(i)
 				st.regions[i].asked = time.Now().Add(-regionRetry) // ask again at once
 				st.f.followed.Add(-1)
@@ -463,6 +543,7 @@ func (st *follow) regionSnapshot(msg []byte) {
 	}
 	st.f.regions.Add(1)
 	st.f.followed.Add(1)
+	st.f.cov.Load().valid(reg, st.r.Tick()+1) // its pixels go out with the next tick's view
 	rs.asked = time.Time{}
 }
 
@@ -510,10 +591,11 @@ func (st *follow) interest() {
 			}
 			rs.sub = sub
 			st.ask(i, now)
-		case rs.sub != nil && now.Sub(rs.wanted) > regionLeaveAfter:
+		case rs.sub != nil && now.Sub(rs.wanted) > f.leaveFor:
 			_ = rs.sub.Unsubscribe()
 			rs.sub, rs.asked = nil, time.Time{}
 			if st.r.Following(i) {
+				f.cov.Load().stale(i, st.r.Tick())
 				st.r.Unfollow(i)
 				f.followed.Add(-1)
 			}
@@ -527,23 +609,14 @@ func (st *follow) interest() {
 // width hw and half height hh around p in want, and those within
 // regionLeave in keep.
 func (st *follow) mark(p game.Point, hw, hh int) {
-	st.rect(st.want, p.X-hw-regionEnter, p.Y-hh-regionEnter, p.X+hw+regionEnter, p.Y+hh+regionEnter)
-	st.rect(st.keep, p.X-hw-regionLeave, p.Y-hh-regionLeave, p.X+hw+regionLeave, p.Y+hh+regionLeave)
+	e, l := st.f.enter, max(st.f.leave, st.f.enter)
+	st.rect(st.want, p.X-hw-e, p.Y-hh-e, p.X+hw+e, p.Y+hh+e)
+	st.rect(st.keep, p.X-hw-l, p.Y-hh-l, p.X+hw+l, p.Y+hh+l)
 }
 
 // rect sets in set the regions of the pixels x0..x1, y0..y1 (wrapping).
 func (st *follow) rect(set []bool, x0, y0, x1, y1 int) {
-	g := st.g
-	x1, y1 = min(x1, x0+g.W-1), min(y1, y0+g.H-1)
-	for y := y0; y <= y1; {
-		wy := (y%g.H + g.H) % g.H
-		for x := x0; x <= x1; {
-			wx := (x%g.W + g.W) % g.W
-			set[g.At(wx, wy)] = true
-			x += min((wx/g.RW+1)*g.RW, g.W) - wx
-		}
-		y += min((wy/g.RH+1)*g.RH, g.H) - wy
-	}
+	eachRegion(st.g, x0, y0, x1, y1, func(i int) { set[i] = true })
 }
 
 // ask asks for region i's snapshot.
