@@ -419,12 +419,13 @@ func RegionInfo(msg []byte) (region int, tick uint64, err error) {
 
 // regional is a Replica's state as a follower of regions.
 type regional struct {
-	g      Regions
-	follow []bool // by region
-	hlog   []game.Write
-	gmoves []moveDir
-	staged []game.Write // region snapshots' pixels, for the next publish
-	got    []bool       // scratch: regions given to ApplyRegions
+	g        Regions
+	follow   []bool // by region
+	hlog     []game.Write
+	gmoves   []moveDir
+	straight []straight   // the snakes that moved once in their dir, and where to
+	staged   []game.Write // region snapshots' pixels, for the next publish
+	got      []bool       // scratch: regions given to ApplyRegions
 }
 
 // FollowRegions makes r a follower of regions of rw x rh pixels
@@ -568,9 +569,9 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	t := tailRec{kills: r.nkill[:0], best: r.best}
 	rd.tail(&t, &d, false)
 	r.nkill = t.kills
-	g.hlog, g.gmoves = r.decodeStraight(&rd, &d, g.hlog[:0], g.gmoves[:0])
-	g.hlog = r.decodeWrites(&rd, &d, g.hlog)
-	g.gmoves = append(g.gmoves, r.moves...)
+	g.straight = r.decodeStraight(&rd, &d, g.straight[:0])
+	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0])
+	g.gmoves = append(g.gmoves[:0], r.moves...)
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.fail("trailing bytes")
 	}
@@ -622,6 +623,11 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 			r.snakes[x.slot].Dir = dir
 		}
 	}
+	for _, m := range g.straight {
+		if s := &r.snakes[m.slot]; s.Length > 0 {
+			s.Head = game.Point{X: int(m.x), Y: int(m.y)}
+		}
+	}
 	for _, c := range g.hlog {
 		if p := c.Pixel(); p.Kind() == game.Head {
 			if s := &r.snakes[p.Slot()]; s.Length > 0 {
@@ -646,41 +652,48 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	return nil
 }
 
+// straight is a snake that moved once in its dir, and its new head.
+type straight struct{ slot, x, y int32 }
+
 // decodeStraight reads the bitset of the slots that moved once in their
-// dir (see Regions) and appends their moves' Head writes to log and the
-// moves to moves.
-func (r *Replica) decodeStraight(rd *reader, d *dims, log []game.Write, moves []moveDir) ([]game.Write, []moveDir) {
+// dir (see Regions) and appends their moves to moves: their dir stays.
+func (r *Replica) decodeStraight(rd *reader, d *dims, moves []straight) []straight {
 	nb := rd.int("head bits", (d.nslots+7)/8)
 	if rd.err == nil && (nb != (d.nslots+7)/8 || nb > len(rd.b)) {
 		rd.fail("head bits")
 	}
 	if rd.err != nil {
-		return log, moves
+		return moves
 	}
 	hb := rd.b[:nb]
 	rd.b = rd.b[nb:]
 	for k, b := range hb {
 		for ; b != 0; b &= b - 1 {
 			slot := k*8 + bits.TrailingZeros8(b)
-			if slot >= r.nslots || r.snakes[slot].Length == 0 || r.snakes[slot].Dir < game.Up || r.snakes[slot].Dir > game.Left {
-				rd.fail("a straight move of a snake without a head or a dir")
-				return log, moves
+			if slot >= r.nslots {
+				rd.fail("a straight move of a slot not in use")
+				return moves
 			}
 			s := &r.snakes[slot]
 			x, y := s.Head.X, s.Head.Y
-			switch s.Dir {
-			case game.Up:
+			switch {
+			case s.Length == 0:
+				rd.fail("a straight move of a snake without a head")
+				return moves
+			case s.Dir == game.Up:
 				y = (y + r.h - 1) % r.h
-			case game.Down:
+			case s.Dir == game.Down:
 				y = (y + 1) % r.h
-			case game.Left:
+			case s.Dir == game.Left:
 				x = (x + r.w - 1) % r.w
-			case game.Right:
+			case s.Dir == game.Right:
 				x = (x + 1) % r.w
+			default:
+				rd.fail("a straight move of a snake without a dir")
+				return moves
 			}
-			log = append(log, game.MakeWrite(y*r.w+x, game.MakePixel(game.Head, slot, s.Colour), game.None))
-			moves = append(moves, moveDir{int32(slot), s.Dir})
+			moves = append(moves, straight{int32(slot), int32(x), int32(y)})
 		}
 	}
-	return log, moves
+	return moves
 }
