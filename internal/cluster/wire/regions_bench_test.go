@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -16,7 +17,9 @@ var regionSizes = [][2]int{{128, 64}, {256, 128}, {512, 256}}
 //
 //   - follow=full: Replica.Apply of the whole deltas of 100 recorded
 //     ticks (the first 10 after each new replica untimed: its view
-//     buffers are copied whole at first); bytes/tick is their size.
+//     buffers are copied whole at first); bytes/tick is their size,
+//     cpu-ns/tick the CPU time of the benchmark's (locked) thread in
+//     Apply, which leaves out other processes.
 //   - follow=regions: Replica.ApplyRegions of the same ticks' global
 //     message and the messages of the regions the rectangle touches;
 //     bytes/tick is theirs, global-bytes/tick the global message's,
@@ -25,8 +28,8 @@ var regionSizes = [][2]int{{128, 64}, {256, 128}, {512, 256}}
 //   - encode=full and encode=split: what the simulation pays to write
 //     each tick's delta (Step, then AppendDelta, or AppendDeltaSplit,
 //     which writes the delta and its regional form); enc-ns the encoding
-//     alone, subjects/tick the messages published (the delta, the global
-//     message, the regions').
+//     alone (enc-cpu-ns in the thread's CPU time), subjects/tick the
+//     messages published (the delta, the global message, the regions').
 func BenchmarkRegions(b *testing.B) {
 	c := benchCase{bots: true, n: 10000, area: 1}
 	for _, sz := range regionSizes {
@@ -99,6 +102,9 @@ func BenchmarkRegions(b *testing.B) {
 			}
 			b.Run("follow=full", func(b *testing.B) {
 				var r *Replica
+				var cpu, n int64
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
@@ -115,14 +121,21 @@ func BenchmarkRegions(b *testing.B) {
 					if i%ticks < warm {
 						continue
 					}
+					c0 := threadNanos()
 					if err := r.Apply(full[i%ticks]); err != nil {
 						b.Fatal(err)
 					}
+					cpu += threadNanos() - c0
+					n++
 				}
+				b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/tick")
 				b.ReportMetric(float64(fullBytes)/ticks, "bytes/tick")
 			})
 			b.Run("follow=regions", func(b *testing.B) {
 				var r *Replica
+				var cpu, n int64
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
@@ -139,10 +152,14 @@ func BenchmarkRegions(b *testing.B) {
 					if i%ticks < warm {
 						continue
 					}
+					c0 := threadNanos()
 					if err := r.ApplyRegions(global[i%ticks], regions[i%ticks]); err != nil {
 						b.Fatal(err)
 					}
+					cpu += threadNanos() - c0
+					n++
 				}
+				b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/tick")
 				b.ReportMetric(float64(regBytes)/ticks, "bytes/tick")
 				b.ReportMetric(float64(globalBytes)/ticks, "global-bytes/tick")
 				b.ReportMetric(float64(len(follow)), "regions")
@@ -163,11 +180,15 @@ func BenchmarkRegions(b *testing.B) {
 					}
 					buf := make([]byte, 0, 1<<20)
 					var enc time.Duration
+					var cpu int64
 					subjects := 0
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
 					b.ReportAllocs()
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
 						w.Step(w.Feed().Tick() + 1)
+						c0 := threadNanos()
 						t0 := time.Now()
 						if split {
 							buf, err = e.AppendDeltaSplit(buf[:0], s)
@@ -177,11 +198,13 @@ func BenchmarkRegions(b *testing.B) {
 							subjects++
 						}
 						enc += time.Since(t0)
+						cpu += threadNanos() - c0
 						if err != nil {
 							b.Fatal(err)
 						}
 					}
 					b.ReportMetric(float64(enc)/float64(b.N), "enc-ns")
+					b.ReportMetric(float64(cpu)/float64(b.N), "enc-cpu-ns")
 					b.ReportMetric(float64(subjects)/float64(b.N), "subjects/tick")
 				})
 			}
