@@ -25,16 +25,21 @@ import (
 //     what a follower needs to know every snake's head and dir without
 //     any pixel;
 //   - a region message (kind 5) for each region that changed: the region,
-//     the tick, then the grid writes that fall in it, in the steps' order,
-//     as grid-write items (count, items). A move whose two writes fall in
-//     the region is one item, as in a delta, when the follower can find
-//     the snake's head from this message alone or from the heads before
-//     the steps: the last Head pixel of its slot among this message's
-//     writes, else its head before the steps; otherwise its two writes go
-//     as two items, each in its region. After the steps' writes, the
-//     pixels of the bodies whose spawn protection ended in these steps
-//     (their look changes without a write) follow as writes of the pixel
-//     they hold, so a follower's views mark them as the world's do.
+//     the tick, then the grid writes that fall in it, in the steps' order
+//     (count, items). A move whose two writes fall in the region is one
+//     item, as in a delta, when the follower can find the snake's head
+//     from this message alone or from the heads before the steps: the
+//     last Head pixel of its slot among this message's writes, where the
+//     last of the slot's Head writes was this region's move item, else
+//     its head before the steps; otherwise its two writes go as two
+//     items, each in its region. Any other write is u = itemWrite +
+//     2*zig(d) + e, d its index in the region (row by row across the
+//     region's width) less the last item's (a move's: its Head's), then,
+//     when e is 0, its pixel; e is 1 for an Empty pixel, which needs none.
+//     After the steps' writes, the pixels of the bodies whose spawn
+//     protection ended in these steps (their look changes without a write)
+//     follow as writes of the pixel they hold, so a follower's views mark
+//     them as the world's do.
 //
 // A region snapshot (kind 6) is one region's pixels at one tick: the
 // region, the tick, then runs (length, pixel) covering the region's
@@ -215,8 +220,7 @@ func (s *Split) split(e *Encoder, recs []byte, seq uint64) {
 		m = binary.AppendUvarint(m, uint64(r))
 		m = binary.AppendUvarint(m, tick)
 		m = binary.AppendUvarint(m, uint64(len(s.items[r])))
-		var pc pixCoder
-		s.msgs[r] = pc.appendLog(m, s.items[r])
+		s.msgs[r] = s.appendRegion(m, r, s.items[r])
 		s.items[r] = s.items[r][:0]
 	}
 	g := append(s.global[:0], Version, msgGlobal)
@@ -292,6 +296,35 @@ func (s *Split) splitLog(log []game.Write) {
 		}
 		s.items[r] = append(s.items[r], c)
 	}
+}
+
+// appendRegion appends region r's writes as a region message's items
+// (see Regions).
+func (s *Split) appendRegion(dst []byte, r int, log []game.Write) []byte {
+	x0, y0, rw, _ := s.g.Rect(r)
+	dst = slices.Grow(dst, 9*len(log))
+	var pc pixCoder
+	prev := 0 // the last item's index in the region
+	local := func(i int) int { y := i / s.g.W; return (y-y0)*rw + i - y*s.g.W - x0 }
+	for k := 0; k < len(log); k++ {
+		c := log[k]
+		if c.Dir() != game.None && k+1 < len(log) { // a move, as appendLog writes it
+			dst = pc.appendLog(dst, log[k:k+2])
+			k++
+			prev = local(log[k].Index())
+			continue
+		}
+		l := local(c.Index())
+		u := itemWrite + 2*zig(l-prev)
+		prev = l
+		p := c.Pixel()
+		if p == 0 {
+			dst = binary.AppendUvarint(dst, u+1)
+			continue
+		}
+		dst = pc.appendPix(binary.AppendUvarint(dst, u), p)
+	}
+	return dst
 }
 
 // head notes a Head write of slot in region r: the first of the round, a
@@ -594,7 +627,7 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 		}
 		g.got[reg] = true
 		start := len(log)
-		log = r.decodeWrites(&rr, &d, log)
+		log = r.decodeRegion(&rr, &d, log, reg)
 		if rr.err == nil && len(rr.b) != 0 {
 			rr.fail("trailing bytes")
 		}
@@ -696,4 +729,78 @@ func (r *Replica) decodeStraight(rd *reader, d *dims, moves []straight) []straig
 		}
 	}
 	return moves
+}
+
+// decodeRegion reads region reg's items (Split.appendRegion) onto log and
+// returns it; moves as decodeWrites reads them. On an error it leaves
+// rd.err set.
+func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) []game.Write {
+	n := rd.uvarint("pixel count") // grid writes, a move's two
+	if rd.err == nil && n > 2*uint64(len(rd.b)) {
+		rd.fail("pixel count")
+	}
+	x0, y0, rw, rh := r.reg.g.Rect(reg)
+	var pc pixCoder
+	r.tries++
+	r.moves = r.moves[:0]
+	n += uint64(len(log))
+	prev := 0
+	for rd.err == nil && uint64(len(log)) < n {
+		u := rd.uvarint("grid write")
+		if u < itemWrite {
+			// a move: the Body at the snake's head, the Head one pixel on
+			s := pc.slot + 1 + int(u&moveGap)
+			if u&moveGap == moveGap {
+				s = rd.int("move slot", 0xffff)
+			}
+			h, hp := -1, game.Pixel(0)
+			if rd.err == nil && s < d.nslots {
+				h, hp = r.headAt(s)
+			}
+			if h < 0 || uint64(len(log))+2 > n {
+				rd.fail("move of a snake without a head")
+				break
+			}
+			x, y := h%r.w, h/r.w
+			step := 1 // towards the higher index: Right, Down
+			if u&moveHigher == 0 {
+				step = -1
+			}
+			if u&moveVertical != 0 {
+				y = (y + step + r.h) % r.h
+			} else {
+				x = (x + step + r.w) % r.w
+			}
+			if x < x0 || x >= x0+rw || y < y0 || y >= y0+rh {
+				rd.fail("a move out of its region")
+				break
+			}
+			i := y*r.w + x
+			dir := moveDirs[u>>5&3]
+			head := game.MakePixel(game.Head, s, hp.Colour())
+			log = append(log, game.MakeWrite(h, game.MakePixel(game.Body, s, hp.Colour()), dir), game.MakeWrite(i, head, game.None))
+			pc.slot, prev = s, (y-y0)*rw+x-x0
+			r.heads[s] = headMark{r.tries, int32(i), head}
+			continue
+		}
+		l := prev + unzig((u-itemWrite)>>1)
+		p := game.Pixel(0)
+		if u&1 == 0 {
+			p = rd.pix(&pc, d)
+		}
+		if rd.err != nil {
+			break
+		}
+		if l < 0 || l >= rw*rh {
+			rd.fail("pixel index")
+			break
+		}
+		prev = l
+		i := (y0+l/rw)*r.w + x0 + l%rw
+		log = append(log, game.MakeWrite(i, p, game.None))
+		if p.Kind() == game.Head {
+			r.heads[p.Slot()] = headMark{r.tries, int32(i), p}
+		}
+	}
+	return log
 }
