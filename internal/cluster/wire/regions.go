@@ -124,6 +124,40 @@ type Split struct {
 	hbits []byte
 	prot  []protected // snakes whose spawn protection may end
 	fill  []int32     // scratch: a body being found
+
+	// of's tables: a pixel's row is its index times inv >> invShift
+	inv      uint64
+	rowFirst []int32 // by row: the first region of its band
+	colReg   []int32 // by column: its region in a band
+	rowY0    []int32 // by row: the first row of its band
+	colX0    []int32 // by column: the first column of its region
+}
+
+// invShift makes Split.inv exact: i*inv>>invShift is i/W for every pixel
+// index i of a world (below 2^26) of a width of at least 16 (2^4): 40 >=
+// 26 + 14 bits, and i*inv < 2^26 * (2^40/16 + 1) fits in 64 bits.
+const invShift = 40
+
+// tables makes of's tables for s's grid.
+func (s *Split) tables() {
+	g := s.g
+	s.inv = (1<<invShift + uint64(g.W) - 1) / uint64(g.W)
+	s.rowFirst, s.rowY0 = make([]int32, g.H), make([]int32, g.H)
+	for y := range g.H {
+		s.rowFirst[y], s.rowY0[y] = int32(y/g.RH*g.NX), int32(y/g.RH*g.RH)
+	}
+	s.colReg, s.colX0 = make([]int32, g.W), make([]int32, g.W)
+	for x := range g.W {
+		s.colReg[x], s.colX0[x] = int32(x/g.RW), int32(x/g.RW*g.RW)
+	}
+}
+
+// of returns the region of pixel index i, and i's place in it: its row and
+// column there. Regions.Of without a division.
+func (s *Split) of(i int) (r, ly, lx int) {
+	y := int(uint64(i) * s.inv >> invShift)
+	x := i - y*s.g.W
+	return int(s.rowFirst[y] + s.colReg[x]), y - int(s.rowY0[y]), x - int(s.colX0[x])
 }
 
 // protected is a snake whose spawn protection ends at until.
@@ -144,6 +178,7 @@ func NewSplit(e *Encoder, rw, rh int) (*Split, error) {
 	c := e.f.Capacity()
 	s := &Split{g: g, msgs: make([][]byte, n), items: make([][]game.Write, n), bits: make([]byte, (n+7)/8),
 		stamp: make([]uint64, c), hreg: make([]int32, c), hn: make([]int32, c), hone: make([]bool, c), dir: make([]game.Dir, c)}
+	s.tables()
 	f := e.f
 	for i := range f.Slots() {
 		s.watch(f, i)
@@ -231,9 +266,25 @@ func (s *Split) split(e *Encoder, recs []byte, seq uint64) {
 	g = binary.AppendUvarint(g, uint64(len(s.bits)))
 	g = append(g, s.bits...)
 	g = append(g, recs...)
+	s.turned(f, e.marked[:2*nw])
 	s.global = s.appendHeads(g, f.Slots())
-	for i := range f.Slots() {
-		s.dir[i] = f.Shape(i).Dir
+}
+
+// turned brings the dirs up to the world's after the steps split: the
+// last move's, unless the slot is marked (game.Feed). Call it before
+// appendHeads, which reorders the heads.
+func (s *Split) turned(f game.Feed, marked []uint64) {
+	for _, c := range s.heads {
+		if d := c.Dir(); d != game.None {
+			s.dir[c.Pixel().Slot()] = d
+		}
+	}
+	nw := len(marked) / 2
+	for k, word := range marked {
+		for ; word != 0; word &= word - 1 {
+			i := k%nw*64 + bits.TrailingZeros64(word)
+			s.dir[i] = f.Shape(i).Dir
+		}
 	}
 }
 
@@ -277,7 +328,8 @@ func (s *Split) splitLog(log []game.Write) {
 			slot := c.Pixel().Slot()
 			s.heads = append(s.heads, c, h)
 			k++
-			a, b := s.g.Of(c.Index()), s.g.Of(h.Index())
+			a, _, _ := s.of(c.Index())
+			b, _, _ := s.of(h.Index())
 			first := s.stamp[slot] != s.round
 			if a == b && (first || s.hreg[slot] == int32(a)) {
 				s.items[a] = append(s.items[a], c, h)
@@ -288,7 +340,7 @@ func (s *Split) splitLog(log []game.Write) {
 			s.head(slot, b, first, c.Dir() == s.dir[slot])
 			continue
 		}
-		r := s.g.Of(c.Index())
+		r, _, _ := s.of(c.Index())
 		if c.Pixel().Kind() == game.Head {
 			slot := c.Pixel().Slot()
 			s.heads = append(s.heads, c)
@@ -301,20 +353,28 @@ func (s *Split) splitLog(log []game.Write) {
 // appendRegion appends region r's writes as a region message's items
 // (see Regions).
 func (s *Split) appendRegion(dst []byte, r int, log []game.Write) []byte {
-	x0, y0, rw, _ := s.g.Rect(r)
+	_, _, rw, _ := s.g.Rect(r)
 	dst = slices.Grow(dst, 9*len(log))
 	var pc pixCoder
 	prev := 0 // the last item's index in the region
-	local := func(i int) int { y := i / s.g.W; return (y-y0)*rw + i - y*s.g.W - x0 }
 	for k := 0; k < len(log); k++ {
 		c := log[k]
-		if c.Dir() != game.None && k+1 < len(log) { // a move, as appendLog writes it
-			dst = pc.appendLog(dst, log[k:k+2])
+		if c.Dir() != game.None && k+1 < len(log) { // a move, as encodeLog writes it
+			slot := c.Pixel().Slot()
+			g := slot - pc.slot - 1
+			pc.slot = slot
+			if h := moveBits[c.Dir()]; uint(g) < moveGap {
+				dst = append(dst, h|byte(g))
+			} else {
+				dst = binary.AppendUvarint(append(dst, h|moveGap), uint64(slot))
+			}
 			k++
-			prev = local(log[k].Index())
+			_, ly, lx := s.of(log[k].Index())
+			prev = ly*rw + lx
 			continue
 		}
-		l := local(c.Index())
+		_, ly, lx := s.of(c.Index())
+		l := ly*rw + lx
 		u := itemWrite + 2*zig(l-prev)
 		prev = l
 		p := c.Pixel()
@@ -362,7 +422,7 @@ func (s *Split) expire(f game.Feed, p protected) {
 		}
 	}
 	for _, c := range s.fill {
-		r := s.g.Of(int(c))
+		r, _, _ := s.of(int(c))
 		s.items[r] = append(s.items[r], game.MakeWrite(int(c), pix[c], game.None))
 	}
 }

@@ -355,3 +355,28 @@ func TestRegionsAllocs(t *testing.T) {
 		t.Fatalf("Step+AppendDeltaSplit+ApplyRegions: %v allocations a tick", allocs)
 	}
 }
+
+// TestSplitOf: a split finds each pixel's region and place in it without
+// a division, as Regions.Of does with one, up to the largest worlds: every
+// row's first and last pixel of worlds of widths from the least to the
+// most, as tall as game.MaxPixels allows.
+func TestSplitOf(t *testing.T) {
+	for _, w := range []int{game.MinSide, 17, 1000, 2048, 9152, game.MaxSide - 1, game.MaxSide} {
+		h := min(game.MaxSide, game.MaxPixels/w)
+		g, err := NewRegions(w, h, 128, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Split{g: g}
+		s.tables()
+		for y := range h {
+			for _, x := range []int{0, w - 1} {
+				i := y*w + x
+				r, ly, lx := s.of(i)
+				if r != g.Of(i) || ly != y%64 || lx != x%128 {
+					t.Fatalf("%dx%d: pixel (%d,%d): region %d at (%d,%d), want %d at (%d,%d)", w, h, x, y, r, lx, ly, g.Of(i), x%128, y%64)
+				}
+			}
+		}
+	}
+}
