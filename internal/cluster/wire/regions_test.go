@@ -380,3 +380,50 @@ func TestSplitOf(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRegionsDecode: arbitrary bytes as a global message, a region
+// message or a region snapshot never panic a replica that follows
+// regions, and a refused one leaves it as it was.
+func FuzzRegionsDecode(f *testing.F) {
+	fl := newFollowed(f, 8, 128, 64, 6)
+	for range 30 {
+		fl.step(f)
+	}
+	fl.e = NewEncoder(fl.w)
+	s, err := NewSplit(fl.e, 32, 16)
+	if err != nil {
+		f.Fatal(err)
+	}
+	chunks, _ := Snapshot(fl.w, 1<<20)
+	fl.step(f)
+	if _, err := fl.e.AppendDeltaSplit(nil, s); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(slices.Clone(s.Global()), slices.Clone(s.Region(int(s.Changed()[0]))))
+	f.Add(AppendRegionSnapshot(nil, fl.w, s.Regions(), 3), []byte{Version, msgRegion, 1, 2})
+	f.Add([]byte{}, []byte{})
+	f.Fuzz(func(t *testing.T, g, m []byte) {
+		r, err := NewReplica(chunks)
+		if err == nil {
+			err = r.FollowRegions(32, 16)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range r.Regions().Count() {
+			r.Follow(k)
+		}
+		tick := r.Tick()
+		if err := r.ApplyRegions(g, [][]byte{m}); err != nil && r.Tick() != tick {
+			t.Fatalf("refused (%v) but moved on", err)
+		}
+		_, _ = r.ApplyRegionSnapshot(g)
+		_, _ = r.ApplyRegionSnapshot(m)
+		_, _, _, _ = GlobalInfo(g)
+		_, _, _ = GlobalRegions(g)
+		_, _, _ = RegionInfo(m)
+		_, _, _ = RegionSnapshotInfo(m)
+		v := r.Acquire()
+		v.Release()
+	})
+}
