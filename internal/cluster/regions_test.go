@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"snaked/game"
+	"snaked/internal/testkit"
 	"snaked/render"
 )
 
@@ -305,5 +307,108 @@ func TestRegionsBytes(t *testing.T) {
 	}
 	if n := l.reg.Followed(); n == 0 || n > 9 {
 		t.Fatalf("%d regions followed for one 80x24 camera", n)
+	}
+}
+
+// TestRegionPermissions: under role users, a gateway follows regions (it
+// reads the global part and the regions, and asks for and gets region
+// snapshots in its own inbox) but cannot publish either, nor aim a region
+// snapshot at another gateway's inbox.
+func TestRegionPermissions(t *testing.T) {
+	users := []User{{RoleSim, "sim", "simpw"}, {RoleGateway, "gw1", "pw1"}, {RoleGateway, "gw2", "pw2"}}
+	ns, err := Embed("127.0.0.1:0", Auth{Users: users, Prefix: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Shutdown()
+	logs := &testkit.SyncBuf{}
+	conn := func(user, pw, gateway string) *nats.Conn {
+		t.Helper()
+		nc, err := Connect(Options{URL: ns.ClientURL(), User: user, Password: pw, Prefix: "p", Gateway: gateway,
+			Log: slog.New(slog.NewTextHandler(logs, nil)).With("conn", user)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	snc, g1, g2 := conn("sim", "simpw", ""), conn("gw1", "pw1", "gw1"), conn("gw2", "pw2", "gw2")
+	gc := screensWorld()
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := NewPublisher(snc, w, "p", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	f, err := NewRegionFollower(g1, "p", "gw1", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.SetCameras(func(dst []Camera) []Camera { return append(dst, Camera{At: game.Point{X: 500, Y: 300}, Cols: 80, Rows: 24}) })
+	tick := uint64(0)
+	if !testkit.Eventually(10*time.Second, func() bool {
+		tick++
+		w.Step(tick)
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		return f.Synced() && f.Followed() > 0 && f.Stats().Regions > 0
+	}) {
+		t.Fatalf("gw1 never followed a region: %+v\n%s", f.Stats(), logs)
+	}
+
+	heard := make(chan *nats.Msg, 4096)
+	for _, subj := range []string{"p.g", "p.r.>", "p.gw.*.hb"} {
+		if _, err := g2.ChanSubscribe(subj, heard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g2.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	forged := []byte("forged")
+	for _, subj := range []string{"p.g", "p.r.0.0"} {
+		if err := g1.Publish(subj, forged); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a region snapshot asked for another gateway's inbox is not sent
+	if err := g1.PublishRequest("p.gw.gw1.region", "_INBOX.p.gw2.x", []byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	sentinel := appendHeartbeat(nil, heartbeat{gw: 99})
+	if err := g1.Publish("p.gw.gw1.hb", sentinel); err != nil {
+		t.Fatal(err)
+	}
+	for done := false; !done; {
+		select {
+		case m := <-heard:
+			if string(m.Data) == string(forged) {
+				t.Fatalf("gw2 heard gw1's forged %s", m.Subject)
+			}
+			done = string(m.Data) == string(sentinel)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("gw2 never heard gw1's heartbeat\n%s", logs)
+		}
+	}
+	for _, subj := range []string{`Publish to "p.g"`, `Publish to "p.r.0.0"`} {
+		if !testkit.Eventually(3*time.Second, func() bool {
+			return strings.Contains(strings.ReplaceAll(logs.String(), `\"`, `"`), "Permissions Violation for "+subj)
+		}) {
+			t.Errorf("no permissions violation for gw1's %s:\n%s", subj, logs)
+		}
+	}
+	if !testkit.Eventually(3*time.Second, func() bool {
+		tick++
+		w.Step(tick)
+		_ = pub.Ticked()
+		return pub.Stats().RegionDropped == 1
+	}) {
+		t.Errorf("the region snapshot request for another's inbox was not dropped: %+v", pub.Stats())
 	}
 }
