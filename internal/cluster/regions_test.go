@@ -348,7 +348,9 @@ func TestRegionPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	f.SetCameras(func(dst []Camera) []Camera { return append(dst, Camera{At: game.Point{X: 500, Y: 300}, Cols: 80, Rows: 24}) })
+	f.SetCameras(func(dst []Camera) []Camera {
+		return append(dst, Camera{At: game.Point{X: 500, Y: 300}, Cols: 80, Rows: 24})
+	})
 	tick := uint64(0)
 	if !testkit.Eventually(10*time.Second, func() bool {
 		tick++
