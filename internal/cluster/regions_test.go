@@ -414,3 +414,35 @@ func TestRegionPermissions(t *testing.T) {
 		t.Errorf("the region snapshot request for another's inbox was not dropped: %+v", pub.Stats())
 	}
 }
+
+// TestCoversAllocs: a session's question whether a view covers its camera
+// (every frame) allocates nothing.
+func TestCoversAllocs(t *testing.T) {
+	l := newRegionsLink(t, screensWorld(), nil)
+	l.reg.SetCameras(func(dst []Camera) []Camera {
+		return append(dst, Camera{At: game.Point{X: 5, Y: 5}, Cols: 80, Rows: 24})
+	})
+	for range 10 {
+		l.next()
+	}
+	v := l.reg.Acquire()
+	defer v.Release()
+	var id game.ID
+	for _, s := range v.Snakes {
+		if s.Used {
+			id = s.ID
+			break
+		}
+	}
+	ok := false
+	allocs := testing.AllocsPerRun(100, func() {
+		ok = l.reg.Covers(v, 0, game.Point{X: 5, Y: 5}, 80, 24)
+		l.reg.Covers(v, id, game.Point{}, 80, 24)
+	})
+	if !ok {
+		t.Error("the camera the follower follows is not covered")
+	}
+	if allocs != 0 {
+		t.Errorf("Covers: %v allocations", allocs)
+	}
+}
