@@ -20,10 +20,12 @@ import (
 //     RW and RH, a bitset of the regions that have a message this time
 //     (region r at bit r%8 of byte r/8), then the delta's slot count,
 //     snake records and tail exactly as the delta has them, then the
-//     heads: every move and every other write of a Head pixel of the
-//     steps, as the delta's grid-write items (count, items), which is
-//     what a follower needs to know every snake's head and dir without
-//     any pixel;
+//     heads, which is what a follower needs to know every snake's head
+//     and dir without any pixel: a bitset by slot (its byte count, the
+//     bytes) of the snakes whose only Head write of the steps was one
+//     move in the dir they had, then every move and every other write of
+//     a Head pixel of the other snakes, in order, as the delta's
+//     grid-write items (count, items);
 //   - a region message (kind 5) for each region that changed: the region,
 //     the tick, then the grid writes that fall in it, in the steps' order
 //     (count, items). A move whose two writes fall in the region is one
@@ -57,10 +59,9 @@ const (
 	msgRegionSnap = 6
 )
 
-// Region sizes: the default, and the bounds a follower accepts.
+// Region grids a follower accepts: regions of at least minRegion pixels
+// a side, at most maxRegions of them.
 const (
-	RegionW    = 256
-	RegionH    = 128
 	minRegion  = 16
 	maxRegions = 1 << 16
 )
