@@ -252,7 +252,8 @@ func screenCams(rng *rand.Rand, l *regionsLink) []*screenCam {
 // (render.Renderer's bytes, HUD, radar and kill feed included) from a
 // gateway on regions as from one on the whole deltas, every tick its
 // regions cover the camera, which is every tick but a few after a camera
-// jumps (a respawn, another snake followed).
+// jumps (a respawn, another snake followed); and again after a gap that
+// makes both take a whole snapshot.
 func TestRegionsSameScreens(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	l := newRegionsLink(t, screensWorld(), nil)
@@ -268,6 +269,29 @@ func TestRegionsSameScreens(t *testing.T) {
 	}
 	fs, rs := l.full.Stats(), l.reg.Stats()
 	t.Logf("bytes in: full %d, regions %d (%d regions followed, %d region snapshots)", fs.Bytes, rs.Bytes, l.reg.Followed(), rs.Regions)
+
+	// a gap: the simulation misses more steps than its feed keeps, both
+	// followers take a whole snapshot again, and the screens go on equal
+	for range 20 {
+		l.step()
+	}
+	if err := l.pub.Ticked(); err == nil {
+		t.Fatal("no gap after 20 steps")
+	}
+	if !testkit.Eventually(10*time.Second, func() bool { // ticks go on while the snapshots come
+		l.step()
+		if err := l.pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+		return l.full.Stats().Snapshots > fs.Snapshots && l.reg.Stats().Snapshots > rs.Snapshots
+	}) {
+		t.Fatalf("after the gap: no new snapshot: full %+v, regions %+v", l.full.Stats(), l.reg.Stats())
+	}
+	l.next()
+	if err := sameScreens(l, cams, 100, rng); err != nil {
+		t.Fatalf("after the gap: %v", err)
+	}
 }
 
 // TestRegionsNoMargin: with no margin a camera that moves outruns its
