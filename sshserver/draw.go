@@ -200,10 +200,12 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 		v.Release()
 		return
 	}
-	if k, ok := s.castOf(c, hud, rank, cols, rows); !play && ok {
-		s.castFrame(k, c, hud, v, repaint)
-		v.Release()
-		return
+	if !play {
+		if k, ok := s.castOf(c, hud, rank, cols, rows); ok {
+			s.castFrame(k, c, hud, v, repaint)
+			v.Release()
+			return
+		}
 	}
 	s.ownFrame(c, hud, v, repaint)
 	v.Release()
