@@ -141,7 +141,7 @@ func (c *screenCam) hud(v *game.View) *render.HUD {
 // regions' only when Covers says its regions are there (as a session
 // does); it counts in each cam the frames drawn and waited for, and
 // returns the first frame that differed or that waited for its regions
-// more than 5 ticks after its camera's last jump.
+// more than 8 ticks after its camera's last jump.
 func sameScreens(l *regionsLink, cams []*screenCam, ticks int, rng *rand.Rand) error {
 	const cols, rows = 48, 14
 	var mu sync.Mutex // guards the cams' cameras, which the follower reads
@@ -199,7 +199,7 @@ func sameScreens(l *regionsLink, cams []*screenCam, ticks int, rng *rand.Rand) e
 			}
 			if !l.reg.Covers(rv, h.Follow, h.Cam, cols, rows) {
 				c.waited++
-				if fv.Tick > c.jumped+5 && err == nil {
+				if fv.Tick > c.jumped+8 && err == nil {
 					err = fmt.Errorf("tick %d: the %s camera at %v (following %v) waited for its regions %d ticks after its last jump",
 						fv.Tick, c.kind, c.at, h.Follow, fv.Tick-c.jumped)
 				}
@@ -301,7 +301,7 @@ func TestRegionsNoMargin(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	l := newRegionsLink(t, screensWorld(), func(f *RegionFollower) { f.enter, f.leave = 0, 0 })
 	cams := screenCams(rng, l)
-	err := sameScreens(l, cams, 60, rng)
+	err := sameScreens(l, cams, 100, rng)
 	if err == nil {
 		t.Fatal("with no margin, every camera kept its regions")
 	}
