@@ -664,7 +664,7 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	rd.tail(&t, &d, false)
 	r.nkill = t.kills
 	g.straight = r.decodeStraight(&rd, &d, g.straight[:0])
-	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0])
+	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0], false) // the heads: no pixel is kept
 	g.gmoves = append(g.gmoves[:0], r.moves...)
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.fail("trailing bytes")
@@ -816,7 +816,7 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 			}
 			h, hp := -1, game.Pixel(0)
 			if rd.err == nil && s < d.nslots {
-				h, hp = r.headAt(s)
+				h, hp = r.headAt(s, true)
 			}
 			if h < 0 || uint64(len(log))+2 > n {
 				rd.fail("move of a snake without a head")
