@@ -138,6 +138,9 @@ func (e *Encoder) appendDelta(dst []byte, s *Split) ([]byte, error) {
 	if !f.Kept(e.seq) { // kept, and so are the steps after it
 		steps := seq - e.seq
 		e.rebase()
+		if s != nil {
+			s.rebase(f)
+		}
 		return dst, fmt.Errorf("%w (the encoder is %d steps behind)", ErrGap, steps)
 	}
 	dst = append(dst, Version, msgDelta)

@@ -180,12 +180,19 @@ func NewSplit(e *Encoder, rw, rh int) (*Split, error) {
 	s := &Split{g: g, msgs: make([][]byte, n), items: make([][]game.Write, n), bits: make([]byte, (n+7)/8),
 		stamp: make([]uint64, c), hreg: make([]int32, c), hn: make([]int32, c), hone: make([]bool, c), dir: make([]game.Dir, c)}
 	s.tables()
-	f := e.f
+	s.rebase(e.f)
+	return s, nil
+}
+
+// rebase takes the world now as what followers have: the snakes' dirs
+// and the spawn protections still running.
+func (s *Split) rebase(f game.Feed) {
+	s.prot = s.prot[:0]
+	clear(s.dir)
 	for i := range f.Slots() {
 		s.watch(f, i)
 		s.dir[i] = f.Shape(i).Dir
 	}
-	return s, nil
 }
 
 // Regions is the split's grid.

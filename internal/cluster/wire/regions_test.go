@@ -427,3 +427,47 @@ func FuzzRegionsDecode(f *testing.F) {
 		v.Release()
 	})
 }
+
+// TestRegionsAfterGap: after the encoder falls more steps behind than the
+// feed keeps (a gap, and a rebase), a replica built from a snapshot then
+// follows the regional form as before, whatever the snakes did meanwhile.
+func TestRegionsAfterGap(t *testing.T) {
+	f := newFollowed(t, 9, 128, 64, 20)
+	for range 30 {
+		f.step(t)
+	}
+	rf := newRegionFollower(t, f, 32, 16)
+	for r := range rf.rr.Regions().Count() {
+		rf.rr.Follow(r)
+	}
+	for range 20 {
+		rf.next(t)
+	}
+	for range 20 { // more than the feed keeps
+		f.step(t)
+	}
+	var err error
+	if f.buf, err = f.e.AppendDeltaSplit(f.buf[:0], rf.s); !errors.Is(err, ErrGap) {
+		t.Fatalf("20 steps behind: %v, want ErrGap", err)
+	}
+	chunks, err := Snapshot(f.w, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.r, err = NewReplica(chunks); err != nil {
+		t.Fatal(err)
+	}
+	if rf.rr, err = NewReplica(chunks); err == nil {
+		err = rf.rr.FollowRegions(32, 16)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range rf.rr.Regions().Count() {
+		rf.rr.Follow(r)
+	}
+	rf.prev, f.prevPix = nil, nil
+	for range 100 {
+		rf.next(t)
+	}
+}
