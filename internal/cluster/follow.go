@@ -428,16 +428,17 @@ func (st *follow) global(msg []byte) {
 	}
 }
 
-// grid learns the region grid from a global message.
+// grid learns the region grid from a global message (again when the
+// world, after a restart, is another).
 func (st *follow) grid(msg []byte) error {
 	rw, rh, err := wire.GlobalRegions(msg)
 	if err != nil {
 		return err
 	}
-	if st.g.RW == rw && st.g.RH == rh {
+	w, h := st.r.Size()
+	if st.g.RW == rw && st.g.RH == rh && st.g.W == w && st.g.H == h && st.r.Regions() == st.g {
 		return nil
 	}
-	w, h := st.r.Size()
 	g, err := wire.NewRegions(w, h, rw, rh)
 	if err != nil {
 		return err
