@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/ssh"
 
+	"snaked/game"
 	"snaked/internal/scores"
 	"snaked/render"
 )
@@ -41,6 +42,28 @@ type Config struct {
 	Scores             Scores                 // finished games, name claims and the scores command; nil = none
 	Cluster            Cluster                // the cluster this server is a gateway of; nil = a single process
 	Wake               *Wake                  // signalled at each new view of the world that Ticked does not announce (a gateway's follower); nil = a Wake of the server's own
+	Coverage           Coverage               // which views hold the world where a camera may show (a gateway following regions); nil = every view everywhere
+}
+
+// Coverage says whether a view holds the world's pixels wherever a
+// session's camera may show: a gateway that follows only the regions its
+// cameras need has them only there, and a camera that jumps waits for
+// its regions. Every session's frame calls Covers (follow is the snake the
+// camera follows, else 0 and at is the free camera's centre; cols x rows
+// the terminal): it may not block.
+type Coverage interface {
+	Covers(v *game.View, follow game.ID, at game.Point, cols, rows int) bool
+}
+
+// Camera is what one session looks at: the snake it follows (a player's
+// own, or the one a spectator follows), or every snake on the leaderboard
+// (a spectator following it, who may be shown any of them), or else a
+// free camera's centre; and its terminal's size.
+type Camera struct {
+	Follow     game.ID
+	Top        bool
+	At         game.Point
+	Cols, Rows int
 }
 
 // Cluster is the cluster a server is a gateway of, as its sessions see it:

@@ -185,12 +185,27 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	s.fillHUD(hud)
 	v := s.srv.w.Acquire()
 	s.noteTick(v.Tick, lastTick)
-	if phase(s.phase.Load()) == phasePlay {
+	play, rank := phase(s.phase.Load()) == phasePlay, 0
+	if play {
 		s.keepSnake(v, s.followPlayer(hud))
-	} else if k, ok := s.castOf(c, hud, s.followCamera(v, hud), cols, rows); ok {
-		s.castFrame(k, c, hud, v, repaint)
+	} else {
+		rank = s.followCamera(v, hud)
+	}
+	if cv := s.srv.cfg.Coverage; cv != nil && !cv.Covers(v, hud.Follow, hud.Cam, cols, rows) {
+		// the world where the camera may show is on its way (a gateway
+		// following regions): the screen stays until a view has it
+		if repaint {
+			s.repaint.Store(true)
+		}
 		v.Release()
 		return
+	}
+	if !play {
+		if k, ok := s.castOf(c, hud, rank, cols, rows); ok {
+			s.castFrame(k, c, hud, v, repaint)
+			v.Release()
+			return
+		}
 	}
 	s.ownFrame(c, hud, v, repaint)
 	v.Release()
@@ -457,6 +472,27 @@ func (s *session) castFrame(k castKey, c *canvas, hud *render.HUD, v *game.View,
 	}
 	s.frames++
 	s.pend, s.pendR, s.pendOK, s.timed = b, nil, true, false
+}
+
+// looksAt is what the session looks at now (Server.Cameras); false when
+// it shows no world (a screen outside play, or before one).
+func (s *session) looksAt() (Camera, bool) {
+	p := phase(s.phase.Load())
+	if p != phasePlay && p != phaseWatch {
+		return Camera{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := Camera{Cols: s.cols, Rows: s.rows}
+	switch {
+	case p == phasePlay:
+		c.Follow = game.ID(s.id.Load())
+	case s.free: // where the pans not applied yet take it
+		c.At = game.Point{X: s.cam.X + s.dx, Y: s.cam.Y + s.dy}
+	default:
+		c.Top = true
+	}
+	return c, true
 }
 
 // camera points a spectator's HUD at the followed snake or the free

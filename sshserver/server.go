@@ -68,6 +68,9 @@ type Server struct {
 	tickList []*session            // notifyAll's list, kept for the next tick
 	pinged   []*conn               // admitted connections under keepalive; conn.idx is the index
 	raws     map[net.Conn]struct{} // every accepted connection, for the final force close
+
+	camMu sync.Mutex // guards cams
+	cams  []*session // Cameras' scratch
 }
 
 // noShutdown is Server.shutdownIn while no shutdown countdown runs.
@@ -457,4 +460,25 @@ func removeIndexed[T indexed](list []T, x T) []T {
 	list[last] = zero
 	*x.index() = -1
 	return list[:last]
+}
+
+// Cameras appends to dst what each session that shows the world looks at
+// (Camera) and returns it: players follow their snakes, spectators the
+// leaderboard or a free camera. A gateway that follows only the regions
+// its cameras need calls it after each tick; it allocates nothing once dst
+// has room.
+func (s *Server) Cameras(dst []Camera) []Camera {
+	s.camMu.Lock()
+	defer s.camMu.Unlock()
+	s.mu.Lock()
+	s.cams = append(s.cams[:0], s.live...)
+	s.mu.Unlock()
+	for _, ss := range s.cams {
+		c, ok := ss.looksAt()
+		if ok {
+			dst = append(dst, c)
+		}
+	}
+	clear(s.cams)
+	return dst
 }

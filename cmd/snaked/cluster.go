@@ -169,9 +169,18 @@ type gatewayLink struct {
 	nc     *nats.Conn
 	name   string // the gateway's name on the link
 	wake   *sshserver.Wake
-	f      *cluster.Follower
+	f      follower
+	rf     *cluster.RegionFollower // f, when it follows regions; else nil
 	gw     *cluster.Gateway
 	scores *cluster.RemoteScores
+}
+
+// follower is a gateway's follower of the world: a cluster.Follower or a
+// cluster.RegionFollower.
+type follower interface {
+	cluster.Views
+	cluster.Stream
+	Close()
 }
 
 // startGateway connects a gateway to the simulation named by cfg, in the
@@ -190,7 +199,12 @@ func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 		return nil, err
 	}
 	l := &gatewayLink{nc: nc, name: name, wake: sshserver.NewWake()}
-	l.f, err = cluster.NewFollower(nc, opts.Prefix, name, cfg.FollowMaxPixels, l.wake.Tick)
+	if cfg.Follow == cluster.FollowRegions {
+		l.rf, err = cluster.NewRegionFollower(nc, opts.Prefix, name, cfg.FollowMaxPixels, l.wake.Tick)
+		l.f = l.rf
+	} else {
+		l.f, err = cluster.NewFollower(nc, opts.Prefix, name, cfg.FollowMaxPixels, l.wake.Tick)
+	}
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -206,10 +220,29 @@ func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 }
 
 // configure sets up sc for a server of this gateway: its cluster, the Wake it
-// draws at, the simulation's scores and the link's metrics.
+// draws at, the simulation's scores and the link's metrics; following
+// regions, which views cover a camera.
 func (l *gatewayLink) configure(sc *sshserver.Config) {
 	sc.Cluster, sc.Wake, sc.Scores = l.gw, l.wake, l.scores
 	sc.Collectors = append(sc.Collectors, cluster.GatewayCollectors(l.gw, l.f)...)
+	if l.rf != nil {
+		sc.Coverage = l.rf
+	}
+}
+
+// serve tells a follower of regions where srv's sessions look.
+func (l *gatewayLink) serve(srv *sshserver.Server) {
+	if l.rf == nil {
+		return
+	}
+	var cams []sshserver.Camera // the follower's goroutine's only
+	l.rf.SetCameras(func(dst []cluster.Camera) []cluster.Camera {
+		cams = srv.Cameras(cams[:0])
+		for _, c := range cams {
+			dst = append(dst, cluster.Camera{Follow: c.Follow, Top: c.Top, At: c.At, Cols: c.Cols, Rows: c.Rows})
+		}
+		return dst
+	})
 }
 
 func (l *gatewayLink) close() {

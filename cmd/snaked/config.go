@@ -42,8 +42,9 @@ type config struct {
 	NATSEmbed string          // -nats-embed: run a NATS server in this process (role sim)
 	NATSUsers string          // -nats-users: the embedded NATS's users and their roles
 
-	GatewayName     string // -gateway-name: the gateway's name on the link
-	FollowMaxPixels int    // -follow-max-pixels: the largest world a gateway follows
+	GatewayName     string             // -gateway-name: the gateway's name on the link
+	FollowMaxPixels int                // -follow-max-pixels: the largest world a gateway follows
+	Follow          cluster.FollowMode // -follow: the world's whole deltas, or only the regions the sessions show
 
 	HTTPAddr    string // -http-addr: the status page's listener; "" = none
 	HTTPStreams int    // -http-streams: the status page's live streams at once
@@ -180,6 +181,8 @@ func options(c *config) []option {
 		{name: "follow-max-pixels", value: &integer{p: &c.FollowMaxPixels, r: followRange},
 			def:   fmt.Sprintf("%d (the auto world at the largest -max-sessions, %dx%d)", maxAutoW*maxAutoH, maxAutoW, maxAutoH),
 			usage: "role gateway: the largest world it follows, in pixels; a larger world's snapshot is refused before anything is allocated for it"},
+		{name: "follow", value: followMode{&c.Follow}, rng: "full, regions",
+			usage: "role gateway: full follows every tick's whole delta; regions only the global part and the regions its sessions' cameras show (a camera that jumps waits a tick or two for its regions)"},
 		{name: "version", value: &boolean{p: &c.Version}, noEnv: true, usage: "print the version (the module's and the VCS revision built from) and exit"},
 	}
 }
@@ -408,11 +411,12 @@ func (v *integer) rangeText() string { return v.r.String() }
 
 // The other values have no range of their own: their options say what
 // they take, if anything.
-func (*text) rangeText() string     { return "" }
-func (*seed) rangeText() string     { return "" }
-func (worldSize) rangeText() string { return "" }
-func (level) rangeText() string     { return "" }
-func (*boolean) rangeText() string  { return "" }
+func (*text) rangeText() string      { return "" }
+func (*seed) rangeText() string      { return "" }
+func (worldSize) rangeText() string  { return "" }
+func (level) rangeText() string      { return "" }
+func (*boolean) rangeText() string   { return "" }
+func (followMode) rangeText() string { return "" }
 
 // boolean is a flag given without a value (-version).
 type boolean struct{ p *bool }
@@ -540,6 +544,25 @@ func (v *autoInteger) Set(s string) error {
 		return fmt.Errorf("want auto or a whole number in %s", v.r)
 	}
 	*v.auto = false
+	return nil
+}
+
+// followMode is how a gateway follows the world.
+type followMode struct{ p *cluster.FollowMode }
+
+func (f followMode) String() string {
+	if f.p == nil {
+		return cluster.FollowFull.String()
+	}
+	return f.p.String()
+}
+
+func (f followMode) Set(s string) error {
+	m, err := cluster.ParseFollowMode(s)
+	if err != nil {
+		return errors.New("want full or regions")
+	}
+	*f.p = m
 	return nil
 }
 

@@ -129,8 +129,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		}
 	}
 	if link != nil {
-		fmt.Fprintf(stdout, "snaked gateway %s listening on %s (world from %s, prefix %s)\nhost key %s\nplay:     %s\nspectate: %s\n",
-			link.name, ln.Addr(), cfg.NATS.URL, cfg.NATS.Prefix, key.Fingerprint, sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
+		link.serve(srv)
+		fmt.Fprintf(stdout, "snaked gateway %s listening on %s (world from %s, prefix %s, following %s)\nhost key %s\nplay:     %s\nspectate: %s\n",
+			link.name, ln.Addr(), cfg.NATS.URL, cfg.NATS.Prefix, cfg.Follow, key.Fingerprint, sc.JoinHint, spectateHint(sc.JoinHint, sc.SpectatorUser))
 	} else {
 		fmt.Fprintf(stdout, "snaked listening on %s (world %dx%d, bots fill to %d snakes, at least %d bots)\nhost key %s\nplay:     %s\nspectate: %s\n",
 			ln.Addr(), cfg.World.W, cfg.World.H, cfg.World.BotTarget, cfg.World.Bots, key.Fingerprint,

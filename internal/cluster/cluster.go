@@ -190,13 +190,13 @@ func Permissions(role, name, prefix string) *server.Permissions {
 	p := prefixOr(prefix)
 	if role == RoleSim {
 		return &server.Permissions{
-			Publish:   &server.SubjectPermission{Allow: []string{p + ".tick", "_INBOX." + p + ".>"}},
+			Publish:   &server.SubjectPermission{Allow: []string{p + ".tick", p + ".g", p + ".r.>", "_INBOX." + p + ".>"}},
 			Subscribe: &server.SubjectPermission{Allow: []string{p + ".gw.*.>"}},
 		}
 	}
 	return &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: []string{p + ".gw." + name + ".>"}},
-		Subscribe: &server.SubjectPermission{Allow: []string{p + ".tick", p + ".gw.*.hb", inboxOf(p, name) + ".>"}},
+		Subscribe: &server.SubjectPermission{Allow: []string{p + ".tick", p + ".g", p + ".r.>", p + ".gw.*.hb", inboxOf(p, name) + ".>"}},
 	}
 }
 
@@ -274,10 +274,13 @@ func inboxOf(prefix, name string) string { return "_INBOX." + prefix + "." + nam
 // permissions can keep one gateway from speaking for another:
 //
 //	P.tick                 the simulation's ticks (stream.go)
+//	P.g                    their global part: records, leaderboard, counts, heads (regions.go)
+//	P.r.X.Y                their pixels in region (X, Y) of the grid (regions.go)
 //	P.gw.NAME.join         request/reply: gateway NAME asks for a snake
 //	P.gw.NAME.input        its players' turns, dashes, respawns, leaves
 //	P.gw.NAME.hb           its heartbeats: a gateway silent for Lease loses its snakes
 //	P.gw.NAME.snapshot     request: a snapshot of the world, sent to its inbox
+//	P.gw.NAME.region       request: a snapshot of one region, sent to its inbox
 //	P.gw.NAME.scores.*     its scores questions and finished games (scores.go)
 //	_INBOX.P.NAME.>        its replies
 //
@@ -286,18 +289,23 @@ func inboxOf(prefix, name string) string { return "_INBOX." + prefix + "." + nam
 // a snake the sending gateway's join did not give, are dropped and counted
 // (Stats), never applied.
 type subjects struct {
-	prefix                                        string
-	tick                                          string
-	join, input, hb, snapshot, names, ask, record string
-	gw                                            string // prefix + ".gw.": where a gateway's name starts
+	prefix                                                string
+	tick, global, regions                                 string // regions: the region subjects' prefix, P.r.
+	join, input, hb, snapshot, region, names, ask, record string
+	gw                                                    string // prefix + ".gw.": where a gateway's name starts
 }
 
 func subjectsOf(prefix, name string) subjects {
 	p := prefixOr(prefix)
 	g := p + ".gw." + name + "."
-	return subjects{prefix: p, tick: p + ".tick", gw: p + ".gw.",
-		join: g + "join", input: g + "input", hb: g + "hb", snapshot: g + "snapshot",
+	return subjects{prefix: p, tick: p + ".tick", global: p + ".g", regions: p + ".r.", gw: p + ".gw.",
+		join: g + "join", input: g + "input", hb: g + "hb", snapshot: g + "snapshot", region: g + "region",
 		names: g + "scores.names", ask: g + "scores.ask", record: g + "scores.record"}
+}
+
+// regionSubject is the subject of region (x, y)'s pixels.
+func (s *subjects) regionSubject(x, y int) string {
+	return s.regions + strconv.Itoa(x) + "." + strconv.Itoa(y)
 }
 
 // sender returns the gateway name in subject, one of s's (from a wildcard

@@ -14,11 +14,17 @@ type PublisherStats struct {
 	Bytes     uint64 // their bytes
 	Snapshots uint64 // snapshots written (one answers every request waiting)
 	Dropped   uint64 // snapshot requests dropped (no reply inbox, or too many at once)
+
+	RegionMessages  uint64 // global and region messages published
+	RegionBytes     uint64 // their bytes
+	RegionSnapshots uint64 // region snapshots written
+	RegionDropped   uint64 // region snapshot requests dropped (no reply inbox, a bad region, too many)
 }
 
 // Stats returns the counters.
 func (p *Publisher) Stats() PublisherStats {
-	return PublisherStats{Deltas: p.sent.Load(), Bytes: p.bytes.Load(), Snapshots: p.snaps.Load(), Dropped: p.dropped.Load()}
+	return PublisherStats{Deltas: p.sent.Load(), Bytes: p.bytes.Load(), Snapshots: p.snaps.Load(), Dropped: p.dropped.Load(),
+		RegionMessages: p.reg.sent.Load(), RegionBytes: p.reg.bytes.Load(), RegionSnapshots: p.reg.snaps.Load(), RegionDropped: p.reg.dropped.Load()}
 }
 
 // counter is a Prometheus counter read from f at each scrape.
@@ -39,6 +45,10 @@ func SimCollectors(s *Sim, p *Publisher) []prometheus.Collector {
 		counter("snaked_cluster_delta_bytes_total", "Bytes of world deltas published.", func() uint64 { return p.bytes.Load() }),
 		counter("snaked_cluster_snapshots_total", "World snapshots written for gateways.", func() uint64 { return p.snaps.Load() }),
 		counter("snaked_cluster_snapshot_requests_dropped_total", "Snapshot requests dropped.", func() uint64 { return p.dropped.Load() }),
+		counter("snaked_cluster_region_messages_total", "Global and region messages published (the deltas' regional form).", func() uint64 { return p.reg.sent.Load() }),
+		counter("snaked_cluster_region_bytes_total", "Bytes of global and region messages published.", func() uint64 { return p.reg.bytes.Load() }),
+		counter("snaked_cluster_region_snapshots_total", "Region snapshots written for gateways.", func() uint64 { return p.reg.snaps.Load() }),
+		counter("snaked_cluster_region_requests_dropped_total", "Region snapshot requests dropped.", func() uint64 { return p.reg.dropped.Load() }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_gateways", Help: "Gateways heard from within the lease."},
 			func() float64 {
 				s.mu.Lock()
@@ -59,18 +69,30 @@ func ScoreServerCollectors(s *ScoreServer) []prometheus.Collector {
 	}
 }
 
+// Stream is a gateway's follower of the world's stream, as its metrics
+// read it: a Follower or a RegionFollower.
+type Stream interface {
+	Stats() FollowerStats
+	Mode() FollowMode
+}
+
 // GatewayCollectors are the metrics of a gateway's link: the stream as
 // its follower applies it, and the cluster's counts.
-func GatewayCollectors(g *Gateway, f *Follower) []prometheus.Collector {
+func GatewayCollectors(g *Gateway, f Stream) []prometheus.Collector {
+	stat := func(get func(s FollowerStats) uint64) func() uint64 { return func() uint64 { return get(f.Stats()) } }
 	return []prometheus.Collector{
-		counter("snaked_cluster_deltas_applied_total", "World deltas applied to the replica.", func() uint64 { return f.applied.Load() }),
-		counter("snaked_cluster_gaps_total", "Deltas that did not follow the replica (a resync followed).", func() uint64 { return f.gaps.Load() }),
-		counter("snaked_cluster_foreign_ticks_total", "Ticks of another simulation instance than the replica's, never applied (a resync followed).", func() uint64 { return f.foreign.Load() }),
+		counter("snaked_cluster_deltas_applied_total", "World deltas applied to the replica.", stat(func(s FollowerStats) uint64 { return s.Applied })),
+		counter("snaked_cluster_gaps_total", "Deltas (or regions' messages) that did not follow the replica (a resync followed).", stat(func(s FollowerStats) uint64 { return s.Gaps })),
+		counter("snaked_cluster_foreign_ticks_total", "Ticks of another simulation instance than the replica's, never applied (a resync followed).", stat(func(s FollowerStats) uint64 { return s.Foreign })),
 		counter("snaked_cluster_bad_total", "Stream and link messages that did not decode (deltas, snapshots, heartbeats, join answers), dropped.",
-			func() uint64 { return f.bad.Load() + g.bad.Load() }),
+			func() uint64 { return f.Stats().Bad + g.bad.Load() }),
 		counter("snaked_cluster_leaves_acked_total", "Leaves and join cancels the simulation acknowledged.", func() uint64 { return g.acked.Load() }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "snaked_follow_bytes_total",
+			Help:        "Bytes of the world's stream received (deltas or their regional form, and snapshots), by the form followed.",
+			ConstLabels: prometheus.Labels{"kind": f.Mode().String()}}, func() float64 { return float64(f.Stats().Bytes) }),
+		counter("snaked_cluster_region_snapshots_total", "Region snapshots the replica took in (following regions).", stat(func(s FollowerStats) uint64 { return s.Regions })),
 		counter("snaked_cluster_leaves_lost_total", "Leaves the simulation did not acknowledge in time (their snakes may stay until they die).", func() uint64 { return g.lost.Load() }),
-		counter("snaked_cluster_snapshots_total", "Snapshots the replica was built from.", func() uint64 { return f.snaps.Load() }),
+		counter("snaked_cluster_snapshots_total", "Snapshots the replica was built from.", stat(func(s FollowerStats) uint64 { return s.Snapshots })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_live", Help: "1 while ticks arrive from the simulation, 0 while the world is restarting."},
 			func() float64 {
 				if g.Notice() == "" {

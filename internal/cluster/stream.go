@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -48,6 +49,8 @@ type Publisher struct {
 	buf   []byte
 	snapq chan snapReq // snapshot requests, for Ticked
 	sub   *nats.Subscription
+
+	reg *regionPub // the world's regional form (regions.go)
 
 	waiting map[string]string    // gateway name -> the inbox of its latest request not served yet (Ticked's goroutine)
 	served  map[string]time.Time // gateway name -> when its last snapshot was handed to the writer (Ticked's goroutine)
@@ -99,8 +102,13 @@ func NewPublisher(nc *nats.Conn, w *game.World, prefix string, inst uint64) (*Pu
 		return nil, err
 	}
 	p.sub = sub
-	if err := nc.Flush(); err != nil { // the server has the subscription: requests from now on are heard
+	if p.reg, err = newRegionPub(p); err != nil {
 		_ = sub.Unsubscribe()
+		return nil, err
+	}
+	if err := nc.Flush(); err != nil { // the server has the subscriptions: requests from now on are heard
+		_ = sub.Unsubscribe()
+		_ = p.reg.sub.Unsubscribe()
 		return nil, err
 	}
 	go p.writer()
@@ -112,6 +120,7 @@ func NewPublisher(nc *nats.Conn, w *game.World, prefix string, inst uint64) (*Pu
 func (p *Publisher) Close() {
 	p.closing.Do(func() {
 		_ = p.sub.Unsubscribe()
+		_ = p.reg.sub.Unsubscribe()
 		p.closed = true
 		close(p.jobs)
 	})
@@ -153,7 +162,7 @@ func (p *Publisher) Ticked() error {
 		return nil
 	}
 	var err error
-	p.buf, err = p.enc.AppendDelta(appendStream(p.buf[:0], p.inst))
+	p.buf, err = p.enc.AppendDeltaSplit(appendStream(p.buf[:0], p.inst), p.reg.split)
 	if err != nil {
 		return err
 	}
@@ -162,6 +171,9 @@ func (p *Publisher) Ticked() error {
 	}
 	p.sent.Add(1)
 	p.bytes.Add(uint64(len(p.buf)))
+	if err := p.reg.ticked(); err != nil {
+		return err
+	}
 	inboxes := p.due()
 	if len(inboxes) == 0 {
 		return nil
@@ -236,7 +248,8 @@ type Follower struct {
 	pending   []pendingDelta
 
 	applied, gaps, bad, snaps, foreign atomic.Uint64
-	last                               atomic.Int64 // when a delta was last applied (unix ns)
+	bytes                              atomic.Uint64 // stream bytes received: deltas and snapshot chunks
+	last                               atomic.Int64  // when a delta was last applied (unix ns)
 }
 
 // replica is the followed world: its replica and the simulation instance
@@ -255,8 +268,16 @@ type pendingDelta struct {
 // maxPending bounds the deltas kept while a snapshot is on its way.
 const maxPending = 256
 
-// FollowerStats are a Follower's counters.
-type FollowerStats struct{ Applied, Gaps, Bad, Snapshots, Foreign uint64 }
+// FollowerStats are a follower's counters.
+type FollowerStats struct {
+	Applied   uint64 // deltas applied (on regions: ticks)
+	Gaps      uint64 // deltas that did not follow (on regions: and region messages missed)
+	Bad       uint64 // messages that did not decode
+	Snapshots uint64 // whole snapshots the replica was built from
+	Foreign   uint64 // ticks of another simulation instance
+	Bytes     uint64 // stream bytes received: deltas, their regional form, snapshots
+	Regions   uint64 // region snapshots taken in (a RegionFollower's)
+}
 
 // NewFollower follows the world streamed under prefix on nc, for gateway
 // name (its snapshot requests go under its name), taking worlds of at most
@@ -278,9 +299,41 @@ func NewFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func(
 	return f, nil
 }
 
+// FollowMode is which form of the world's stream a gateway follows.
+type FollowMode int
+
+// Follow modes.
+const (
+	FollowFull    FollowMode = iota // every tick's whole delta (Follower)
+	FollowRegions                   // the global part and the regions its cameras need (RegionFollower)
+)
+
+// String is the mode's name, as flags and metrics say it.
+func (m FollowMode) String() string {
+	if m == FollowRegions {
+		return "regions"
+	}
+	return "full"
+}
+
+// ParseFollowMode reads a mode's name.
+func ParseFollowMode(s string) (FollowMode, error) {
+	switch s {
+	case "full":
+		return FollowFull, nil
+	case "regions":
+		return FollowRegions, nil
+	}
+	return 0, fmt.Errorf("cluster: follow %q: want full or regions", s)
+}
+
+// Mode is FollowFull.
+func (f *Follower) Mode() FollowMode { return FollowFull }
+
 // Stats returns the counters.
 func (f *Follower) Stats() FollowerStats {
-	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load(), Foreign: f.foreign.Load()}
+	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load(),
+		Foreign: f.foreign.Load(), Bytes: f.bytes.Load()}
 }
 
 // Live reports whether a delta was applied within d: the simulation is
@@ -322,6 +375,7 @@ func (f *Follower) Close() {
 }
 
 func (f *Follower) onDelta(m *nats.Msg) {
+	f.bytes.Add(uint64(len(m.Data)))
 	sim, msg, err := decodeStream(m.Data)
 	if err != nil {
 		f.bad.Add(1)
@@ -397,38 +451,69 @@ var errSnapshot = errors.New("cluster: bad snapshot")
 
 // fetch asks for a snapshot and builds a replica from it, then applies the
 // deltas of its instance that arrived meanwhile; sessions read the old
-// replica until then. It collects the chunks by their index, within
-// maxChunks and SnapshotBytes, and builds the replica once all have come.
+// replica until then.
 func (f *Follower) fetch() error {
 	f.mu.Lock()
 	f.syncing = true // deltas queue from now on; readers keep the old replica
 	f.pending = f.pending[:0]
 	f.mu.Unlock()
-	inbox := f.nc.NewRespInbox()
-	sub, err := f.nc.SubscribeSync(inbox)
+	gr, sim, err := collectSnapshot(context.Background(), f.nc, f.subj.snapshot, f.maxPixels, &f.bad, &f.bytes)
 	if err != nil {
 		return err
 	}
-	defer sub.Unsubscribe()
-	if err := f.nc.PublishRequest(f.subj.snapshot, inbox, nil); err != nil {
-		return err
+	r := &replica{gr, sim}
+	f.snaps.Add(1)
+	f.mu.Lock()
+	for _, d := range f.pending {
+		if d.sim == sim && r.Apply(d.msg) == nil {
+			f.applied.Add(1)
+		}
 	}
+	f.pending = f.pending[:0]
+	f.rep.Store(r) // under mu: onDelta queues until here, applies after
+	f.syncing = false
+	f.mu.Unlock()
+	f.last.Store(time.Now().UnixNano())
+	if f.onTick != nil {
+		f.onTick()
+	}
+	return nil
+}
+
+// collectSnapshot asks for a snapshot of the world on subject (a
+// gateway's snapshot request) and builds a replica from it: it collects
+// the chunks by their index, within maxChunks and SnapshotBytes(maxPixels),
+// for at most snapshotWait or until ctx ends, and returns the replica and
+// the simulation instance whose world it is. Chunks that do not make a
+// snapshot count in bad; every chunk's bytes in bytes.
+func collectSnapshot(ctx context.Context, nc *nats.Conn, subject string, maxPixels int, bad, bytes *atomic.Uint64) (*wire.Replica, uint64, error) {
+	inbox := nc.NewRespInbox()
+	sub, err := nc.SubscribeSync(inbox)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer sub.Unsubscribe()
+	if err := nc.PublishRequest(subject, inbox, nil); err != nil {
+		return nil, 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, snapshotWait)
+	defer cancel()
 	var parts [][]byte
 	var sim, tick uint64
-	got, size, most := 0, 0, SnapshotBytes(f.maxPixels)
-	deadline := time.Now().Add(snapshotWait)
+	got, size, most := 0, 0, SnapshotBytes(maxPixels)
 	for {
-		m, err := sub.NextMsg(time.Until(deadline))
+		m, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
 			if got > 0 {
-				f.bad.Add(1) // chunks that never made a snapshot
+				bad.Add(1) // chunks that never made a snapshot
 			}
-			return err // no simulation, or it stopped mid-snapshot: try again
+			return nil, 0, err // no simulation, or it stopped mid-snapshot: try again
 		}
+		bytes.Add(uint64(len(m.Data)))
 		s, c, err := decodeStream(m.Data)
 		if err != nil {
-			f.bad.Add(1)
-			return err
+			bad.Add(1)
+			return nil, 0, err
 		}
 		t, i, n, err := wire.ChunkInfo(c)
 		switch {
@@ -446,34 +531,18 @@ func (f *Follower) fetch() error {
 			err = fmt.Errorf("%w: more than %d bytes", errSnapshot, most)
 		}
 		if err != nil {
-			f.bad.Add(1)
-			return err
+			bad.Add(1)
+			return nil, 0, err
 		}
 		parts[i] = c
 		if got++; got < len(parts) {
 			continue
 		}
-		gr, err := wire.NewReplicaWithin(parts, f.maxPixels)
+		gr, err := wire.NewReplicaWithin(parts, maxPixels)
 		if err != nil {
-			f.bad.Add(1)
-			return err
+			bad.Add(1)
+			return nil, 0, err
 		}
-		r := &replica{gr, sim}
-		f.snaps.Add(1)
-		f.mu.Lock()
-		for _, d := range f.pending {
-			if d.sim == sim && r.Apply(d.msg) == nil {
-				f.applied.Add(1)
-			}
-		}
-		f.pending = f.pending[:0]
-		f.rep.Store(r) // under mu: onDelta queues until here, applies after
-		f.syncing = false
-		f.mu.Unlock()
-		f.last.Store(time.Now().UnixNano())
-		if f.onTick != nil {
-			f.onTick()
-		}
-		return nil
+		return gr, sim, nil
 	}
 }

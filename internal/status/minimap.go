@@ -5,7 +5,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"math"
 
 	"snaked/game"
 )
@@ -16,9 +15,6 @@ import (
 const (
 	mapMaxW = 512
 	mapMaxH = 256
-	// maxSamples bounds the world pixels read for one minimap: a larger
-	// world is sampled on a sparser grid, so drawing it costs the same.
-	maxSamples = 1 << 20
 )
 
 // Palette indices.
@@ -105,24 +101,19 @@ func (m *minimapper) draw(v *game.View) []byte {
 	return bytes.Clone(m.out.Bytes())
 }
 
-// shade counts the snake pixels of each block, on a grid of every step-th
-// pixel both ways, and shades the block by the share it covers.
+// shade adds each live snake's length to the block its head is in and
+// shades each block by the share of its pixels those lengths would cover.
+// It reads the snake records, not the pixels: a gateway following only
+// some regions has every snake's record but not every pixel.
 func (m *minimapper) shade(v *game.View, mw, mh, scale int) {
-	step := 1
-	if n := v.W * v.H; n > maxSamples {
-		step = min(scale, int(math.Ceil(math.Sqrt(float64(n)/maxSamples))))
-	}
-	for y := 0; y < v.H; y += step {
-		row := v.Pix[y*v.W : (y+1)*v.W]
-		base := y / scale * mw
-		for x := 0; x < v.W; x += step {
-			if k := row[x].Kind(); k == game.Body || k == game.Head {
-				m.cover[base+x/scale]++
-			}
+	for i := range v.Snakes {
+		s := &v.Snakes[i]
+		if !s.Used || !s.Alive || s.Head.X < 0 || s.Head.Y < 0 || s.Head.X >= v.W || s.Head.Y >= v.H {
+			continue
 		}
+		m.cover[s.Head.Y/scale*mw+s.Head.X/scale] += int32(max(s.Length, 1))
 	}
-	per := (scale + step - 1) / step
-	per *= per // samples a whole block
+	per := scale * scale // pixels in a block
 	for i, c := range m.cover {
 		if c == 0 {
 			continue

@@ -118,7 +118,18 @@ func (e *Encoder) rebase() {
 // than 15 Steps passed since), it appends nothing, rebases, and returns an
 // error wrapping ErrGap (followers need a snapshot). With enough capacity
 // in dst it allocates nothing.
-func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
+func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) { return e.appendDelta(dst, nil) }
+
+// AppendDeltaSplit is AppendDelta that also writes the same steps in
+// their regional form into s (Split): the delta it appends is the one
+// AppendDelta would. When it appends nothing, s holds no messages.
+func (e *Encoder) AppendDeltaSplit(dst []byte, s *Split) ([]byte, error) {
+	s.reset()
+	return e.appendDelta(dst, s)
+}
+
+// appendDelta is AppendDelta; with s, it fills s too.
+func (e *Encoder) appendDelta(dst []byte, s *Split) ([]byte, error) {
 	f := e.f
 	seq := f.Steps()
 	if seq == e.seq {
@@ -127,14 +138,21 @@ func (e *Encoder) AppendDelta(dst []byte) ([]byte, error) {
 	if !f.Kept(e.seq) { // kept, and so are the steps after it
 		steps := seq - e.seq
 		e.rebase()
+		if s != nil {
+			s.rebase(f)
+		}
 		return dst, fmt.Errorf("%w (the encoder is %d steps behind)", ErrGap, steps)
 	}
 	dst = append(dst, Version, msgDelta)
 	dst = binary.AppendUvarint(dst, e.tick)
 	dst = binary.AppendUvarint(dst, f.Tick())
+	slots := len(dst)
 	dst = binary.AppendUvarint(dst, uint64(f.Slots()))
 	dst = e.appendRecords(dst, seq)
 	dst = e.appendTail(dst)
+	if s != nil {
+		s.split(e, dst[slots:], seq)
+	}
 
 	// pixels: the writes of the steps since the baseline
 	n := 0

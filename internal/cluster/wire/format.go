@@ -2,7 +2,8 @@ package wire
 
 // # The format (version 2)
 //
-// Two messages:
+// Two messages (and the regional form of a delta, kinds 4 to 6: see
+// Regions in regions.go):
 //
 //   - A delta (Encoder.AppendDelta): what one or more steps changed, from
 //     the encoder's last tick (its base) to the world's tick. It holds the

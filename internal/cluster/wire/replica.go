@@ -28,6 +28,7 @@ type Replica struct {
 	players   int
 	bots      int
 	best      game.Entry
+	reg       *regional // a follower of regions' state (FollowRegions); nil for a whole world's
 
 	// Apply's scratch, kept between calls
 	recs  []snakeRec
@@ -246,7 +247,7 @@ func (r *Replica) Apply(msg []byte) error {
 	t := tailRec{kills: r.nkill[:0], best: r.best}
 	rd.tail(&t, &d, false)
 	r.nkill = t.kills
-	log := r.decodeWrites(&rd, &d, r.views.Log(r.seq+1))
+	log := r.decodeWrites(&rd, &d, r.views.Log(r.seq+1), true)
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.fail("trailing bytes")
 	}
@@ -289,10 +290,12 @@ func (r *Replica) Apply(msg []byte) error {
 	return nil
 }
 
-// decodeWrites reads a delta's grid writes into log and returns it, with
+// decodeWrites reads a delta's grid writes onto log and returns it, with
 // the moves (r.moves) and the last Head pixel of each slot (r.heads) it
-// found; on an error it leaves rd.err set.
-func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write) []game.Write {
+// found; on an error it leaves rd.err set. Without look it does not read
+// the grid for a move's colour (the writes are read for their heads only):
+// its moves' pixels have colour 0.
+func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write, look bool) []game.Write {
 	n := rd.uvarint("pixel count") // grid writes, a move's two (in 1 byte or more)
 	if rd.err == nil && n > 2*uint64(len(rd.b)) {
 		rd.fail("pixel count")
@@ -301,6 +304,7 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write) []game.Wri
 	area := r.w * r.h
 	r.tries++
 	r.moves = r.moves[:0]
+	n += uint64(len(log)) // the writes go after those log has
 	for rd.err == nil && uint64(len(log)) < n {
 		u := rd.uvarint("grid write")
 		if u < itemWrite {
@@ -311,7 +315,7 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write) []game.Wri
 			}
 			h, hp := -1, game.Pixel(0)
 			if rd.err == nil && s < d.nslots {
-				h, hp = r.headAt(s)
+				h, hp = r.headAt(s, look)
 			}
 			if h < 0 || uint64(len(log))+2 > n {
 				rd.fail("move of a snake without a head")
@@ -362,14 +366,18 @@ type headMark struct {
 }
 
 // headAt returns the pixel index of slot's head as the delta being decoded
-// has it so far, and the pixel there: its last Head pixel, else the
-// snake's head before the delta; -1 when the snake has no length (no head).
-func (r *Replica) headAt(slot int) (int, game.Pixel) {
+// has it so far, and the pixel there (with look; else, before the delta,
+// 0): its last Head pixel, else the snake's head before the delta; -1 when
+// the snake has no length (no head).
+func (r *Replica) headAt(slot int, look bool) (int, game.Pixel) {
 	if m := r.heads[slot]; m.try == r.tries {
 		return int(m.i), m.p
 	}
 	if s := &r.snakes[slot]; s.Length > 0 {
 		i := s.Head.Y*r.w + s.Head.X
+		if !look {
+			return i, 0
+		}
 		return i, r.grid[i]
 	}
 	return -1, 0

@@ -1,0 +1,628 @@
+package cluster
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"snaked/game"
+	"snaked/internal/cluster/wire"
+)
+
+// Camera is what one of a gateway's sessions looks at, as the follower of
+// regions needs it: the snake it follows (its camera keeps that snake's
+// head on screen), the leaderboard (a spectator who may be shown any
+// snake on it), or else a free camera's centre; and its terminal's size.
+type Camera struct {
+	Follow     game.ID    // the snake followed; 0 = none
+	Top        bool       // a spectator following the leaderboard
+	At         game.Point // the free camera's centre (Follow 0, Top false)
+	Cols, Rows int        // the terminal's size in cells
+}
+
+// Cameras appends the cameras of a gateway's sessions to dst and returns
+// it. A RegionFollower calls it after each tick, on its own goroutine.
+type Cameras func(dst []Camera) []Camera
+
+// Region following: a region within regionEnter pixels of where a camera
+// may show is followed; one further than regionLeave from every camera
+// for regionLeaveAfter is dropped. A head moves a pixel a tick (three in
+// a dash, every DashCooldown), so regionEnter outruns a camera for 20
+// ticks: the time a region snapshot takes (about two ticks) with room
+// for a slow link. A region snapshot not come within regionRetry is asked
+// for again.
+const (
+	regionEnter      = 24
+	regionLeave      = 64
+	regionLeaveAfter = 2 * time.Second
+	regionRetry      = time.Second
+)
+
+// Bounds of what a RegionFollower holds: messages in its channel, and
+// kept while a whole snapshot is on its way.
+const (
+	regionInbound = 8192
+	regionPending = 8192
+)
+
+// RegionFollower is a gateway's side of the stream in regions: it keeps a
+// wire.Replica of the world whose pixels are the world's in the regions
+// its cameras need (Cameras) and stale elsewhere, and everything else
+// (snakes and their heads, leaderboard, counts, kills) the world's. It
+// starts, and restarts after a gap in the global part, from a whole
+// snapshot; a region it starts to need comes as a region snapshot. Its
+// Views are what the gateway's sessions read. One goroutine of its own
+// reads the stream, in order, from one channel; Close stops it.
+type RegionFollower struct {
+	nc        *nats.Conn
+	subj      subjects
+	maxPixels int
+	onTick    func()
+	rep       atomic.Pointer[replica]
+	empty     *game.View
+	cameras   atomic.Pointer[Cameras]
+	in        chan *nats.Msg // every stream message, in order
+	inbox     string         // where region snapshots come
+	subs      []*nats.Subscription
+	stop      chan struct{}
+	done      chan struct{}
+	ctx       context.Context // ends at Close: a whole snapshot's wait
+	cancel    context.CancelFunc
+	enter     int           // regionEnter (tests change it before SetCameras)
+	leave     int           // regionLeave
+	leaveFor  time.Duration // regionLeaveAfter
+
+	cov atomic.Pointer[coverage] // which ticks of the views each region's pixels are the world's in
+
+	applied, gaps, bad, snaps, regions, foreign, bytes atomic.Uint64
+	followed                                           atomic.Int64 // regions followed now
+	last                                               atomic.Int64 // when a tick was last applied (unix ns)
+}
+
+// NewRegionFollower follows the world streamed under prefix on nc in
+// regions, for gateway name, taking worlds of at most maxPixels pixels
+// (0: game.MaxPixels); onTick (may be nil) runs after every tick applied,
+// on the follower's goroutine. Until SetCameras it follows no region.
+func NewRegionFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func()) (*RegionFollower, error) {
+	if maxPixels <= 0 || maxPixels > game.MaxPixels {
+		maxPixels = game.MaxPixels
+	}
+	f := &RegionFollower{nc: nc, subj: subjectsOf(prefix, name), maxPixels: maxPixels, onTick: onTick, empty: game.EmptyView(),
+		in: make(chan *nats.Msg, regionInbound), stop: make(chan struct{}), done: make(chan struct{}),
+		enter: regionEnter, leave: regionLeave, leaveFor: regionLeaveAfter}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
+	f.inbox = nc.NewRespInbox()
+	for _, s := range []string{f.subj.global, f.inbox} {
+		sub, err := nc.ChanSubscribe(s, f.in)
+		if err != nil {
+			f.unsubscribe()
+			return nil, err
+		}
+		f.subs = append(f.subs, sub)
+	}
+	go f.loop()
+	return f, nil
+}
+
+// Mode is FollowRegions.
+func (f *RegionFollower) Mode() FollowMode { return FollowRegions }
+
+// SetCameras tells the follower where its gateway's sessions look.
+func (f *RegionFollower) SetCameras(c Cameras) { f.cameras.Store(&c) }
+
+// Stats returns the counters.
+func (f *RegionFollower) Stats() FollowerStats {
+	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load(),
+		Foreign: f.foreign.Load(), Bytes: f.bytes.Load(), Regions: f.regions.Load()}
+}
+
+// Followed is the number of regions followed now.
+func (f *RegionFollower) Followed() int { return int(f.followed.Load()) }
+
+// Live reports whether a tick was applied within d.
+func (f *RegionFollower) Live(d time.Duration) bool {
+	return time.Since(time.Unix(0, f.last.Load())) <= d
+}
+
+// Synced reports whether the follower has a replica.
+func (f *RegionFollower) Synced() bool { return f.rep.Load() != nil }
+
+// Acquire returns the replica's newest view, or an empty one before the
+// first snapshot. Release it.
+func (f *RegionFollower) Acquire() *game.View {
+	if r := f.rep.Load(); r != nil {
+		return r.Acquire()
+	}
+	return f.empty
+}
+
+// Close stops following and waits for the follower's goroutine.
+func (f *RegionFollower) Close() {
+	select {
+	case <-f.stop:
+	default:
+		close(f.stop)
+		f.cancel()
+	}
+	<-f.done
+}
+
+func (f *RegionFollower) unsubscribe() {
+	for _, s := range f.subs {
+		_ = s.Unsubscribe()
+	}
+	f.subs = nil
+}
+
+// coverage says, for each region of a grid, the ticks of the views whose
+// pixels there are the world's: from[i] to to[i], both included.
+type coverage struct {
+	g        wire.Regions
+	from, to []atomic.Uint64
+}
+
+func newCoverage(g wire.Regions) *coverage {
+	c := &coverage{g: g, from: make([]atomic.Uint64, g.Count()), to: make([]atomic.Uint64, g.Count())}
+	for i := range c.from {
+		c.from[i].Store(math.MaxUint64)
+	}
+	return c
+}
+
+// valid makes region i's pixels the world's in the views from tick on.
+func (c *coverage) valid(i int, tick uint64) {
+	c.to[i].Store(math.MaxUint64)
+	c.from[i].Store(tick)
+}
+
+// stale makes region i's pixels stale in the views after tick.
+func (c *coverage) stale(i int, tick uint64) { c.to[i].Store(tick) }
+
+// Covers reports whether view v (one of the follower's) holds the world's
+// pixels wherever a camera may show, of a terminal of cols x rows cells
+// that follows snake follow (its head within a screen of the camera's
+// edges), or else a free camera centred at at. A session draws a frame
+// only then: a camera that jumps (a respawn, another snake followed)
+// waits for its regions' snapshots. Safe for concurrent use.
+func (f *RegionFollower) Covers(v *game.View, follow game.ID, at game.Point, cols, rows int) bool {
+	if v.W == 0 {
+		return true // no world yet: nothing drawn either way
+	}
+	c := f.cov.Load()
+	if c == nil || c.g.W != v.W || c.g.H != v.H {
+		return false
+	}
+	pw, ph := max(cols, 1), 2*max(rows, 1)
+	hw, hh := pw/2+1, ph/2+2
+	if follow != 0 {
+		s, ok := v.Snake(follow)
+		if !ok {
+			return true // the camera stays where it was
+		}
+		at, hw, hh = s.Head, pw, ph
+	}
+	ok := true
+	eachRegion(c.g, at.X-hw, at.Y-hh, at.X+hw, at.Y+hh, func(i int) {
+		ok = ok && c.from[i].Load() <= v.Tick && v.Tick <= c.to[i].Load()
+	})
+	return ok
+}
+
+// eachRegion calls do with each region of g that holds a pixel of
+// x0..x1, y0..y1 (wrapping).
+func eachRegion(g wire.Regions, x0, y0, x1, y1 int, do func(i int)) {
+	x1, y1 = min(x1, x0+g.W-1), min(y1, y0+g.H-1)
+	for y := y0; y <= y1; {
+		wy := (y%g.H + g.H) % g.H
+		for x := x0; x <= x1; {
+			wx := (x%g.W + g.W) % g.W
+			do(g.At(wx, wy))
+			x += min((wx/g.RW+1)*g.RW, g.W) - wx
+		}
+		y += min((wy/g.RH+1)*g.RH, g.H) - wy
+	}
+}
+
+// regionState is how the follower stands with one region.
+type regionState struct {
+	sub    *nats.Subscription // nil: not subscribed
+	asked  time.Time          // when its snapshot was last asked for; zero once followed
+	wanted time.Time          // when a camera was last within regionLeave of it
+}
+
+// tickParts is a tick being put together: its global message and the
+// messages of the followed regions it names.
+type tickParts struct {
+	global  []byte
+	tick    uint64
+	changed wire.RegionSet
+	want    int
+	parts   [][]byte
+}
+
+// follow is the follower's goroutine's state.
+type follow struct {
+	f       *RegionFollower
+	r       *replica
+	g       wire.Regions // the grid, from the global messages; zero before the first
+	regions []regionState
+	cur     *tickParts
+	next    tickParts // cur's storage
+	syncing bool      // a whole snapshot is on its way: messages wait in pending
+	pending []*nats.Msg
+	fetched chan fetched
+	cams    []Camera
+	want    []bool // scratch: regions within regionEnter of a camera
+	keep    []bool // scratch: within regionLeave
+	req     []byte
+}
+
+// fetched is a whole snapshot's outcome.
+type fetched struct {
+	r   *wire.Replica
+	sim uint64
+	err error
+}
+
+func (f *RegionFollower) loop() {
+	defer close(f.done)
+	st := &follow{f: f, fetched: make(chan fetched, 1)}
+	defer func() {
+		f.unsubscribe()
+		for i := range st.regions {
+			if s := st.regions[i].sub; s != nil {
+				_ = s.Unsubscribe()
+			}
+		}
+		if st.syncing {
+			<-st.fetched
+		}
+	}()
+	st.resync()
+	retry := time.NewTicker(regionRetry)
+	defer retry.Stop()
+	for {
+		select {
+		case <-f.stop:
+			return
+		case m := <-f.in:
+			st.take(m)
+		case x := <-st.fetched:
+			st.built(x)
+		case <-retry.C:
+			if st.r == nil && !st.syncing {
+				st.resync()
+			}
+			st.interest()
+		}
+	}
+}
+
+// resync asks for a whole snapshot; messages wait in pending until it
+// comes.
+func (st *follow) resync() {
+	if st.syncing {
+		return
+	}
+	st.syncing = true
+	st.pending = st.pending[:0]
+	f := st.f
+	go func() { // owned by the loop: it waits for the answer before it ends
+		r, sim, err := collectSnapshot(f.ctx, f.nc, f.subj.snapshot, f.maxPixels, &f.bad, &f.bytes)
+		st.fetched <- fetched{r, sim, err}
+	}()
+}
+
+// built takes a whole snapshot in: the regions subscribed now (before the
+// snapshot was asked for, as subscriptions wait while it is on its way)
+// are followed from its pixels; then the messages that waited.
+func (st *follow) built(x fetched) {
+	st.syncing = false
+	if x.err != nil {
+		return // the retry ticker asks again
+	}
+	f := st.f
+	f.snaps.Add(1)
+	st.r, st.cur = &replica{x.r, x.sim}, nil
+	f.rep.Store(st.r)
+	if st.g.Count() > 0 {
+		st.regionsOn()
+	}
+	f.last.Store(time.Now().UnixNano())
+	if f.onTick != nil {
+		f.onTick()
+	}
+	pending := st.pending
+	st.pending = nil
+	for _, m := range pending {
+		st.take(m)
+	}
+	st.pending = pending[:0]
+}
+
+// regionsOn makes the replica a follower of st.g's regions, following
+// those subscribed.
+func (st *follow) regionsOn() {
+	if err := st.r.FollowRegions(st.g.RW, st.g.RH); err != nil {
+		st.f.bad.Add(1)
+		return
+	}
+	n := 0
+	c := newCoverage(st.g)
+	for i := range st.regions {
+		if st.regions[i].sub != nil {
+			st.r.Follow(i)
+			st.regions[i].asked = time.Time{}
+			c.valid(i, st.r.Tick())
+			n++
+		}
+	}
+	st.f.cov.Store(c)
+	st.f.followed.Store(int64(n))
+}
+
+// take handles one stream message.
+func (st *follow) take(m *nats.Msg) {
+	f := st.f
+	f.bytes.Add(uint64(len(m.Data)))
+	if st.syncing {
+		if len(st.pending) < regionPending {
+			st.pending = append(st.pending, m)
+		}
+		return
+	}
+	sim, msg, err := decodeStream(m.Data)
+	if err != nil {
+		f.bad.Add(1)
+		return
+	}
+	if st.r == nil {
+		return
+	}
+	if sim != st.r.sim {
+		f.foreign.Add(1)
+		st.resync()
+		return
+	}
+	switch {
+	case m.Subject == f.subj.global:
+		st.global(msg)
+	case m.Subject == f.inbox:
+		st.regionSnapshot(msg)
+	case strings.HasPrefix(m.Subject, f.subj.regions):
+		st.region(msg)
+	}
+}
+
+// global starts a tick: the one before, if a region's message never came,
+// goes without it (the region is asked for again).
+func (st *follow) global(msg []byte) {
+	f := st.f
+	_, tick, changed, err := wire.GlobalInfo(msg)
+	if err != nil {
+		f.bad.Add(1)
+		st.resync()
+		return
+	}
+	if err := st.grid(msg); err != nil {
+		f.bad.Add(1)
+		return
+	}
+	st.finish()
+	t := &st.next
+	t.global, t.tick, t.changed, t.want, t.parts = msg, tick, changed, 0, t.parts[:0]
+	for i := range st.regions {
+		if st.r.Following(i) && changed.Has(i) {
+			t.want++
+		}
+	}
+	st.cur = t
+	if t.want == 0 {
+		st.apply()
+	}
+}
+
+// grid learns the region grid from a global message (again when the
+// world, after a restart, is another).
+func (st *follow) grid(msg []byte) error {
+	rw, rh, err := wire.GlobalRegions(msg)
+	if err != nil {
+		return err
+	}
+	w, h := st.r.Size()
+	if st.g.RW == rw && st.g.RH == rh && st.g.W == w && st.g.H == h && st.r.Regions() == st.g {
+		return nil
+	}
+	g, err := wire.NewRegions(w, h, rw, rh)
+	if err != nil {
+		return err
+	}
+	for i := range st.regions { // another grid: start again
+		if s := st.regions[i].sub; s != nil {
+			_ = s.Unsubscribe()
+		}
+	}
+	st.g, st.regions = g, make([]regionState, g.Count())
+	st.want, st.keep = make([]bool, g.Count()), make([]bool, g.Count())
+	st.regionsOn()
+	return nil
+}
+
+// region takes a region's message for the tick being put together.
+func (st *follow) region(msg []byte) {
+	t := st.cur
+	reg, tick, err := wire.RegionInfo(msg)
+	switch {
+	case err != nil:
+		st.f.bad.Add(1)
+	case t == nil || tick != t.tick || !st.r.Following(reg) || !t.changed.Has(reg):
+		// a region not followed yet, or a tick gone by
+	default:
+		t.parts = append(t.parts, msg)
+		if len(t.parts) == t.want {
+			st.apply()
+		}
+	}
+}
+
+// finish applies the tick being put together, if any, without the
+// regions whose messages did not come: those are dropped and asked for
+// again.
+func (st *follow) finish() {
+	t := st.cur
+	if t == nil {
+		return
+	}
+	if len(t.parts) < t.want {
+		got := make(map[int]bool, len(t.parts))
+		for _, m := range t.parts {
+			r, _, _ := wire.RegionInfo(m)
+			got[r] = true
+		}
+		for i := range st.regions {
+			if st.r.Following(i) && t.changed.Has(i) && !got[i] {
+				st.f.gaps.Add(1)
+				st.f.cov.Load().stale(i, st.r.Tick())
+				st.r.Unfollow(i)
+				st.regions[i].asked = time.Now().Add(-regionRetry) // ask again at once
+				st.f.followed.Add(-1)
+			}
+		}
+	}
+	st.apply()
+}
+
+// apply applies the tick put together.
+func (st *follow) apply() {
+	t, f := st.cur, st.f
+	st.cur = nil
+	switch err := st.r.ApplyRegions(t.global, t.parts); {
+	case err == nil:
+		f.applied.Add(1)
+		f.last.Store(time.Now().UnixNano())
+		if f.onTick != nil {
+			f.onTick()
+		}
+		st.interest()
+	case errors.Is(err, wire.ErrGap):
+		if base, _, _, e := wire.GlobalInfo(t.global); e == nil && base < st.r.Tick() {
+			return // from before the snapshot: the replica has it
+		}
+		f.gaps.Add(1)
+		st.resync()
+	default:
+		f.bad.Add(1)
+		st.resync()
+	}
+}
+
+// regionSnapshot takes a region's snapshot in, if it is of the replica's
+// tick (else the region is asked for again).
+func (st *follow) regionSnapshot(msg []byte) {
+	reg, _, err := wire.RegionSnapshotInfo(msg)
+	if err != nil || reg >= len(st.regions) {
+		st.f.bad.Add(1)
+		return
+	}
+	rs := &st.regions[reg]
+	if rs.sub == nil || st.r.Following(reg) {
+		return // no longer wanted, or already had
+	}
+	st.finish() // the tick it is of has come whole
+	if _, err := st.r.ApplyRegionSnapshot(msg); err != nil {
+		if !errors.Is(err, wire.ErrGap) {
+			st.f.bad.Add(1)
+		}
+		rs.asked = time.Now().Add(-regionRetry)
+		return
+	}
+	st.f.regions.Add(1)
+	st.f.followed.Add(1)
+	st.f.cov.Load().valid(reg, st.r.Tick()+1) // its pixels go out with the next tick's view
+	rs.asked = time.Time{}
+}
+
+// interest follows the regions the cameras need and drops those no
+// camera came near for regionLeaveAfter.
+func (st *follow) interest() {
+	f := st.f
+	c := f.cameras.Load()
+	if c == nil || st.r == nil || st.syncing || st.g.Count() == 0 {
+		return
+	}
+	st.cams = (*c)(st.cams[:0])
+	clear(st.want)
+	clear(st.keep)
+	v := st.r.Acquire()
+	for _, cam := range st.cams {
+		pw, ph := max(cam.Cols, 1), 2*max(cam.Rows, 1)
+		switch {
+		case cam.Top:
+			for _, e := range v.Top {
+				if e.Slot < len(v.Snakes) {
+					st.mark(v.Snakes[e.Slot].Head, pw, ph)
+				}
+			}
+		case cam.Follow != 0:
+			if s, ok := v.Snake(cam.Follow); ok {
+				st.mark(s.Head, pw, ph)
+			}
+		default:
+			st.mark(cam.At, pw/2+1, ph/2+2)
+		}
+	}
+	v.Release()
+	now := time.Now()
+	for i := range st.regions {
+		rs := &st.regions[i]
+		if st.keep[i] {
+			rs.wanted = now
+		}
+		switch {
+		case st.want[i] && rs.sub == nil:
+			sub, err := f.nc.ChanSubscribe(f.subj.regionSubject(i%st.g.NX, i/st.g.NX), f.in)
+			if err != nil {
+				continue
+			}
+			rs.sub = sub
+			st.ask(i, now)
+		case rs.sub != nil && now.Sub(rs.wanted) > f.leaveFor:
+			_ = rs.sub.Unsubscribe()
+			rs.sub, rs.asked = nil, time.Time{}
+			if st.r.Following(i) {
+				f.cov.Load().stale(i, st.r.Tick())
+				st.r.Unfollow(i)
+				f.followed.Add(-1)
+			}
+		case rs.sub != nil && !st.r.Following(i) && now.Sub(rs.asked) >= regionRetry:
+			st.ask(i, now)
+		}
+	}
+}
+
+// mark marks the regions within regionEnter of the rectangle of half
+// width hw and half height hh around p in want, and those within
+// regionLeave in keep.
+func (st *follow) mark(p game.Point, hw, hh int) {
+	e, l := st.f.enter, max(st.f.leave, st.f.enter)
+	st.rect(st.want, p.X-hw-e, p.Y-hh-e, p.X+hw+e, p.Y+hh+e)
+	st.rect(st.keep, p.X-hw-l, p.Y-hh-l, p.X+hw+l, p.Y+hh+l)
+}
+
+// rect sets in set the regions of the pixels x0..x1, y0..y1 (wrapping).
+func (st *follow) rect(set []bool, x0, y0, x1, y1 int) {
+	eachRegion(st.g, x0, y0, x1, y1, func(i int) { set[i] = true })
+}
+
+// ask asks for region i's snapshot.
+func (st *follow) ask(i int, now time.Time) {
+	st.regions[i].asked = now
+	st.req = binary.AppendUvarint(st.req[:0], uint64(i))
+	_ = st.f.nc.PublishRequest(st.f.subj.region, st.f.inbox, st.req)
+}

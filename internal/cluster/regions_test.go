@@ -1,0 +1,472 @@
+package cluster
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"snaked/game"
+	"snaked/internal/testkit"
+	"snaked/render"
+)
+
+// regionsLink is a simulation on an embedded NATS with two gateways'
+// followers of its world: one on the whole deltas, one on regions.
+type regionsLink struct {
+	t    *testing.T
+	url  string
+	w    *game.World
+	pub  *Publisher
+	full *Follower
+	reg  *RegionFollower
+	tick uint64
+}
+
+func newRegionsLink(t *testing.T, gc game.Config, setup func(*RegionFollower)) *regionsLink {
+	t.Helper()
+	ns, err := Embed("127.0.0.1:0", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	l := &regionsLink{t: t, url: ns.ClientURL()}
+	if l.w, err = game.New(gc); err != nil {
+		t.Fatal(err)
+	}
+	for range 50 {
+		l.step()
+	}
+	if l.pub, err = NewPublisher(l.conn(""), l.w, "rt", 7); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.pub.Close)
+	if l.full, err = NewFollower(l.conn("gwfull"), "rt", "gwfull", 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.full.Close)
+	if l.reg, err = NewRegionFollower(l.conn("gwreg"), "rt", "gwreg", 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.reg.Close)
+	if setup != nil {
+		setup(l.reg)
+	}
+	for !l.full.Synced() || !l.reg.Synced() {
+		l.next()
+	}
+	return l
+}
+
+func (l *regionsLink) conn(name string) *nats.Conn {
+	l.t.Helper()
+	nc, err := Connect(Options{URL: l.url, Name: name, Prefix: "rt", Gateway: name, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	l.t.Cleanup(nc.Close)
+	return nc
+}
+
+func (l *regionsLink) step() {
+	l.tick++
+	l.w.Step(l.tick)
+}
+
+// next steps the world, publishes the tick and waits until both
+// followers have it (or 5 s pass).
+func (l *regionsLink) next() {
+	l.t.Helper()
+	l.step()
+	if err := l.pub.Ticked(); err != nil {
+		l.t.Fatal(err)
+	}
+	if !l.full.Synced() || !l.reg.Synced() {
+		time.Sleep(10 * time.Millisecond) // a snapshot on its way
+		return
+	}
+	at := func(f interface{ Acquire() *game.View }) bool {
+		v := f.Acquire()
+		defer v.Release()
+		return v.Tick == l.tick
+	}
+	for end := time.Now().Add(5 * time.Second); !at(l.full) || !at(l.reg); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			l.t.Fatalf("tick %d: the followers did not follow: full %+v, regions %+v", l.tick, l.full.Stats(), l.reg.Stats())
+		}
+	}
+}
+
+// screenCam is one camera path of the screens test.
+type screenCam struct {
+	kind   string // "player", "leader", "pan"
+	place  int    // leader: the place on the leaderboard followed
+	follow game.ID
+	at     game.Point
+	dx, dy int
+	rf, rr *render.Renderer // drawing the full feed's views, and the regions'
+	jumped uint64           // the tick of the camera's last jump
+	drawn  int
+	waited int
+}
+
+// hud returns the cam's HUD on view v, as a session makes it.
+func (c *screenCam) hud(v *game.View) *render.HUD {
+	h := &render.HUD{Spectator: c.kind != "player", ShutdownIn: -1}
+	switch c.kind {
+	case "player":
+		h.You, h.Follow = c.follow, c.follow
+	case "leader":
+		if n := len(v.Top); n > 0 {
+			sl := v.Top[c.place%n].Slot
+			if sl < len(v.Snakes) && v.Snakes[sl].Used {
+				h.Follow = v.Snakes[sl].ID
+			}
+		}
+	default:
+		h.Cam = c.at
+	}
+	return h
+}
+
+// sameScreens runs cams over ticks of l's world, drawing each tick's
+// screen of each cam from both followers' views of that tick, the
+// regions' only when Covers says its regions are there (as a session
+// does); it counts in each cam the frames drawn and waited for, and
+// returns the first frame that differed or that waited for its regions
+// more than 8 ticks after its camera's last jump.
+func sameScreens(l *regionsLink, cams []*screenCam, ticks int, rng *rand.Rand) error {
+	const cols, rows = 48, 14
+	var mu sync.Mutex // guards the cams' cameras, which the follower reads
+	l.reg.SetCameras(func(dst []Camera) []Camera {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range cams {
+			switch c.kind {
+			case "player":
+				dst = append(dst, Camera{Follow: c.follow, Cols: cols, Rows: rows})
+			case "leader":
+				dst = append(dst, Camera{Top: true, Cols: cols, Rows: rows})
+			default:
+				dst = append(dst, Camera{At: c.at, Cols: cols, Rows: rows})
+			}
+		}
+		return dst
+	})
+	for _, c := range cams {
+		c.rf, c.rr = render.New(render.ANSI16, cols, rows), render.New(render.ANSI16, cols, rows)
+		c.jumped = l.tick + 1 // the follower hears of the cameras from now
+	}
+	W, H := l.w.Feed().Size()
+	for k := 0; k < ticks; k++ {
+		l.next()
+		fv, rv := l.full.Acquire(), l.reg.Acquire()
+		if fv.Tick != rv.Tick {
+			return fmt.Errorf("tick %d: views of ticks %d and %d", l.tick, fv.Tick, rv.Tick)
+		}
+		var err error
+		mu.Lock()
+		for _, c := range cams {
+			switch c.kind {
+			case "player": // a player follows one snake; when it is gone, another
+				if s, ok := fv.Snake(c.follow); !ok || !s.Alive && fv.Tick > s.DeathTick+20 {
+					for _, s := range fv.Snakes[rng.IntN(len(fv.Snakes)):] {
+						if s.Used && s.Alive {
+							c.follow, c.jumped = s.ID, fv.Tick
+							break
+						}
+					}
+				} else if ok && s.SpawnTick == fv.Tick {
+					c.jumped = fv.Tick // a respawn
+				}
+			case "leader": // cycles through the leaderboard
+				if rng.IntN(40) == 0 {
+					c.place, c.jumped = rng.IntN(game.TopN), fv.Tick
+				}
+			default: // pans, across the world's edges
+				c.at = game.Point{X: ((c.at.X+c.dx)%W + W) % W, Y: ((c.at.Y+c.dy)%H + H) % H}
+			}
+			h := c.hud(fv)
+			if c.kind == "leader" && h.Follow != c.follow {
+				c.follow, c.jumped = h.Follow, fv.Tick
+			}
+			if !l.reg.Covers(rv, h.Follow, h.Cam, cols, rows) {
+				c.waited++
+				if fv.Tick > c.jumped+8 && err == nil {
+					err = fmt.Errorf("tick %d: the %s camera at %v (following %v) waited for its regions %d ticks after its last jump",
+						fv.Tick, c.kind, c.at, h.Follow, fv.Tick-c.jumped)
+				}
+				c.rr.Invalidate() // as after a wait: both draw whole next time
+				c.rf.Invalidate()
+				continue
+			}
+			a, b := c.rf.Frame(fv, h), c.rr.Frame(rv, h)
+			c.drawn++
+			if !bytes.Equal(a, b) && err == nil {
+				err = fmt.Errorf("tick %d: the %s camera (following %v at %v): the screens differ:\nfull    %q\nregions %q", fv.Tick, c.kind, h.Follow, c.at, a, b)
+			}
+		}
+		mu.Unlock()
+		fv.Release()
+		rv.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func screensWorld() game.Config {
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.BotTarget, gc.Seed, gc.StartLen = 2048, 1024, 400, 320, 320, 11, 8
+	return gc
+}
+
+func screenCams(rng *rand.Rand, l *regionsLink) []*screenCam {
+	W, H := l.w.Feed().Size()
+	v := l.w.Acquire()
+	defer v.Release()
+	var cams []*screenCam
+	for _, s := range v.Snakes {
+		if s.Used && s.Alive && len(cams) < 3 {
+			cams = append(cams, &screenCam{kind: "player", follow: s.ID})
+		}
+	}
+	cams = append(cams, &screenCam{kind: "leader"}, &screenCam{kind: "leader", place: 3},
+		&screenCam{kind: "pan", at: game.Point{X: W - 20, Y: H - 6}, dx: 1, dy: 1},     // across both edges
+		&screenCam{kind: "pan", at: game.Point{X: 10, Y: H / 2}, dx: -1, dy: 0},        // across the left edge
+		&screenCam{kind: "pan", at: game.Point{X: W / 3, Y: 5}, dx: 0, dy: -1},         // across the top
+		&screenCam{kind: "pan", at: game.Point{X: rng.IntN(W), Y: rng.IntN(H)}, dx: 1}) // still enough to draw the same
+	return cams
+}
+
+// TestRegionsSameScreens: players, spectators cycling the leaderboard and
+// panning spectators crossing the world's edges see the same screens
+// (render.Renderer's bytes, HUD, radar and kill feed included) from a
+// gateway on regions as from one on the whole deltas, every tick its
+// regions cover the camera, which is every tick but a few after a camera
+// jumps (a respawn, another snake followed); and again after a gap that
+// makes both take a whole snapshot.
+func TestRegionsSameScreens(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	l := newRegionsLink(t, screensWorld(), nil)
+	cams := screenCams(rng, l)
+	if err := sameScreens(l, cams, 300, rng); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cams {
+		t.Logf("%s: %d frames drawn, %d waited for regions", c.kind, c.drawn, c.waited)
+		if c.drawn < 200 {
+			t.Errorf("the %s camera drew %d frames of 300", c.kind, c.drawn)
+		}
+	}
+	fs, rs := l.full.Stats(), l.reg.Stats()
+	t.Logf("bytes in: full %d, regions %d (%d regions followed, %d region snapshots)", fs.Bytes, rs.Bytes, l.reg.Followed(), rs.Regions)
+
+	// a gap: the simulation misses more steps than its feed keeps, both
+	// followers take a whole snapshot again, and the screens go on equal
+	for range 20 {
+		l.step()
+	}
+	if err := l.pub.Ticked(); err == nil {
+		t.Fatal("no gap after 20 steps")
+	}
+	if !testkit.Eventually(10*time.Second, func() bool { // ticks go on while the snapshots come
+		l.step()
+		if err := l.pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+		return l.full.Stats().Snapshots > fs.Snapshots && l.reg.Stats().Snapshots > rs.Snapshots
+	}) {
+		t.Fatalf("after the gap: no new snapshot: full %+v, regions %+v", l.full.Stats(), l.reg.Stats())
+	}
+	l.next()
+	if err := sameScreens(l, cams, 100, rng); err != nil {
+		t.Fatalf("after the gap: %v", err)
+	}
+}
+
+// TestRegionsNoMargin: with no margin a camera that moves outruns its
+// regions, and the screens test sees it (it waits for regions long after
+// any jump): the test can fail.
+func TestRegionsNoMargin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	l := newRegionsLink(t, screensWorld(), func(f *RegionFollower) { f.enter, f.leave = 0, 0 })
+	cams := screenCams(rng, l)
+	err := sameScreens(l, cams, 100, rng)
+	if err == nil {
+		t.Fatal("with no margin, every camera kept its regions")
+	}
+	t.Log(err)
+}
+
+// TestRegionsBytes: a gateway whose cameras cover a small part of the
+// world receives much less of the stream than one on the whole deltas.
+func TestRegionsBytes(t *testing.T) {
+	gc := screensWorld()
+	gc.W, gc.H = 2048, 1024
+	l := newRegionsLink(t, gc, nil)
+	l.reg.SetCameras(func(dst []Camera) []Camera {
+		return append(dst, Camera{At: game.Point{X: 700, Y: 300}, Cols: 80, Rows: 24})
+	})
+	for range 20 { // the regions come
+		l.next()
+	}
+	f0, r0 := l.full.Stats().Bytes, l.reg.Stats().Bytes
+	for range 100 {
+		l.next()
+	}
+	full, reg := l.full.Stats().Bytes-f0, l.reg.Stats().Bytes-r0
+	t.Logf("100 ticks: full %d bytes, regions %d (%.1f%%), %d regions followed", full, reg, 100*float64(reg)/float64(full), l.reg.Followed())
+	if reg*5 > full {
+		t.Fatalf("regions: %d bytes in 100 ticks, the whole deltas %d: more than a fifth", reg, full)
+	}
+	if n := l.reg.Followed(); n == 0 || n > 9 {
+		t.Fatalf("%d regions followed for one 80x24 camera", n)
+	}
+}
+
+// TestRegionPermissions: under role users, a gateway follows regions (it
+// reads the global part and the regions, and asks for and gets region
+// snapshots in its own inbox) but cannot publish either, nor aim a region
+// snapshot at another gateway's inbox.
+func TestRegionPermissions(t *testing.T) {
+	users := []User{{RoleSim, "sim", "simpw"}, {RoleGateway, "gw1", "pw1"}, {RoleGateway, "gw2", "pw2"}}
+	ns, err := Embed("127.0.0.1:0", Auth{Users: users, Prefix: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Shutdown()
+	logs := &testkit.SyncBuf{}
+	conn := func(user, pw, gateway string) *nats.Conn {
+		t.Helper()
+		nc, err := Connect(Options{URL: ns.ClientURL(), User: user, Password: pw, Prefix: "p", Gateway: gateway,
+			Log: slog.New(slog.NewTextHandler(logs, nil)).With("conn", user)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	snc, g1, g2 := conn("sim", "simpw", ""), conn("gw1", "pw1", "gw1"), conn("gw2", "pw2", "gw2")
+	gc := screensWorld()
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := NewPublisher(snc, w, "p", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	f, err := NewRegionFollower(g1, "p", "gw1", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.SetCameras(func(dst []Camera) []Camera {
+		return append(dst, Camera{At: game.Point{X: 500, Y: 300}, Cols: 80, Rows: 24})
+	})
+	tick := uint64(0)
+	if !testkit.Eventually(10*time.Second, func() bool {
+		tick++
+		w.Step(tick)
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		return f.Synced() && f.Followed() > 0 && f.Stats().Regions > 0
+	}) {
+		t.Fatalf("gw1 never followed a region: %+v\n%s", f.Stats(), logs)
+	}
+
+	heard := make(chan *nats.Msg, 4096)
+	for _, subj := range []string{"p.g", "p.r.>", "p.gw.*.hb"} {
+		if _, err := g2.ChanSubscribe(subj, heard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g2.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	forged := []byte("forged")
+	for _, subj := range []string{"p.g", "p.r.0.0"} {
+		if err := g1.Publish(subj, forged); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a region snapshot asked for another gateway's inbox is not sent
+	if err := g1.PublishRequest("p.gw.gw1.region", "_INBOX.p.gw2.x", []byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	sentinel := appendHeartbeat(nil, heartbeat{gw: 99})
+	if err := g1.Publish("p.gw.gw1.hb", sentinel); err != nil {
+		t.Fatal(err)
+	}
+	for done := false; !done; {
+		select {
+		case m := <-heard:
+			if string(m.Data) == string(forged) {
+				t.Fatalf("gw2 heard gw1's forged %s", m.Subject)
+			}
+			done = string(m.Data) == string(sentinel)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("gw2 never heard gw1's heartbeat\n%s", logs)
+		}
+	}
+	for _, subj := range []string{`Publish to "p.g"`, `Publish to "p.r.0.0"`} {
+		if !testkit.Eventually(3*time.Second, func() bool {
+			return strings.Contains(strings.ReplaceAll(logs.String(), `\"`, `"`), "Permissions Violation for "+subj)
+		}) {
+			t.Errorf("no permissions violation for gw1's %s:\n%s", subj, logs)
+		}
+	}
+	if !testkit.Eventually(3*time.Second, func() bool {
+		tick++
+		w.Step(tick)
+		_ = pub.Ticked()
+		return pub.Stats().RegionDropped == 1
+	}) {
+		t.Errorf("the region snapshot request for another's inbox was not dropped: %+v", pub.Stats())
+	}
+}
+
+// TestCoversAllocs: a session's question whether a view covers its camera
+// (every frame) allocates nothing.
+func TestCoversAllocs(t *testing.T) {
+	l := newRegionsLink(t, screensWorld(), nil)
+	l.reg.SetCameras(func(dst []Camera) []Camera {
+		return append(dst, Camera{At: game.Point{X: 5, Y: 5}, Cols: 80, Rows: 24})
+	})
+	for range 10 {
+		l.next()
+	}
+	v := l.reg.Acquire()
+	defer v.Release()
+	var id game.ID
+	for _, s := range v.Snakes {
+		if s.Used {
+			id = s.ID
+			break
+		}
+	}
+	ok := false
+	allocs := testing.AllocsPerRun(100, func() {
+		ok = l.reg.Covers(v, 0, game.Point{X: 5, Y: 5}, 80, 24)
+		l.reg.Covers(v, id, game.Point{}, 80, 24)
+	})
+	if !ok {
+		t.Error("the camera the follower follows is not covered")
+	}
+	if allocs != 0 {
+		t.Errorf("Covers: %v allocations", allocs)
+	}
+}

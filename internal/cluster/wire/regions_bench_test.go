@@ -1,0 +1,214 @@
+package wire
+
+import (
+	"fmt"
+	"runtime"
+	"snaked/internal/cpuclock"
+	"testing"
+	"time"
+)
+
+// regionSizes are the region sizes the regions benchmarks compare.
+var regionSizes = [][2]int{{128, 64}, {256, 128}, {512, 256}}
+
+// BenchmarkRegions measures, on BenchmarkDelta's world of 10,000 bots
+// (2048x1250), what a follower whose cameras cover a tenth of the world
+// (a 648x395 rectangle at its middle) receives and spends each tick on
+// the regional form against the whole delta, for each region size:
+//
+//   - follow=full: Replica.Apply of the whole deltas of 100 recorded
+//     ticks (the first 10 after each new replica untimed: its view
+//     buffers are copied whole at first); bytes/tick is their size,
+//     cpu-ns/tick the CPU time of the benchmark's (locked) thread in
+//     Apply, which leaves out other processes.
+//   - follow=regions: Replica.ApplyRegions of the same ticks' global
+//     message and the messages of the regions the rectangle touches;
+//     bytes/tick is theirs, global-bytes/tick the global message's,
+//     regions the regions followed, area-% their share of the world,
+//     msgs/tick the messages a tick.
+//   - encode=full and encode=split: what the simulation pays to write
+//     each tick's delta (Step, then AppendDelta, or AppendDeltaSplit,
+//     which writes the delta and its regional form); enc-ns the encoding
+//     alone (enc-cpu-ns in the thread's CPU time), subjects/tick the
+//     messages published (the delta, the global message, the regions').
+func BenchmarkRegions(b *testing.B) {
+	c := benchCase{bots: true, n: 10000, area: 1}
+	for _, sz := range regionSizes {
+		rw, rh := sz[0], sz[1]
+		b.Run(fmt.Sprintf("region=%dx%d", rw, rh), func(b *testing.B) {
+			w, _ := benchWorld(b, c)
+			e := NewEncoder(w)
+			s, err := NewSplit(e, rw, rh)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g := s.Regions()
+			chunks, err := Snapshot(w, 1<<20)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// the camera rectangle: a tenth of the world, at its middle
+			cw, ch := 648, 395
+			x0, y0 := (g.W-cw)/2, (g.H-ch)/2
+			follow := map[int]bool{}
+			for y := y0; y < y0+ch; y++ {
+				for x := x0; x < x0+cw; x++ {
+					follow[g.At(x, y)] = true
+				}
+			}
+			area := 0
+			for r := range follow {
+				_, _, fw, fh := g.Rect(r)
+				area += fw * fh
+			}
+			const ticks, warm = 100, 10
+			full := make([][]byte, ticks)
+			global := make([][]byte, ticks)
+			regions := make([][][]byte, ticks)
+			var fullBytes, regBytes, globalBytes, msgs int
+			for k := range ticks {
+				w.Step(w.Feed().Tick() + 1)
+				d, err := e.AppendDeltaSplit(nil, s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				full[k], global[k] = d, append([]byte(nil), s.Global()...)
+				fullBytes += len(d)
+				globalBytes += len(global[k])
+				regBytes += len(global[k])
+				msgs++
+				for _, r := range s.Changed() {
+					if follow[int(r)] {
+						m := append([]byte(nil), s.Region(int(r))...)
+						regions[k] = append(regions[k], m)
+						regBytes += len(m)
+						msgs++
+					}
+				}
+			}
+			newReplica := func(regional bool) *Replica {
+				r, err := NewReplica(chunks)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if regional {
+					if err := r.FollowRegions(rw, rh); err != nil {
+						b.Fatal(err)
+					}
+					for k := range follow {
+						r.Follow(k)
+					}
+				}
+				return r
+			}
+			b.Run("follow=full", func(b *testing.B) {
+				var r *Replica
+				var cpu, n int64
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if i%ticks == 0 {
+						b.StopTimer()
+						r = newReplica(false)
+						for k := range warm { // the view buffers, copied whole at first
+							if err := r.Apply(full[k]); err != nil {
+								b.Fatal(err)
+							}
+						}
+						b.StartTimer()
+					}
+					if i%ticks < warm {
+						continue
+					}
+					c0 := cpuclock.Thread()
+					if err := r.Apply(full[i%ticks]); err != nil {
+						b.Fatal(err)
+					}
+					cpu += cpuclock.Thread() - c0
+					n++
+				}
+				b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/tick")
+				b.ReportMetric(float64(fullBytes)/ticks, "bytes/tick")
+			})
+			b.Run("follow=regions", func(b *testing.B) {
+				var r *Replica
+				var cpu, n int64
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if i%ticks == 0 {
+						b.StopTimer()
+						r = newReplica(true)
+						for k := range warm {
+							if err := r.ApplyRegions(global[k], regions[k]); err != nil {
+								b.Fatal(err)
+							}
+						}
+						b.StartTimer()
+					}
+					if i%ticks < warm {
+						continue
+					}
+					c0 := cpuclock.Thread()
+					if err := r.ApplyRegions(global[i%ticks], regions[i%ticks]); err != nil {
+						b.Fatal(err)
+					}
+					cpu += cpuclock.Thread() - c0
+					n++
+				}
+				b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/tick")
+				b.ReportMetric(float64(regBytes)/ticks, "bytes/tick")
+				b.ReportMetric(float64(globalBytes)/ticks, "global-bytes/tick")
+				b.ReportMetric(float64(len(follow)), "regions")
+				b.ReportMetric(100*float64(area)/float64(g.W*g.H), "area-%")
+				b.ReportMetric(float64(msgs)/ticks, "msgs/tick")
+			})
+			for _, split := range []bool{false, true} {
+				name := "encode=full"
+				if split {
+					name = "encode=split"
+				}
+				b.Run(name, func(b *testing.B) {
+					w, _ := benchWorld(b, c)
+					e := NewEncoder(w)
+					s, err := NewSplit(e, rw, rh)
+					if err != nil {
+						b.Fatal(err)
+					}
+					buf := make([]byte, 0, 1<<20)
+					var enc time.Duration
+					var cpu int64
+					subjects := 0
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						w.Step(w.Feed().Tick() + 1)
+						c0 := cpuclock.Thread()
+						t0 := time.Now()
+						if split {
+							buf, err = e.AppendDeltaSplit(buf[:0], s)
+							subjects += 2 + len(s.Changed())
+						} else {
+							buf, err = e.AppendDelta(buf[:0])
+							subjects++
+						}
+						enc += time.Since(t0)
+						cpu += cpuclock.Thread() - c0
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(enc)/float64(b.N), "enc-ns")
+					b.ReportMetric(float64(cpu)/float64(b.N), "enc-cpu-ns")
+					b.ReportMetric(float64(subjects)/float64(b.N), "subjects/tick")
+				})
+			}
+		})
+	}
+}
