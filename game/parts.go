@@ -1,0 +1,225 @@
+package game
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// This file splits a step's work over workers. The slots are cut into
+// Config.Workers parts of consecutive slots, each a multiple of 64 long
+// (so the slots' mark words are one part's), and each pass of the step
+// runs its parts at once and ends when all are done. Within a pass a part
+// writes only its own snakes' records and the grid pixels no other part
+// touches in that pass, except for the claim counts, which are atomic
+// adds (the sum is the same in any order). What a pass does to others
+// (grid writes to log, deaths, kill credits, fruit) goes into its part
+// and is merged after the pass in part order, which is slot order. So a
+// step does what it would do with one part, whatever the parts.
+
+// pass names the work a part does in one pass of a step.
+type pass uint8
+
+const (
+	passThink   pass = iota // think: dashes, the bots' decisions, phase 0's aims
+	passAim                 // phase step 1 after phase 0: aims
+	passContest             // phase step 2: contested pixels, growth
+	passCollide             // phase step 3: collisions, tails leaving
+	passAdvance             // phase step 4: deaths and moves
+)
+
+// part is one worker's share of a step: slots lo..hi-1, and what its
+// passes leave for the step to merge.
+type part struct {
+	lo, hi    int
+	log       []Write    // the pass's grid writes, in slot order (part 0 appends to the world's log itself)
+	dashers   []int32    // its slots dashing this tick, in slot order
+	conflicts []int32    // pixels its phase 0 aims found claimed by another head too
+	dead      []int32    // dead bots with something to do (see botDue)
+	kills     []Kill     // the pass's deaths, in slot order
+	fruit     int        // fruit the pass added (deaths) less the fruit eaten
+	roomQ     []roomNode // the bots' flood-fill queue (see room), 4*roomCap long
+	_         [64]byte   // keeps the parts' counters off each other's cache lines
+}
+
+func (p *part) init(capacity, parts int) {
+	per := (capacity+parts-1)/parts + 64
+	p.log = make([]Write, 0, 2*per+256)
+	p.dashers = make([]int32, 0, per)
+	p.conflicts = make([]int32, 0, 256)
+	p.dead = make([]int32, 0, per)
+	p.kills = make([]Kill, 0, 64)
+	p.roomQ = make([]roomNode, 0, 4*roomCap)
+}
+
+// split cuts the slots in use into the parts.
+func (w *World) split() {
+	n := len(w.parts)
+	words := (w.nslots + 63) / 64
+	per := (words + n - 1) / n * 64
+	for k := range w.parts {
+		p := &w.parts[k]
+		p.lo, p.hi = min(k*per, w.nslots), min((k+1)*per, w.nslots)
+	}
+}
+
+// runPass runs pass p (of phase ph) over every part: on the workers and the
+// calling goroutine at once when the world has a crew, else one part
+// after the other on the caller.
+func (w *World) runPass(p pass, ph int) {
+	w.pass, w.ph = p, ph
+	if w.crew == nil && len(w.parts) > 1 && !w.closed {
+		w.crew = startCrew(w, len(w.parts))
+	}
+	c := w.crew
+	if c == nil {
+		w.par = false
+		for k := range w.parts {
+			w.runPart(k)
+		}
+		return
+	}
+	w.par = true
+	for k := 1; k < len(w.parts); k++ {
+		c.work[k] <- w
+	}
+	w.runPart(0)
+	for k := 1; k < len(w.parts); k++ {
+		<-c.done
+	}
+	w.par = false
+}
+
+// runPart runs the current pass over part k.
+func (w *World) runPart(k int) {
+	p := &w.parts[k]
+	switch w.pass {
+	case passThink:
+		w.thinkPart(p)
+	case passAim:
+		for _, i := range p.dashers {
+			w.aim(p, int(i), w.ph)
+		}
+	case passContest:
+		w.contest(p, w.ph)
+	case passCollide:
+		w.collide(p, w.ph)
+	case passAdvance:
+		w.advance(p, w.ph)
+	}
+}
+
+// logged runs pass p, whose parts write the grid, and appends their
+// writes to the step's log in part order.
+func (w *World) logged(p pass, ph int) {
+	w.parts[0].log = w.chg
+	for k := 1; k < len(w.parts); k++ {
+		w.parts[k].log = w.parts[k].log[:0]
+	}
+	w.runPass(p, ph)
+	w.chg = w.parts[0].log
+	w.parts[0].log = nil
+	for k := 1; k < len(w.parts); k++ {
+		w.chg = append(w.chg, w.parts[k].log...)
+	}
+}
+
+// crew is the goroutines that run parts 1 and up of each pass. A worker
+// holds the world only while it runs a part, so a world nobody holds is
+// collected, and its cleanup stops the crew.
+type crew struct {
+	work []chan *World // work[k] hands worker k the world for one pass
+	done chan struct{} // a worker's pass is done
+	wg   sync.WaitGroup
+	stop sync.Once
+}
+
+func startCrew(w *World, n int) *crew {
+	c := &crew{work: make([]chan *World, n), done: make(chan struct{}, n)}
+	for k := 1; k < n; k++ {
+		c.work[k] = make(chan *World, 1)
+		c.wg.Add(1)
+		go c.worker(k)
+	}
+	runtime.AddCleanup(w, func(c *crew) { c.close() }, c)
+	return c
+}
+
+func (c *crew) worker(k int) {
+	defer c.wg.Done()
+	for w := range c.work[k] {
+		w.runPart(k)
+		c.done <- struct{}{}
+	}
+}
+
+// close ends the workers once they are idle.
+func (c *crew) close() {
+	c.stop.Do(func() {
+		for _, ch := range c.work[1:] {
+			close(ch)
+		}
+	})
+}
+
+// Close stops the world's workers (Config.Workers) and waits for them to
+// end. Call it from the goroutine that calls Step, not during a Step; a
+// world needs no Close to be collected. Steps after Close run on the
+// caller alone, with the same results.
+func (w *World) Close() {
+	w.closed = true
+	if c := w.crew; c != nil {
+		w.crew = nil
+		c.close()
+		c.wg.Wait()
+	}
+}
+
+// load reads grid pixel i; a pass whose parts may write pixels the others
+// read reads the grid with it.
+func (w *World) load(i int32) Pixel {
+	return Pixel(atomic.LoadUint32((*uint32)(&w.grid[i])))
+}
+
+// claim adds unit (nUnit or pUnit) to the claim count of pixel i and
+// returns the pixel.
+func (w *World) claim(i int32, unit Pixel) Pixel {
+	if w.par {
+		return Pixel(atomic.AddUint32((*uint32)(&w.grid[i]), uint32(unit)))
+	}
+	w.grid[i] += unit
+	return w.grid[i]
+}
+
+// unclaim drops the claim counts of pixel i.
+func (w *World) unclaim(i int32) {
+	if w.par {
+		atomic.AndUint32((*uint32)(&w.grid[i]), pixBits)
+		return
+	}
+	w.grid[i] &= pixBits
+}
+
+// clearTail empties pixel i, a tail that leaves, and logs it.
+func (w *World) clearTail(p *part, i int32) {
+	if w.par {
+		atomic.StoreUint32((*uint32)(&w.grid[i]), 0)
+	} else {
+		w.grid[i] = 0
+	}
+	p.log = append(p.log, Write{i, 0})
+}
+
+// put writes grid pixel i, which no other part touches in this pass, and
+// logs it.
+func (w *World) put(p *part, i int32, px Pixel) {
+	w.grid[i] = px
+	p.log = append(p.log, Write{i, px})
+}
+
+// putMove writes the Body pixel px at a snake's old head and logs it with
+// the move's direction d (see setMove).
+func (w *World) putMove(p *part, i int32, px Pixel, d Dir) {
+	w.grid[i] = px
+	p.log = append(p.log, Write{i, px | Pixel(d)<<moveDirShift})
+}
