@@ -270,30 +270,30 @@ type inbox struct {
 // from a PCG seeded by Config.Seed, and Step visits the slots in order, so
 // the same seed and the same inputs in the same order give the same world.
 type World struct {
-	cfg     Config
-	w, h    int
-	grid    []Pixel // the master occupancy grid, row-major (claim bits in phases)
-	snakes  []snake
-	rng     *rand.Rand
-	seq     uint64 // Steps taken
-	tick    uint64
-	fruit   int
-	chg     []Write    // the grid writes of this step (step seq's log)
-	views   *Views     // publishes the views and keeps the last steps' writes
-	prot    []int32    // slots spawned recently enough that protection may still expire into a view
-	spawnq  []int32
-	parts   []part  // the step's parts, one a worker (see part)
-	crew    *crew   // the workers running parts 1 and up; nil when the caller runs every part
-	par     bool    // parts run at once: grid pixels other parts may touch are read and written atomically
-	pass    pass    // the pass the parts run (see runPass)
-	ph      int     // its phase
-	repick  []int32 // bots that pick again (settle)
-	ringMu  sync.Mutex // guards rings while parts run at once
-	closed  bool       // Close was called: no crew
-	top     [TopN]Entry
-	ntop    int
-	best    Entry
-	nslots  int // slots in use by Step (high-water mark)
+	cfg    Config
+	w, h   int
+	grid   []Pixel // the master occupancy grid, row-major (claim bits in phases)
+	snakes []snake
+	rng    *rand.Rand
+	seq    uint64 // Steps taken
+	tick   uint64
+	fruit  int
+	chg    []Write // the grid writes of this step (step seq's log)
+	views  *Views  // publishes the views and keeps the last steps' writes
+	prot   []int32 // slots spawned recently enough that protection may still expire into a view
+	spawnq []int32
+	parts  []part     // the step's parts, one a worker (see part)
+	crew   *crew      // the workers running parts 1 and up; nil when the caller runs every part
+	par    bool       // parts run at once: grid pixels other parts may touch are read and written atomically
+	pass   pass       // the pass the parts run (see runPass)
+	ph     int        // its phase
+	repick []int32    // bots that pick again (settle)
+	ringMu sync.Mutex // guards rings while parts run at once
+	closed bool       // Close was called: no crew
+	top    [TopN]Entry
+	ntop   int
+	best   Entry
+	nslots int // slots in use by Step (high-water mark)
 
 	// Body rings not in use, by log2 of their length. A snake outgrowing
 	// its ring trades it for one twice as long, and a spawn trades a long
