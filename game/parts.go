@@ -52,14 +52,14 @@ func (p *part) init(capacity, parts int) {
 	p.roomQ = make([]roomNode, 0, 4*roomCap)
 }
 
-// split cuts the slots in use into the parts.
+// split cuts the slots in use into the parts: as many 64-slot words to
+// each as can be, the first parts one fewer when they do not divide.
 func (w *World) split() {
 	n := len(w.parts)
 	words := (w.nslots + 63) / 64
-	per := (words + n - 1) / n * 64
 	for k := range w.parts {
 		p := &w.parts[k]
-		p.lo, p.hi = min(k*per, w.nslots), min((k+1)*per, w.nslots)
+		p.lo, p.hi = min(k*words/n*64, w.nslots), min((k+1)*words/n*64, w.nslots)
 	}
 }
 
