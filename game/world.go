@@ -30,7 +30,7 @@ const (
 	MinSide     = 16      // shortest world side in pixels
 	MaxSide     = 1 << 14 // longest world side in pixels
 	MaxPixels   = 1 << 26 // most W*H (the grid and each view buffer take 4 bytes a pixel)
-	MaxCapacity = 1 << 16 // most MaxSnakes
+	MaxCapacity = 1 << 18 // most MaxSnakes (a Pixel's and an ID's slot bits)
 	MaxWorkers  = 256     // most Workers
 )
 
@@ -110,7 +110,7 @@ func (c *Config) fill() error {
 // counts never overflow and may be added in any order). They are cleared
 // before the phase ends, so between steps the grid holds plain Pixels.
 const (
-	pixBits   = 1<<22 - 1 // the Pixel proper
+	pixBits   = 1<<24 - 1 // the Pixel proper
 	nUnit     = 1 << 29   // one unprotected head heads here (3 bits)
 	nMask     = 7 << 29
 	pUnit     = 1 << 26 // one protected head heads here (3 bits)
@@ -462,7 +462,7 @@ func (w *World) Join(name string) (ID, error) {
 	if b.gen++; b.gen == 0 {
 		b.gen = 1
 	}
-	*b = inbox{gen: b.gen, id: ID(uint64(b.gen)<<16 | uint64(slot)), name: name, join: true, evict: full}
+	*b = inbox{gen: b.gen, id: makeID(b.gen, slot), name: name, join: true, evict: full}
 	if key != "" {
 		w.names[key] = slot
 	}
