@@ -26,6 +26,7 @@ const (
 	passContest             // phase step 2: contested pixels, growth
 	passCollide             // phase step 3: collisions, tails leaving
 	passAdvance             // phase step 4: deaths and moves
+	passPublish             // a publish's replay into a view buffer, a band of rows a part (see Views.band)
 )
 
 // part is one worker's share of a step: slots lo..hi-1, and what its
@@ -106,8 +107,13 @@ func (w *World) runPart(k int) {
 		w.collide(p, w.ph)
 	case passAdvance:
 		w.advance(p, w.ph)
+	case passPublish:
+		w.views.band(k, len(w.parts))
 	}
 }
+
+// publishBands runs a publish's replay on the parts (see Views.setBands).
+func (w *World) publishBands() { w.runPass(passPublish, 0) }
 
 // logged runs pass p, whose parts write the grid, and appends their
 // writes to the step's log in part order.

@@ -41,12 +41,15 @@ func (v *View) markAll(t uint64) {
 	}
 }
 
-// apply replays log into v's pixels and marks the tiles it touches changed
-// at tick t, in one pass.
-func (v *View) apply(log []Write, t uint64) {
+// apply replays the writes of log to pixels lo..hi-1 into v's pixels and
+// marks the tiles they touch changed at tick t, in one pass.
+func (v *View) apply(log []Write, t uint64, lo, hi int32) {
 	w, tw, pix, d := v.W, TilesW(v.W), v.Pix, v.Dirty
 	inv := recip(w)
 	for _, c := range log {
+		if uint32(c.i-lo) >= uint32(hi-lo) {
+			continue
+		}
 		pix[c.i] = c.p & pixBits                  // without a move's Dir
 		y := int(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
 		x := int(c.i) - y*w
@@ -54,14 +57,17 @@ func (v *View) apply(log []Write, t uint64) {
 	}
 }
 
-// freshen sets the Fresh bits of the tiles log touches and the bits of
-// its cells in cells (index): log is the last step's, whatever earlier
-// steps a buffer replays (a reader that drew the tick before has seen
-// those).
-func (v *View) freshen(log []Write, cells []uint64) {
+// freshen sets, for the writes of log to pixels lo..hi-1, the Fresh bits
+// of the tiles they touch and the bits of their cells in cells (index):
+// log is the last step's, whatever earlier steps a buffer replays (a
+// reader that drew the tick before has seen those).
+func (v *View) freshen(log []Write, cells []uint64, lo, hi int32) {
 	w, fw, cw, f := v.W, uint(FreshWords(v.W)), uint(cellWords(v.W)), v.Fresh
 	inv := recip(w)
 	for _, c := range log {
+		if uint32(c.i-lo) >= uint32(hi-lo) {
+			continue
+		}
 		y := uint(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
 		x := uint(c.i) - y*uint(w)
 		tx, ty := x/TileW, y/TileH // unsigned: shifts, no sign fixes

@@ -41,6 +41,12 @@ type Views struct {
 	kills  [MaxKills]Kill
 	nkills uint64
 
+	// The replay sync hands to band: the buffer, and the step and tick it
+	// is brought to; bands runs the bands (nil: in turn, on the caller).
+	bv          *View
+	bseq, btick uint64
+	bands       func()
+
 	// Mark's target while Publish calls Filler.Expired: the view being
 	// published, its tick, and the world's width as recip has it
 	cur  *View
@@ -121,7 +127,7 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 		return
 	}
 	from := v.Tick
-	replayed := v.sync(vs.grid, &vs.logs, step, tick, vs.cells)
+	replayed := vs.sync(v, step, tick)
 	if replayed {
 		vs.cur, vs.tick = v, tick
 		vs.fill.Expired(vs, from, vs.oldest(step, from))
@@ -232,23 +238,46 @@ func (vs *Views) next() *View {
 // serials numbers the publishes of every world and replica (View.Serial).
 var serials atomic.Uint64
 
-// sync brings v's pixels and tile marks to grid as of step seq (tick):
-// it replays the logs of the steps since v's, notes the last step's cells
-// in cells (index) and reports true, or, when v is new, further behind
-// than the logs reach or not older than tick, copies grid whole and marks
-// every tile. It does not set v's step or tick.
-func (v *View) sync(grid []Pixel, logs *[logN][]Write, seq, tick uint64, cells []uint64) bool {
+// sync brings v's pixels and tile marks to the grid as of step seq
+// (tick): it replays the logs of the steps since v's, notes the last
+// step's cells in vs.cells (index) and reports true, or, when v is new,
+// further behind than the logs reach or not older than tick, copies the
+// grid whole and marks every tile. It does not set v's step or tick. The
+// replay runs in bands of tile rows (see band), on the world's workers
+// when it has them (setBands).
+func (vs *Views) sync(v *View, seq, tick uint64) bool {
 	clear(v.Fresh)
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
-		copy(v.Pix, grid)
+		copy(v.Pix, vs.grid)
 		v.markAll(tick)
 		return false
 	}
-	for s := v.st.seq + 1; s <= seq; s++ {
-		v.apply(logs[s%logN], tick)
+	vs.bv, vs.bseq, vs.btick = v, seq, tick
+	if vs.bands != nil {
+		vs.bands()
+	} else {
+		vs.band(0, 1)
 	}
-	v.freshen(logs[seq%logN], cells)
+	vs.bv = nil
 	return true
+}
+
+// setBands has the replay of each publish (see sync) run by run, which
+// must call band(k, n) for every k in 0..n-1, at once or in turn, and
+// return when all are done. Call it before the first Publish.
+func (vs *Views) setBands(run func()) { vs.bands = run }
+
+// band replays the tile rows of band k of n into the buffer being
+// published: bands write disjoint pixels, tiles and cells, so they may
+// run at once. Call it only from the function given to setBands.
+func (vs *Views) band(k, n int) {
+	v := vs.bv
+	th := TilesH(v.H)
+	lo, hi := int32(k*th/n*TileH*v.W), int32(min((k+1)*th/n*TileH, v.H)*v.W)
+	for s := v.st.seq + 1; s <= vs.bseq; s++ {
+		v.apply(vs.logs[s%logN], vs.btick, lo, hi)
+	}
+	v.freshen(vs.logs[vs.bseq%logN], vs.cells, lo, hi)
 }
 
 // ranker ranks live snakes by length with a counting sort, allocating only
