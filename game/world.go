@@ -267,8 +267,15 @@ type inbox struct {
 // outgrowing its ring trades it for a free ring twice as long, and a spawn
 // gives a long ring back, so rings are allocated only while the number of
 // long snakes alive at once still reaches new highs. Randomness comes only
-// from a PCG seeded by Config.Seed, and Step visits the slots in order, so
-// the same seed and the same inputs in the same order give the same world.
+// from Config.Seed (a PCG for spawns and fruit, a hash of seed, tick and
+// slot for the bots), and whatever depends on more than one snake is
+// settled in slot order, so the same seed and the same inputs in the same
+// order give the same world, whatever Config.Workers is.
+//
+// With Config.Workers above 1, Step runs its passes on that many
+// goroutines (the caller and Workers-1 the world starts at its first
+// Step). They hold the world only while a Step runs: a world nobody holds
+// is collected and its workers end; Close ends them at once.
 type World struct {
 	cfg    Config
 	w, h   int
