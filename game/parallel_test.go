@@ -99,6 +99,7 @@ func TestWorkersOneAnswer(t *testing.T) {
 	if testing.Short() || raceOn {
 		ticks = 120
 	}
+	defer game.SetMinPar(0)() // every pass on the workers, however few snakes move
 	workers := []int{1, 2, 3, 8}
 	cs := make([]*crowd, len(workers))
 	for k, n := range workers {

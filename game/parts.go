@@ -65,15 +65,20 @@ func (w *World) split() {
 }
 
 // runPass runs pass p (of phase ph) over every part: on the workers and the
-// calling goroutine at once when the world has a crew, else one part
-// after the other on the caller.
+// calling goroutine at once when the world has a crew and the pass has
+// at least minPar snakes to move, else one part after the other on the
+// caller, with the same result.
 func (w *World) runPass(p pass, ph int) {
 	w.pass, w.ph = p, ph
 	if w.crew == nil && len(w.parts) > 1 && !w.closed {
 		w.crew = startCrew(w, len(w.parts))
 	}
 	c := w.crew
-	if c == nil {
+	n := w.nslots
+	if ph > 0 {
+		n = w.ndash
+	}
+	if c == nil || n < minPar {
 		w.par = false
 		for k := range w.parts {
 			w.runPart(k)
@@ -90,6 +95,11 @@ func (w *World) runPass(p pass, ph int) {
 	}
 	w.par = false
 }
+
+// minPar is the fewest snakes a pass runs on the workers for (the slots
+// in use, or after phase 0 the dashing snakes): for fewer, handing the
+// pass over costs more than it saves.
+var minPar = 1024
 
 // runPart runs the current pass over part k.
 func (w *World) runPart(k int) {

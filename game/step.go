@@ -417,10 +417,12 @@ func (w *World) think() int {
 	w.split()
 	w.runPass(passThink, 0)
 	w.settle()
+	w.ndash = 0
 	for k := range w.parts {
-		if len(w.parts[k].dashers) > 0 {
-			return DashLen
-		}
+		w.ndash += len(w.parts[k].dashers)
+	}
+	if w.ndash > 0 {
+		return DashLen
 	}
 	return 1
 }

@@ -294,6 +294,7 @@ type World struct {
 	par    bool       // parts run at once: grid pixels other parts may touch are read and written atomically
 	pass   pass       // the pass the parts run (see runPass)
 	ph     int        // its phase
+	ndash  int        // snakes dashing this tick
 	repick []int32    // bots that pick again (settle)
 	ringMu sync.Mutex // guards rings while parts run at once
 	closed bool       // Close was called: no crew
