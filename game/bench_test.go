@@ -195,6 +195,7 @@ func setWorkers(w *World, n int) {
 	for k := range w.parts {
 		w.parts[k].init(w.cfg.MaxSnakes, n)
 	}
+	w.views.setBands(n, w.publishBands)
 }
 
 // BenchmarkStep times Step alone, on as many workers as -cpu sets

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -90,7 +91,7 @@ func (c *crowd) step(t testing.TB) {
 
 // TestWorkersOneAnswer steps worlds that differ only in their worker count
 // through the same script and checks that every tick's delta, as the wire
-// encodes it, is the same bytes. The world is small and crowded, so that
+// encodes it, is the same bytes, and the published views the same. The world is small and crowded, so that
 // snakes of different parts (64 slots each) kill each other, meet
 // head-on and dash, also across the wrap edges; the test counts those
 // and fails if any kind is missing.
@@ -120,6 +121,15 @@ func TestWorkersOneAnswer(t *testing.T) {
 					f.Tick(), workers[k], len(c.buf), len(cs[0].buf))
 			}
 		}
+		v0 := cs[0].w.Acquire()
+		for k, c := range cs[1:] {
+			v := c.w.Acquire()
+			if d := viewDiff(v0, v); d != "" {
+				t.Fatalf("tick %d: the view with %d workers differs from the one with 1 in %s", f.Tick(), workers[k+1], d)
+			}
+			v.Release()
+		}
+		v0.Release()
 		for k := d0; k < f.Deaths(); k++ {
 			r := f.Death(k)
 			switch {
@@ -146,6 +156,40 @@ func TestWorkersOneAnswer(t *testing.T) {
 	if crossKills == 0 || crossHeadOn == 0 || edgeDeaths == 0 || dashes == 0 || edgeDashes == 0 {
 		t.Fatal("the script did not exercise every case: want kills across parts, head-ons, deaths and dashes at the wrap edges")
 	}
+}
+
+// viewDiff names the first of a view's fields (but its Serial) in which a
+// and b differ, or returns "".
+func viewDiff(a, b *game.View) string {
+	switch {
+	case a.Tick != b.Tick:
+		return "Tick"
+	case !slices.Equal(a.Pix, b.Pix):
+		return "Pix"
+	case !slices.Equal(a.Dirty, b.Dirty):
+		return "Dirty"
+	case !slices.Equal(a.Fresh, b.Fresh):
+		return "Fresh"
+	case !slices.Equal(a.FreshX, b.FreshX):
+		return "FreshX"
+	case !slices.Equal(a.FreshAt, b.FreshAt):
+		return "FreshAt"
+	case !slices.Equal(a.FreshBlk, b.FreshBlk):
+		return "FreshBlk"
+	case !slices.Equal(a.FreshPix, b.FreshPix):
+		return "FreshPix"
+	case !slices.Equal(a.Snakes, b.Snakes):
+		return "Snakes"
+	case !slices.Equal(a.Shield, b.Shield):
+		return "Shield"
+	case !slices.Equal(a.Top, b.Top):
+		return "Top"
+	case !slices.Equal(a.Kills, b.Kills):
+		return "Kills"
+	case a.Players != b.Players || a.Bots != b.Bots || a.Best != b.Best:
+		return "Players, Bots or Best"
+	}
+	return ""
 }
 
 // TestWorkersEnd checks that Close ends a world's workers, and that a

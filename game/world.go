@@ -358,7 +358,7 @@ func New(cfg Config) (*World, error) {
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 	}
 	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
-	w.views.setBands(w.publishBands)
+	w.views.setBands(max(cfg.Workers, 1), w.publishBands)
 	for i := range w.box {
 		w.box[i].gen = cfg.IDBase
 	}
