@@ -10,12 +10,18 @@ import (
 // Config.Workers parts of consecutive slots, each a multiple of 64 long
 // (so the slots' mark words are one part's), and each pass of the step
 // runs its parts at once and ends when all are done. Within a pass a part
-// writes only its own snakes' records and the grid pixels no other part
-// touches in that pass, except for the claim counts, which are atomic
-// adds (the sum is the same in any order). What a pass does to others
-// (grid writes to log, deaths, kill credits, fruit) goes into its part
-// and is merged after the pass in part order, which is slot order. So a
-// step does what it would do with one part, whatever the parts.
+// writes only its own snakes' records and grid pixels no other part
+// touches in that pass, but for claims, whose adds (in think and aim)
+// and clearing (in leave) are atomic: the outcome does not depend on
+// their order. A pass that reads pixels others may write reads them
+// atomically too (think, aim). Bots decide
+// from what no part writes during think. What a pass does to others (grid
+// writes to log, deaths, kill credits, fruit) goes into its part and is
+// merged after the pass in part order, which is slot order, and what
+// depends on several bots' choices is settled on the caller in slot
+// order. So a step does what it would do with one part, whatever the
+// parts. A publish's replay into a view buffer runs in bands of tile rows
+// the same way.
 
 // pass names the work a part does in one pass of a step.
 type pass uint8
@@ -24,7 +30,8 @@ const (
 	passThink   pass = iota // think: dashes, the bots' decisions, phase 0's aims
 	passAim                 // phase step 1 after phase 0: aims
 	passContest             // phase step 2: contested pixels, growth
-	passCollide             // phase step 3: collisions, tails leaving
+	passCollide             // phase step 3: collisions
+	passLeave               // phase step 3b: claims cleared, tails leaving
 	passAdvance             // phase step 4: deaths and moves
 	passPublish             // a publish's replay into a view buffer, a band of rows a part (see Views.band)
 )
@@ -115,6 +122,8 @@ func (w *World) runPart(k int) {
 		w.contest(p, w.ph)
 	case passCollide:
 		w.collide(p, w.ph)
+	case passLeave:
+		w.leave(p, w.ph)
 	case passAdvance:
 		w.advance(p, w.ph)
 	case passPublish:
@@ -214,16 +223,6 @@ func (w *World) unclaim(i int32) {
 		return
 	}
 	w.grid[i] &= pixBits
-}
-
-// clearTail empties pixel i, a tail that leaves, and logs it.
-func (w *World) clearTail(p *part, i int32) {
-	if w.par {
-		atomic.StoreUint32((*uint32)(&w.grid[i]), 0)
-	} else {
-		w.grid[i] = 0
-	}
-	p.log = append(p.log, Write{i, 0})
 }
 
 // put writes grid pixel i, which no other part touches in this pass, and

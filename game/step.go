@@ -540,8 +540,8 @@ func (w *World) dist(ax, ay, bx, by int32) int {
 }
 
 // phase moves every snake with more than ph steps this tick by one pixel,
-// simultaneously (see docs/RULES.md), in four passes over the parts:
-// aim (phase 0 aims in think), contest, collide and advance. Phase 0
+// simultaneously (see docs/RULES.md), in five passes over the parts:
+// aim (phase 0 aims in think), contest, collide, leave and advance. Phase 0
 // visits every slot; later phases only the dashing snakes (think lists
 // them in the parts' dashers), since every other snake's moved flag is
 // false after phase 0.
@@ -550,7 +550,8 @@ func (w *World) phase(ph int) {
 		w.runPass(passAim, ph)
 	}
 	w.runPass(passContest, ph)
-	w.logged(passCollide, ph)
+	w.runPass(passCollide, ph)
+	w.logged(passLeave, ph)
 	w.logged(passAdvance, ph)
 	for k := range w.parts {
 		p := &w.parts[k]
@@ -611,9 +612,8 @@ func (w *World) contest(p *part, ph int) {
 }
 
 // collide is a phase's step 3: collisions against the start of the phase
-// (a leaving tail is free); each mover's own tail leaves after its check.
-// A pixel it reads may be a tail another part empties in this pass: read
-// before or after, it is no obstacle, so the outcome is the same.
+// (a leaving tail is free). It reads the grid and writes only p's snakes;
+// leave then empties the tails.
 func (w *World) collide(p *part, ph int) {
 	for k, n := 0, p.slots(ph); k < n; k++ {
 		i := p.slot(ph, k)
@@ -621,30 +621,52 @@ func (w *World) collide(p *part, ph int) {
 		if !s.moved {
 			continue
 		}
-		w.unclaim(s.next) // claims are no longer needed
 		if s.wait {
+			s.clearNext = !s.blocked // a blocked snake claimed nothing
 			continue
 		}
-		if w.tick >= s.protectedUntil && !s.headOn {
-			if px := w.load(s.next); px.Kind() >= Body {
-				o := int32(px.Slot())
-				f := &w.snakes[o]
-				fm := f.moved && !f.wait
-				switch {
-				case fm && f.tailLeaves && f.tailPixel == s.next:
-					// the tail leaves this phase
-				case px.Kind() == Head && o != int32(i) && fm && f.next == s.head:
-					s.die, s.headOn, s.killer = true, true, o // swap
-				default:
-					s.die, s.killer = true, o
-				}
+		px := w.grid[s.next]
+		tail := false // s.next is a tail that leaves this phase
+		if px.Kind() == Body {
+			f := &w.snakes[px.Slot()]
+			tail = f.moved && !f.wait && f.tailLeaves && f.tailPixel == s.next
+		}
+		if w.tick >= s.protectedUntil && !s.headOn && !tail && px.Kind() >= Body {
+			o := int32(px.Slot())
+			f := &w.snakes[o]
+			if px.Kind() == Head && o != int32(i) && f.moved && !f.wait && f.next == s.head {
+				s.die, s.headOn, s.killer = true, true, o // swap
+			} else {
+				s.die, s.killer = true, o
 			}
 		}
 		if s.headOn {
 			s.die = true
 		}
-		if s.tailLeaves {
-			w.clearTail(p, s.tailPixel)
+		// a mover's Head clears its pixel's claims, and so does a leaving
+		// tail; any other pixel aimed at is cleared by leave
+		s.clearNext = s.die && !tail
+	}
+}
+
+// leave is a phase's step 3b: the claims on the pixels nobody enters are
+// cleared, and each mover's tail leaves (the snake's own included: it
+// leaves after the snake's check). The pixels it writes are p's snakes'
+// tails, and pixels aimed at that are no leaving tail; two snakes may
+// clear one pixel, atomically then.
+func (w *World) leave(p *part, ph int) {
+	for k, n := 0, p.slots(ph); k < n; k++ {
+		i := p.slot(ph, k)
+		s := &w.snakes[i]
+		if !s.moved {
+			continue
+		}
+		if s.clearNext {
+			s.clearNext = false
+			w.unclaim(s.next)
+		}
+		if s.tailLeaves && !s.wait {
+			w.put(p, s.tailPixel, 0)
 			s.tail = (s.tail + 1) & (len(s.body) - 1)
 			s.length--
 		}
@@ -736,7 +758,7 @@ func (w *World) aim(p *part, i, ph int) {
 	if !s.moved {
 		return
 	}
-	s.wait, s.die, s.headOn, s.killer = false, false, false, -1
+	s.wait, s.blocked, s.die, s.headOn, s.killer = false, false, false, false, -1
 	s.next, s.nextX, s.nextY = w.move(s.head, s.headX, s.headY, s.dir)
 	prot := w.tick < s.protectedUntil
 	if prot && !w.open(s.next) {
@@ -745,7 +767,7 @@ func (w *World) aim(p *part, i, ph int) {
 		} else if n, x, y := w.move(s.head, s.headX, s.headY, right(s.dir)); w.open(n) {
 			s.dir, s.next, s.nextX, s.nextY = right(s.dir), n, x, y
 		} else {
-			s.wait = true
+			s.wait, s.blocked = true, true
 			w.touchQuick(int32(i))
 			return
 		}

@@ -171,6 +171,8 @@ type snake struct {
 	die            bool   // it dies this phase
 	tailLeaves     bool   // its tail leaves its pixel this phase (it is not growing)
 	headOn         bool   // it meets another head this phase
+	clearNext      bool   // leave clears the claims on next (no Head or leaving tail overwrites them)
+	blocked        bool   // it waits this phase for want of a free pixel, and claims none
 	moved          bool   // it moves this phase
 	moveDir        Dir    // the direction of its last move
 	killer         int32  // the slot whose body or head it ran into this phase, -1 none
