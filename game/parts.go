@@ -11,15 +11,14 @@ import (
 // (so the slots' mark words are one part's), and each pass of the step
 // runs its parts at once and ends when all are done. Within a pass a part
 // writes only its own snakes' records and grid pixels no other part
-// touches in that pass, but for claims, whose adds (in think and aim)
-// and clearing (in leave) are atomic: the outcome does not depend on
-// their order. A pass that reads pixels others may write reads them
-// atomically too (think, aim). Bots decide
-// from what no part writes during think. What a pass does to others (grid
-// writes to log, deaths, kill credits, fruit) goes into its part and is
-// merged after the pass in part order, which is slot order, and what
-// depends on several bots' choices is settled on the caller in slot
-// order. So a step does what it would do with one part, whatever the
+// touches in that pass, but for claims, whose adds (in think and aim) and
+// clearing (in leave) are atomic: the outcome does not depend on their
+// order. A pass whose parts add claims reads the grid atomically too.
+// Bots decide from what no part writes during think. What a pass does to
+// others (grid writes to log, deaths, kill credits, fruit) goes into its
+// part and is merged after the pass in part order, which is slot order,
+// and what depends on several bots' choices is settled on the caller in
+// slot order. So a step does what it would do with one part, whatever the
 // parts. A publish's replay into a view buffer runs in bands of tile rows
 // the same way.
 
