@@ -51,7 +51,7 @@ type part struct {
 
 func (p *part) init(capacity, parts int) {
 	per := (capacity+parts-1)/parts + 64
-	p.log = make([]Write, 0, 2*per+256)
+	p.log = make([]Write, 0, 4*per+1024)
 	p.dashers = make([]int32, 0, per)
 	p.conflicts = make([]int32, 0, 256)
 	p.dead = make([]int32, 0, per)
@@ -103,9 +103,11 @@ func (w *World) runPass(p pass, ph int) {
 }
 
 // minPar is the fewest snakes a pass runs on the workers for (the slots
-// in use, or after phase 0 the dashing snakes): for fewer, handing the
-// pass over costs more than it saves.
-var minPar = 1024
+// in use, or after phase 0 the dashing snakes): for fewer, the workers
+// cost more than they save (two workers were measured slower than one at
+// 10,000 and 30,000 bots, and 1.5 times as fast at 100,000; see
+// docs/BENCHMARKS.md).
+var minPar = 50000
 
 // runPart runs the current pass over part k.
 func (w *World) runPart(k int) {
