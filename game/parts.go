@@ -233,8 +233,10 @@ func (w *World) put(p *part, i int32, px Pixel) {
 	p.log = append(p.log, Write{i, px})
 }
 
-// putMove writes the Body pixel px at a snake's old head and logs it with
-// the move's direction d (see setMove).
+// putMove writes the Body pixel px at a snake's old head, the first of a
+// move's two writes (the Head at the new head must follow at once, with
+// put), and logs it with the move's direction d, so that a reader of the
+// log knows a move without comparing the pair.
 func (w *World) putMove(p *part, i int32, px Pixel, d Dir) {
 	w.grid[i] = px
 	p.log = append(p.log, Write{i, px | Pixel(d)<<moveDirShift})

@@ -592,21 +592,12 @@ func right(d Dir) Dir { return reverse(left(d)) }
 
 func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} }
 
-// set writes one grid pixel and logs the write. A snake's move writes a
-// Body pixel at its old head (setMove) and at once a Head pixel of the
-// same slot and colour at its new head.
+// set writes one grid pixel from the caller's own part of a step (drain,
+// spawns, fruit) and logs the write; the passes over parts write with put
+// and putMove.
 func (w *World) set(i int32, p Pixel) {
 	w.grid[i] = p
 	w.chg = append(w.chg, Write{i, p})
-}
-
-// setMove writes the Body pixel p at a snake's old head, the first of a
-// move's two writes (the Head at the new head must follow at once, with
-// set), and logs it with the move's direction d, so that a reader of the
-// log knows a move without comparing the pair.
-func (w *World) setMove(i int32, p Pixel, d Dir) {
-	w.grid[i] = p
-	w.chg = append(w.chg, Write{i, p | Pixel(d)<<moveDirShift})
 }
 
 // touch records that the current step changed a field of slot i's record
