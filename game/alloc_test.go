@@ -90,7 +90,9 @@ func TestStepAllocs(t *testing.T) {
 	if slices.Max(counts[:]) != 0 {
 		t.Logf("allocations in windows of %d ticks: %v (not Step's: another window had none)", n, counts)
 	}
-	if maxBots-minBots < 20 {
+	// surplus bots step aside only as they die here (every bot is in a
+	// player's sight), so the bots go more slowly than they come
+	if maxBots-minBots < 10 {
 		t.Fatalf("bots stayed within %d..%d: they should come and go with the people", minBots, maxBots)
 	}
 	v := w.Acquire()

@@ -3,14 +3,16 @@ package game
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"snaked/internal/cpuclock"
 )
 
 // benchCase is one row of BenchmarkStep: n snakes, all bots or all players,
-// on area times the default density's area (about 256 pixels per snake);
-// or, when w > 0, n players on a w x h world with bots (floor) and target
+// on area times the default density's area (about 256 pixels per snake),
+// or on the world AutoSize(n) sizes (about 350) when area is 0; or, when
+// w > 0, n players on a w x h world with bots (floor) and target
 // (Config.BotTarget).
 type benchCase struct {
 	bots    bool
@@ -125,6 +127,9 @@ func blocked(v *View, h Point, d Dir) bool {
 func benchWorld(b testing.TB, c benchCase) (*World, *players) {
 	h := c.n * 256 * c.area / 2048
 	cfg := Config{W: 2048, H: h, MaxSnakes: c.n, Seed: 7}
+	if c.area == 0 {
+		cfg.W, cfg.H = AutoSize(c.n)
+	}
 	if c.w > 0 {
 		cfg = Config{W: c.w, H: c.h, MaxSnakes: c.n + max(c.floor, c.target), Bots: c.floor, BotTarget: c.target, Seed: 7}
 	}
@@ -170,16 +175,51 @@ var benchCases = []benchCase{
 	{n: 2500, w: 2048, h: 512, floor: 16, target: 512},
 	{bots: true, n: 1000, area: 1}, {bots: true, n: 2500, area: 1}, {bots: true, n: 5000, area: 1},
 	{bots: true, n: 10000, area: 1}, {bots: true, n: 10000, area: 4},
+	{n: 100000}, {bots: true, n: 100000},
 }
 
-// BenchmarkStep times Step alone. For players, the script's Turn/Dash/
-// Respawn calls run between Steps with the timer stopped (their cost to
-// Step, draining the queue, is timed).
+// benchKept holds the worlds of the rows of at least keepN snakes from
+// one run of their row to the next (a -count or -cpu repeat), so that each
+// warms up once.
+var benchKept = map[string]struct {
+	w *World
+	p *players
+}{}
+
+const keepN = 100000
+
+// setWorkers gives w n workers (see Config.Workers).
+func setWorkers(w *World, n int) {
+	w.Close()
+	w.closed = false
+	w.cfg.Workers = n
+	w.parts = make([]part, n)
+	for k := range w.parts {
+		w.parts[k].init(w.cfg.MaxSnakes, n)
+	}
+	w.views.setBands(n, w.publishBands)
+}
+
+// BenchmarkStep times Step alone, on as many workers as -cpu sets
+// GOMAXPROCS to. For players, the script's Turn/Dash/Respawn calls run
+// between Steps with the timer stopped (their cost to Step, draining the
+// queue, is timed).
 // cpu-ns/op is the process's CPU time around each Step (Unix only).
 func BenchmarkStep(b *testing.B) {
 	for _, c := range benchCases {
 		b.Run(c.name(), func(b *testing.B) {
-			w, p := benchWorld(b, c)
+			var w *World
+			var p *players
+			if k, ok := benchKept[c.name()]; ok {
+				w, p = k.w, k.p
+			} else if w, p = benchWorld(b, c); c.n >= keepN {
+				benchKept[c.name()] = struct {
+					w *World
+					p *players
+				}{w, p}
+			}
+			setWorkers(w, runtime.GOMAXPROCS(0))
+			w.Step(w.tick + 1) // starts the workers
 			t := w.tick
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -1,8 +1,12 @@
 package game
 
+import "slices"
+
 // This file holds the bots' policy. A bot is only input generated inside
-// Step: decide runs for every bot in think, in slot order, and sets its
-// direction (and, sometimes, a dash) for this tick.
+// Step: decide runs for every live bot in think, and sets its direction
+// (and, sometimes, a dash) for this tick from the grid and the records as
+// they were when think began; settle then runs, in slot order, what
+// depends on the others' choices.
 
 // Bot tuning.
 const (
@@ -28,8 +32,8 @@ const (
 	roomCap = 16
 )
 
-// decide picks a bot's direction for this tick and reports whether it
-// dashes; for a dead bot it queues the respawn, or retires a surplus one.
+// decide picks live bot s's direction for this tick (slot i, in part p),
+// and sometimes a dash.
 //
 // When it reaches its fruit, and every scanEvery ticks while it has none,
 // the bot looks around (see scan): the nearest fruit not behind it becomes
@@ -37,28 +41,16 @@ const (
 // straight on (a little), towards the target, a random turn now and then
 // (1 tick in 16 without a target) and, for a bold bot (half of them, drawn
 // at each spawn), a cut-off of its rival (see cutoff); then it takes the
-// best candidate whose next pixel is free (no body or head, and no other
-// head heads there this tick as far as the slots before it have aimed) and
-// has lookL free pixels in a row from there. When none has, it compares
-// the room behind each free candidate (a flood fill of up to roomCap
-// pixels), then the runs, preferring one that ends beside a free pixel (a
-// way out) over a dead end. A bold bot whose dash is ready dashes when it
+// best candidate (see pick). A bold bot whose dash is ready dashes when it
 // cuts off a rival two lanes away, or one tick in dashOdds towards fruit
-// straight ahead, when DashLen+1 pixels are free in front of it.
-func (w *World) decide(i int, s *snake) bool {
-	if !s.alive {
-		if s.wantLife || w.bots > w.want && w.retireDead(int32(i)) {
-			return false
-		}
-		if w.tick >= s.deathTick+BotRespawn {
-			s.wantLife = true
-			w.spawnq = append(w.spawnq, int32(i))
-		}
-		return false
-	}
+// straight ahead, when DashLen+1 pixels are free in front of it. Its
+// chance draws come from botRand: they depend on the seed, the tick and
+// the slot alone.
+func (w *World) decide(p *part, i int, s *snake) {
 	if (s.headX == s.targetX && s.headY == s.targetY) || s.targetX < 0 && (w.seq+uint64(i))%scanEvery == 0 {
 		w.scan(i, s)
 	}
+	rnd := w.botRand(i)
 	dirs := [3]Dir{s.dir, left(s.dir), right(s.dir)}
 	score := [3]int{1, 0, 0}
 	if s.targetX >= 0 {
@@ -66,7 +58,7 @@ func (w *World) decide(i int, s *snake) bool {
 			dx, dy := delta(d) // dist wraps s.headX+dx etc. itself
 			score[k] -= 4 * w.dist(s.headX+int32(dx), s.headY+int32(dy), s.targetX, s.targetY)
 		}
-	} else if r := w.rng.IntN(32); r < 2 {
+	} else if r := rnd % 32; r < 2 {
 		score[1+r] = 2
 	}
 	cut, lanes := -1, 0
@@ -82,70 +74,146 @@ func (w *World) decide(i int, s *snake) bool {
 			ord[b], ord[b-1] = ord[b-1], ord[b]
 		}
 	}
-	pick := -1
-	var pn, px, py int32
+	s.cut, s.lanes = None, int8(lanes)
+	if cut > 0 {
+		s.cut = dirs[cut]
+	}
+	for k, o := range ord {
+		s.pref[k], s.need[k] = dirs[o], lookL
+		if o == cut {
+			s.need[k] = int8(max(lookL, lanes+1))
+		}
+	}
+	d, pn, px, py, ok := w.pick(p, s, false)
+	if !ok {
+		return // boxed in: straight on it goes
+	}
+	s.dir = d
+	if !s.bold || w.tick < s.dashReadyAt {
+		return
+	}
+	dash := d == s.cut && lanes >= 2
+	if !dash && s.targetX >= 0 && w.ahead(s, s.targetX, s.targetY) {
+		dash = rnd>>8%dashOdds == 0
+	}
+	if !dash {
+		return
+	}
+	if r, _ := w.run(pn, px, py, s.dir, DashLen+1); r <= DashLen {
+		return
+	}
+	s.steps = DashLen
+	s.dashReadyAt = w.tick + uint64(w.cfg.DashCooldown)
+	w.touch(int32(i))
+}
+
+// botRand returns the random bits of slot i's decision this tick: a hash
+// of the seed, the tick and the slot (splitmix64's finaliser), so a bot's
+// chances do not depend on the order the bots decide in.
+func (w *World) botRand(i int) uint64 {
+	z := w.cfg.Seed ^ w.tick*0x9e3779b97f4a7c15 ^ uint64(i)*0xd1b54a32d192ed03
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// pick returns the first of bot s's candidates (s.pref, best first) whose
+// next pixel is free (no body or head; with claimed, no other head aims
+// there either) and that has s.need[k] free pixels in a row from there.
+// When none has, it takes the free candidate with the most room behind
+// it (a bounded flood fill), then the longest run, preferring one that
+// ends beside a free pixel (a way out) over a dead end. It returns the
+// direction and next pixel (index, column, row); false when no next pixel
+// is free.
+func (w *World) pick(p *part, s *snake, claimed bool) (d Dir, n, x, y int32, ok bool) {
 	var short [3]struct {
-		k    int
+		d    Dir
 		n    int32
 		x, y int32
 		v    int
 	}
 	ns := 0
-	for _, k := range ord {
-		d := dirs[k]
+	for k, d := range s.pref {
 		n, x, y := w.move(s.head, s.headX, s.headY, d)
-		if p := w.grid[n]; p.Kind() >= Body || p&(botClaim|nMask|pMask) != 0 {
+		if px := w.load(n); px.Kind() >= Body || claimed && px&claimBits != 0 {
 			continue
 		}
-		need := lookL
-		if k == cut {
-			need = max(lookL, lanes+1)
-		}
+		need := int(s.need[k])
 		var r, v int
-		if k == 0 && s.ahead2.Kind() < Body && s.ahead3.Kind() < Body {
+		if !claimed && d == s.dir && s.ahead2.Kind() < Body && s.ahead3.Kind() < Body {
 			r = lookL // think loaded the pixels ahead, and nothing has moved since
 		} else {
 			r, v = w.run(n, x, y, d, need)
 		}
 		if r >= need {
-			pick, pn, px, py = k, n, x, y
-			break
+			return d, n, x, y, true
 		}
-		short[ns].k, short[ns].n, short[ns].x, short[ns].y, short[ns].v = k, n, x, y, v
+		short[ns].d, short[ns].n, short[ns].x, short[ns].y, short[ns].v = d, n, x, y, v
 		ns++
 	}
-	if pick < 0 {
-		if ns == 0 {
-			return false // boxed in: straight on it goes
+	if ns == 0 {
+		return None, 0, 0, 0, false
+	}
+	// Every way is short: compare the room behind each (a bounded flood
+	// fill), then the runs.
+	best := -1
+	for _, c := range short[:ns] {
+		if v := 8*w.room(p, c.n, c.x, c.y, roomCap) + c.v; v > best {
+			d, n, x, y, best = c.d, c.n, c.x, c.y, v
 		}
-		// Every way is short: compare the room behind each (a bounded
-		// flood fill), then the runs.
-		best := -1
-		for _, c := range short[:ns] {
-			if v := 8*w.room(c.n, c.x, c.y, roomCap) + c.v; v > best {
-				pick, pn, px, py, best = c.k, c.n, c.x, c.y, v
+	}
+	return d, n, x, y, true
+}
+
+// again makes bot i, whose pixel another head aims at too, pick again
+// from its candidates, this time passing over every pixel a head aims at;
+// it keeps its pixel when no other is free. A bot that turns keeps its
+// dash only if DashLen+1 pixels are free ahead of it in the new
+// direction. It runs on the caller, in slot order.
+func (w *World) again(i int) {
+	s := &w.snakes[i]
+	unit := Pixel(nUnit)
+	if w.tick < s.protectedUntil {
+		unit = pUnit
+	}
+	w.grid[s.next] -= unit
+	d, pn, px, py, ok := w.pick(&w.parts[0], s, true)
+	if !ok || d == s.dir {
+		w.grid[s.next] += unit
+		return
+	}
+	s.dir = d
+	w.aim(nil, i, 0)
+	if s.steps > 1 {
+		if r, _ := w.run(pn, px, py, d, DashLen+1); r <= DashLen {
+			s.steps = 1
+			for k := range w.parts {
+				if j := slices.Index(w.parts[k].dashers, int32(i)); j >= 0 {
+					w.parts[k].dashers = slices.Delete(w.parts[k].dashers, j, j+1)
+				}
 			}
 		}
 	}
-	s.dir = dirs[pick]
-	w.grid[pn] |= botClaim // cleared by phase 0
-	if !s.bold || w.tick < s.dashReadyAt {
-		return false
+}
+
+// botDue reports whether dead bot s has something to do this tick: a
+// respawn to queue, or to step aside (see botDead).
+func (w *World) botDue(s *snake) bool {
+	return !s.wantLife && (w.bots > w.want || w.tick >= s.deathTick+BotRespawn)
+}
+
+// botDead queues dead bot slot i's respawn when it is due, or retires it
+// while there are more bots than wanted. It runs on the caller, in slot
+// order.
+func (w *World) botDead(i int32) {
+	s := &w.snakes[i]
+	if s.wantLife || w.bots > w.want && w.retireDead(i) {
+		return
 	}
-	dash := pick == cut && lanes >= 2
-	if !dash && s.targetX >= 0 && w.ahead(s, s.targetX, s.targetY) {
-		dash = w.rng.IntN(dashOdds) == 0
+	if w.tick >= s.deathTick+BotRespawn {
+		s.wantLife = true
+		w.spawnq = append(w.spawnq, i)
 	}
-	if !dash {
-		return false
-	}
-	if r, _ := w.run(pn, px, py, s.dir, DashLen+1); r <= DashLen {
-		return false
-	}
-	s.steps = DashLen
-	s.dashReadyAt = w.tick + uint64(w.cfg.DashCooldown)
-	w.touch(int32(i))
-	return true
 }
 
 // run counts the free pixels in a row from pixel n (free, at x, y) in
@@ -155,7 +223,7 @@ func (w *World) run(n, x, y int32, d Dir, need int) (r, v int) {
 	r = 1
 	for r < need {
 		m, mx, my := w.move(n, x, y, d)
-		if w.grid[m].Kind() >= Body {
+		if w.load(m).Kind() >= Body {
 			break
 		}
 		n, x, y = m, mx, my
@@ -163,9 +231,9 @@ func (w *World) run(n, x, y int32, d Dir, need int) (r, v int) {
 	}
 	v = 2 * r
 	if r < need {
-		if a, _, _ := w.move(n, x, y, left(d)); w.grid[a].Kind() < Body {
+		if a, _, _ := w.move(n, x, y, left(d)); w.load(a).Kind() < Body {
 			v++
-		} else if a, _, _ := w.move(n, x, y, right(d)); w.grid[a].Kind() < Body {
+		} else if a, _, _ := w.move(n, x, y, right(d)); w.load(a).Kind() < Body {
 			v++
 		}
 	}
@@ -198,12 +266,13 @@ func off(a, n int) int {
 // it, fewer lanes than pixels behind.
 func (w *World) cutoff(s *snake) (int, int) {
 	r := &w.snakes[s.rival]
+	rdir := r.dir0 // r's own decision may be under way
 	ox, oy := off(int(s.headX-r.headX), w.w), off(int(s.headY-r.headY), w.h)
 	if !r.alive || abs(ox)+abs(oy) > 2*cutAhead {
 		s.rival = -1 // gone, or left behind: forget it
 		return -1, 0
 	}
-	if r.dir != s.dir || w.tick < r.protectedUntil {
+	if rdir != s.dir || w.tick < r.protectedUntil {
 		return -1, 0
 	}
 	ux, uy := delta(s.dir)
@@ -252,7 +321,7 @@ func (w *World) scan(i int, s *snake) {
 			} else if px >= w.w {
 				px -= w.w
 			}
-			p := w.grid[row+px]
+			p := w.load(int32(row + px))
 			if p == 0 {
 				continue
 			}
@@ -274,12 +343,12 @@ func (w *World) scan(i int, s *snake) {
 	s.rival = rival
 }
 
-// room counts, up to most (at most roomCap), the free pixels reachable
+// room counts (with part p's queue), up to most (at most roomCap), the free pixels reachable
 // from pixel n (free, at x, y) through free pixels, within 15 pixels of n
 // in each direction: a bounded flood fill over the grid as it is.
-func (w *World) room(n, x, y int32, most int) int {
+func (w *World) room(p *part, n, x, y int32, most int) int {
 	var seen [16]uint64 // bit (rx+16)*32 + ry+16 for offsets rx, ry from n
-	q := w.roomQ[:0]
+	q := p.roomQ[:0]
 	seen[(16*32+16)>>6] |= 1 << ((16*32 + 16) & 63)
 	q = append(q, roomNode{n, x, y, 0, 0})
 	count := 1
@@ -297,7 +366,7 @@ func (w *World) room(n, x, y int32, most int) int {
 			}
 			seen[b>>6] |= 1 << (b & 63)
 			m, mx, my := w.move(c.i, c.x, c.y, d)
-			if w.grid[m].Kind() >= Body {
+			if w.load(m).Kind() >= Body {
 				continue
 			}
 			count++

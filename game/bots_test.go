@@ -18,7 +18,7 @@ func TestBotDecide(t *testing.T) {
 	t.Run("body ahead: turns to the free side", func(t *testing.T) {
 		for seed := uint64(1); seed <= 20; seed++ {
 			w := bare(t)
-			w.rng = rand.New(rand.NewPCG(seed, seed))
+			w.rng, w.cfg.Seed = rand.New(rand.NewPCG(seed, seed)), seed
 			b := place(t, w, "b", Right, pt(1, 8), pt(2, 8), pt(3, 8))
 			place(t, w, "wall", Down, pt(4, 6), pt(4, 7), pt(4, 8), pt(4, 9), pt(4, 10))
 			place(t, w, "up", Right, pt(2, 7), pt(3, 7)) // blocks the left turn
@@ -43,7 +43,7 @@ func TestBotDecide(t *testing.T) {
 	t.Run("two bots never reserve one pixel", func(t *testing.T) {
 		for seed := uint64(1); seed <= 20; seed++ {
 			w := bare(t)
-			w.rng = rand.New(rand.NewPCG(seed, seed))
+			w.rng, w.cfg.Seed = rand.New(rand.NewPCG(seed, seed)), seed
 			a := place(t, w, "a", Right, pt(1, 8), pt(2, 8), pt(3, 8))
 			c := place(t, w, "c", Left, pt(7, 8), pt(6, 8), pt(5, 8))
 			bot(w, a)
@@ -143,7 +143,7 @@ func TestBotLooksAhead(t *testing.T) {
 		dashed := 0
 		for seed := uint64(1); seed <= 20; seed++ {
 			w, b := bareBot(t)
-			w.rng = rand.New(rand.NewPCG(seed, seed))
+			w.rng, w.cfg.Seed = rand.New(rand.NewPCG(seed, seed)), seed
 			placeBot(t, w, b, Right, pt(1, 8), pt(2, 8), pt(3, 8))
 			fruitAt(w, 7, 8)
 			s := &w.snakes[b.Slot()]

@@ -150,7 +150,7 @@ func (w *World) addBot() {
 	if b.gen++; b.gen == 0 {
 		b.gen = 1
 	}
-	*b = inbox{gen: b.gen, id: ID(uint64(b.gen)<<16 | uint64(slot)), name: w.botNames[num], bot: true, num: int32(num)}
+	*b = inbox{gen: b.gen, id: makeID(b.gen, slot), name: w.botNames[num], bot: true, num: int32(num)}
 	w.botPos[slot] = int32(len(w.botList))
 	w.botList = append(w.botList, slot)
 	w.initSnake(slot, b)

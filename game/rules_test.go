@@ -445,7 +445,7 @@ func TestBadConfig(t *testing.T) {
 	for _, c := range []Config{
 		{W: 0, H: 64, MaxSnakes: 4},
 		{W: 64, H: 64, MaxSnakes: 0},
-		{W: 64, H: 64, MaxSnakes: 1 << 17},
+		{W: 64, H: 64, MaxSnakes: MaxCapacity + 1},
 		{W: 64, H: 64, MaxSnakes: 4, Bots: 5},
 		{W: 64, H: 64, MaxSnakes: 4, Fruit: -1},
 		{W: 64, H: 64, MaxSnakes: 4, StartLen: 1},

@@ -1,5 +1,7 @@
 package game
 
+import "slices"
+
 // Step advances the world by one tick; tick is the new tick number and must
 // grow (a tick not above the previous one is ignored).
 func (w *World) Step(tick uint64) {
@@ -81,9 +83,11 @@ func (w *World) drain(fill int) {
 	}
 	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
 	w.populate(fill)
-	// Turn checks new turns against the current direction.
+	// Turn checks new turns against the current direction; bots see it
+	// in dir0 while they decide.
 	for i := 0; i < w.nslots; i++ {
-		w.box[i].dir = w.snakes[i].dir
+		s := &w.snakes[i]
+		w.box[i].dir, s.dir0 = s.dir, s.dir
 	}
 }
 
@@ -240,7 +244,7 @@ func (w *World) spawn(slot int32, budget *int) bool {
 				w.set(i, MakePixel(Body, int(slot), s.colour))
 			}
 		}
-		s.dir = d
+		s.dir, s.dir0 = d, d
 		s.alive, s.wantLife = true, false
 		s.spawnTick = w.tick
 		s.protectedUntil = w.tick + uint64(w.cfg.Protect)
@@ -405,18 +409,36 @@ func (w *World) ray(s *snake) (a, b, c int32) {
 	return a, b, c
 }
 
-// think runs, batch by batch in slot order, the dash requests, the bots'
-// decisions and phase 0's aiming (see phase) for every snake, and returns
-// the number of phases this tick needs. In each batch a first tight loop
-// settles how far each snake moves and loads the pixel ahead of every live
-// bot so the cache misses overlap; the second decides and aims while those
-// pixels are still in the cache.
+// think runs the dash requests, the bots' decisions and phase 0's aiming
+// (see aim) for every snake, part by part (see thinkPart), then settles
+// in slot order what the parts left, and returns the number of phases
+// this tick needs.
 func (w *World) think() int {
+	w.split()
+	w.runPass(passThink, 0)
+	w.settle()
+	w.ndash = 0
+	for k := range w.parts {
+		w.ndash += len(w.parts[k].dashers)
+	}
+	if w.ndash > 0 {
+		return DashLen
+	}
+	return 1
+}
+
+// thinkPart runs think over part p's slots, batch by batch. In each batch
+// a first tight loop settles how far each snake moves and loads the
+// pixels ahead of every live bot so the cache misses overlap; the second
+// decides and aims while those pixels are still in the cache. A bot
+// decides from the grid's pixels alone, not from where other heads aim
+// this tick, so that no part waits on another (settle sorts out two
+// heads aiming at one pixel).
+func (w *World) thinkPart(p *part) {
 	const batch = 64
-	maxSteps := 1
-	w.dashers = w.dashers[:0]
-	for base := 0; base < w.nslots; base += batch {
-		end := min(base+batch, w.nslots)
+	p.dashers, p.conflicts, p.dead = p.dashers[:0], p.conflicts[:0], p.dead[:0]
+	for base := p.lo; base < p.hi; base += batch {
+		end := min(base+batch, p.hi)
 		for i := base; i < end; i++ {
 			s := &w.snakes[i]
 			s.steps = 0
@@ -429,28 +451,84 @@ func (w *World) think() int {
 				if w.tick >= s.dashReadyAt {
 					s.steps = DashLen
 					s.dashReadyAt = w.tick + uint64(w.cfg.DashCooldown)
-					maxSteps = DashLen
 					w.touch(int32(i))
 				}
 			}
 			if s.bot {
 				// the pixels a bot going straight on looks at
 				a, b, c := w.ray(s)
-				s.ahead, s.ahead2, s.ahead3 = w.grid[a], w.grid[b], w.grid[c]
+				s.ahead, s.ahead2, s.ahead3 = w.load(a), w.load(b), w.load(c)
 			}
 		}
 		for i := base; i < end; i++ {
 			s := &w.snakes[i]
-			if s.bot && s.used && w.decide(i, s) {
-				maxSteps = DashLen
+			if s.bot && s.used {
+				if s.alive {
+					w.decide(p, i, s)
+				} else if w.botDue(s) {
+					p.dead = append(p.dead, int32(i))
+				}
 			}
 			if s.steps > 1 {
-				w.dashers = append(w.dashers, int32(i))
+				p.dashers = append(p.dashers, int32(i))
 			}
-			w.aim(i, 0)
+			w.aim(p, i, 0)
 		}
 	}
-	return maxSteps
+}
+
+// settle finishes think in slot order: the dead bots respawn or retire
+// (see botDead), then each bot whose pixel another head also aims at,
+// a person or a bot of a lower slot, picks again (see again).
+func (w *World) settle() {
+	for k := range w.parts {
+		for _, i := range w.parts[k].dead {
+			w.botDead(i)
+		}
+	}
+	r := w.repick[:0]
+	for k := range w.parts {
+		for _, c := range w.parts[k].conflicts {
+			r = w.yielders(c, r)
+		}
+	}
+	slices.Sort(r)
+	r = slices.Compact(r)
+	for _, i := range r {
+		w.again(int(i))
+	}
+	w.repick = r[:0]
+}
+
+// yielders appends to r the bots aiming at pixel c that yield it: those
+// with another head aiming there that is a person's or a lower slot's.
+func (w *World) yielders(c int32, r []int32) []int32 {
+	var who [4]int32
+	n := 0
+	x, y := c%int32(w.w), c/int32(w.w)
+	for d := Up; d <= Left; d++ {
+		m, _, _ := w.move(c, x, y, d)
+		p := w.grid[m]
+		if p.Kind() != Head {
+			continue
+		}
+		if f := &w.snakes[p.Slot()]; f.moved && !f.wait && f.next == c {
+			who[n] = int32(p.Slot())
+			n++
+		}
+	}
+	for a := 0; a < n; a++ {
+		if !w.snakes[who[a]].bot {
+			continue
+		}
+		for b := 0; b < n; b++ {
+			if b != a && (!w.snakes[who[b]].bot || who[b] < who[a]) {
+				r = append(r, who[a])
+				break
+			}
+		}
+	}
+	return r
 }
 
 // dist is the wrapped Manhattan distance between two points.
@@ -462,38 +540,61 @@ func (w *World) dist(ax, ay, bx, by int32) int {
 }
 
 // phase moves every snake with more than ph steps this tick by one pixel,
-// simultaneously (see docs/RULES.md). Phase 0 visits every slot; later
-// phases only the dashing snakes (think lists them in w.dashers), since
-// every other snake's moved flag is false after phase 0.
+// simultaneously (see docs/RULES.md), in five passes over the parts:
+// aim (phase 0 aims in think), contest, collide, leave and advance. Phase 0
+// visits every slot; later phases only the dashing snakes (think lists
+// them in the parts' dashers), since every other snake's moved flag is
+// false after phase 0.
 func (w *World) phase(ph int) {
-	prot := func(s *snake) bool { return w.tick < s.protectedUntil }
-	n := w.nslots
 	if ph > 0 {
-		n = len(w.dashers)
+		w.runPass(passAim, ph)
 	}
-	slot := func(k int) int {
-		if ph > 0 {
-			return int(w.dashers[k])
+	w.runPass(passContest, ph)
+	w.runPass(passCollide, ph)
+	w.logged(passLeave, ph)
+	w.logged(passAdvance, ph)
+	for k := range w.parts {
+		p := &w.parts[k]
+		w.fruit += p.fruit
+		for _, r := range p.kills {
+			if r.KillerSlot >= 0 {
+				w.snakes[r.KillerSlot].kills++
+				w.touch(int32(r.KillerSlot))
+			}
+			w.views.AddKill(r)
 		}
-		return k
 	}
-	// 1. targets (phase 0 aims in think).
+}
+
+// slots returns how many snakes part p visits in phase ph, and the k-th
+// of them is p.slot(ph, k).
+func (p *part) slots(ph int) int {
 	if ph > 0 {
-		for k := 0; k < n; k++ {
-			w.aim(slot(k), ph)
-		}
+		return len(p.dashers)
 	}
-	// 2. contested protected snakes wait; contested normal heads that still
-	// share a pixel meet head-on; growth decides whether tails leave.
-	for k := 0; k < n; k++ {
-		i := slot(k)
+	return p.hi - p.lo
+}
+
+func (p *part) slot(ph, k int) int {
+	if ph > 0 {
+		return int(p.dashers[k])
+	}
+	return p.lo + k
+}
+
+// contest is a phase's step 2: contested protected snakes wait; contested
+// normal heads that still share a pixel meet head-on; growth decides
+// whether tails leave. It reads the claims and writes only p's snakes.
+func (w *World) contest(p *part, ph int) {
+	for k, n := 0, p.slots(ph); k < n; k++ {
+		i := p.slot(ph, k)
 		s := &w.snakes[i]
 		if !s.moved || s.wait {
 			continue
 		}
 		c := w.grid[s.next]
 		np, pp := c&nMask/nUnit, c&pMask/pUnit
-		if prot(s) {
+		if w.tick < s.protectedUntil {
 			if np > 0 || pp > 1 {
 				s.wait = true
 				w.touchQuick(int32(i))
@@ -508,48 +609,79 @@ func (w *World) phase(ph int) {
 		}
 		s.tailPixel = s.at(0)
 	}
-	// 3. collisions against the start of the phase (a leaving tail is
-	// free); each mover's own tail leaves after its check.
-	for k := 0; k < n; k++ {
-		i := slot(k)
+}
+
+// collide is a phase's step 3: collisions against the start of the phase
+// (a leaving tail is free). It reads the grid and writes only p's snakes;
+// leave then empties the tails.
+func (w *World) collide(p *part, ph int) {
+	for k, n := 0, p.slots(ph); k < n; k++ {
+		i := p.slot(ph, k)
 		s := &w.snakes[i]
 		if !s.moved {
 			continue
 		}
-		if w.grid[s.next] > pixBits {
-			w.grid[s.next] &= pixBits // claims are no longer needed
-		}
 		if s.wait {
+			s.clearNext = !s.blocked // a blocked snake claimed nothing
 			continue
 		}
-		if !prot(s) && !s.headOn {
-			if p := w.grid[s.next]; p.Kind() >= Body {
-				o := int32(p.Slot())
-				f := &w.snakes[o]
-				fm := f.moved && !f.wait
-				switch {
-				case fm && f.tailLeaves && f.tailPixel == s.next:
-					// the tail leaves this phase
-				case p.Kind() == Head && o != int32(i) && fm && f.next == s.head:
-					s.die, s.headOn, s.killer = true, true, o // swap
-				default:
-					s.die, s.killer = true, o
-				}
+		px := w.grid[s.next]
+		tail := false // s.next is a tail that leaves this phase
+		if px.Kind() == Body {
+			f := &w.snakes[px.Slot()]
+			tail = f.moved && !f.wait && f.tailLeaves && f.tailPixel == s.next
+		}
+		if w.tick >= s.protectedUntil && !s.headOn && !tail && px.Kind() >= Body {
+			o := int32(px.Slot())
+			f := &w.snakes[o]
+			if px.Kind() == Head && o != int32(i) && f.moved && !f.wait && f.next == s.head {
+				s.die, s.headOn, s.killer = true, true, o // swap
+			} else {
+				s.die, s.killer = true, o
 			}
 		}
 		if s.headOn {
 			s.die = true
 		}
-		if s.tailLeaves {
-			w.set(s.tailPixel, 0)
+		// a mover's Head clears its pixel's claims, and so does a leaving
+		// tail; any other pixel aimed at is cleared by leave
+		s.clearNext = s.die && !tail
+	}
+}
+
+// leave is a phase's step 3b: the claims on the pixels nobody enters are
+// cleared, and each mover's tail leaves (the snake's own included: it
+// leaves after the snake's check). The pixels it writes are p's snakes'
+// tails, and pixels aimed at that are no leaving tail; two snakes may
+// clear one pixel, atomically then.
+func (w *World) leave(p *part, ph int) {
+	for k, n := 0, p.slots(ph); k < n; k++ {
+		i := p.slot(ph, k)
+		s := &w.snakes[i]
+		if !s.moved {
+			continue
+		}
+		if s.clearNext {
+			s.clearNext = false
+			w.unclaim(s.next)
+		}
+		if s.tailLeaves && !s.wait {
+			w.put(p, s.tailPixel, 0)
 			s.tail = (s.tail + 1) & (len(s.body) - 1)
 			s.length--
 		}
 	}
-	// 4. the dead turn into fruit, the others advance; nobody has moved
-	// in the next phase until aim says so.
-	for k := 0; k < n; k++ {
-		i := slot(k)
+}
+
+// advance is a phase's step 4: the dead turn into fruit, the others
+// advance; nobody has moved in the next phase until aim says so. The
+// pixels it writes are the movers' own: a head enters a pixel no other
+// head enters and that is no dead snake's body, since a head entering a
+// body dies, and two entering one pixel both die or wait.
+func (w *World) advance(p *part, ph int) {
+	p.kills, p.fruit = p.kills[:0], 0
+	for k, n := 0, p.slots(ph); k < n; k++ {
+		i := p.slot(ph, k)
 		s := &w.snakes[i]
 		if !s.moved || s.wait {
 			s.moved = false
@@ -557,15 +689,15 @@ func (w *World) phase(ph int) {
 		}
 		s.moved = false
 		if s.die {
-			w.kill(s, i)
+			w.kill(p, s, i)
 			continue
 		}
-		w.setMove(s.head, MakePixel(Body, i, s.colour), s.dir) // then Head at next
+		w.putMove(p, s.head, MakePixel(Body, i, s.colour), s.dir) // then Head at next
 		if w.grid[s.next].Kind() == Fruit {
-			w.fruit--
+			p.fruit--
 			s.grow += FruitGrow
 		}
-		w.set(s.next, MakePixel(Head, i, s.colour))
+		w.put(p, s.next, MakePixel(Head, i, s.colour))
 		if s.length == len(s.body) {
 			w.grow(s)
 		}
@@ -581,8 +713,8 @@ func (w *World) phase(ph int) {
 }
 
 // kill ends snake s (slot i) in this phase: its body after the tail turns
-// partly into fruit, and the killer is credited.
-func (w *World) kill(s *snake, i int) {
+// partly into fruit, and the death goes into p (phase credits the killer).
+func (w *World) kill(p *part, s *snake, i int) {
 	start := 0
 	if s.tailLeaves {
 		s.length++ // report the length the snake had
@@ -591,10 +723,10 @@ func (w *World) kill(s *snake, i int) {
 	}
 	for k := start; k < s.length; k++ {
 		if (k-start)%2 == 0 {
-			w.set(s.at(k), MakePixel(Fruit, 0, 0))
-			w.fruit++
+			w.put(p, s.at(k), MakePixel(Fruit, 0, 0))
+			p.fruit++
 		} else {
-			w.set(s.at(k), 0)
+			w.put(p, s.at(k), 0)
 		}
 	}
 	s.alive = false
@@ -608,46 +740,44 @@ func (w *World) kill(s *snake, i int) {
 		if s.headOn {
 			r.Other = k.name
 		} else {
-			k.kills++
-			w.touch(s.killer)
 			r.Killer, r.KillerSlot, r.KillerBot = k.name, int(s.killer), k.bot
 		}
 	}
-	w.views.AddKill(r)
+	p.kills = append(p.kills, r)
 }
 
 // open reports whether a protected head may enter pixel i.
-func (w *World) open(i int32) bool { return w.grid[i].Kind() < Body }
+func (w *World) open(i int32) bool { return w.load(i).Kind() < Body }
 
 // aim sets where snake i heads in phase ph and counts its claim on that
-// pixel; protected snakes steer around obstacles or wait.
-func (w *World) aim(i, ph int) {
+// pixel; protected snakes steer around obstacles or wait. In phase 0 a
+// claim that finds the pixel claimed already goes into p's conflicts.
+func (w *World) aim(p *part, i, ph int) {
 	s := &w.snakes[i]
 	s.moved = s.alive && int(s.steps) > ph
 	if !s.moved {
 		return
 	}
-	s.wait, s.die, s.headOn, s.killer = false, false, false, -1
+	s.wait, s.blocked, s.die, s.headOn, s.killer = false, false, false, false, -1
 	s.next, s.nextX, s.nextY = w.move(s.head, s.headX, s.headY, s.dir)
-	if w.tick < s.protectedUntil && !w.open(s.next) {
-		w.grid[s.next] &^= botClaim
+	prot := w.tick < s.protectedUntil
+	if prot && !w.open(s.next) {
 		if n, x, y := w.move(s.head, s.headX, s.headY, left(s.dir)); w.open(n) {
 			s.dir, s.next, s.nextX, s.nextY = left(s.dir), n, x, y
 		} else if n, x, y := w.move(s.head, s.headX, s.headY, right(s.dir)); w.open(n) {
 			s.dir, s.next, s.nextX, s.nextY = right(s.dir), n, x, y
 		} else {
-			s.wait = true
+			s.wait, s.blocked = true, true
 			w.touchQuick(int32(i))
 			return
 		}
 	}
-	c := w.grid[s.next]
-	if w.tick < s.protectedUntil {
-		if c&pMask != pMask {
-			w.grid[s.next] = c + pUnit
-		}
-	} else if c&nMask != nMask {
-		w.grid[s.next] = c + nUnit
+	unit := Pixel(nUnit)
+	if prot {
+		unit = pUnit
+	}
+	if c := w.claim(s.next, unit); ph == 0 && p != nil && claims(c) > 1 {
+		p.conflicts = append(p.conflicts, s.next)
 	}
 }
 
@@ -661,7 +791,8 @@ func (w *World) partner(i int) int32 {
 		if p.Kind() != Head || p.Slot() == i {
 			continue
 		}
-		if f := &w.snakes[p.Slot()]; f.moved && !f.wait && f.next == s.next && w.tick >= f.protectedUntil {
+		// protection first: a protected snake's wait may change in this pass
+		if f := &w.snakes[p.Slot()]; w.tick >= f.protectedUntil && f.moved && !f.wait && f.next == s.next {
 			return int32(p.Slot())
 		}
 	}

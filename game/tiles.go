@@ -41,12 +41,15 @@ func (v *View) markAll(t uint64) {
 	}
 }
 
-// apply replays log into v's pixels and marks the tiles it touches changed
-// at tick t, in one pass.
-func (v *View) apply(log []Write, t uint64) {
+// apply replays the writes of log to pixels lo..hi-1 into v's pixels and
+// marks the tiles they touch changed at tick t, in one pass.
+func (v *View) apply(log []Write, t uint64, lo, hi int32) {
 	w, tw, pix, d := v.W, TilesW(v.W), v.Pix, v.Dirty
 	inv := recip(w)
 	for _, c := range log {
+		if uint32(c.i-lo) >= uint32(hi-lo) {
+			continue
+		}
 		pix[c.i] = c.p & pixBits                  // without a move's Dir
 		y := int(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
 		x := int(c.i) - y*w
@@ -54,14 +57,17 @@ func (v *View) apply(log []Write, t uint64) {
 	}
 }
 
-// freshen sets the Fresh bits of the tiles log touches and the bits of
-// its cells in cells (index): log is the last step's, whatever earlier
-// steps a buffer replays (a reader that drew the tick before has seen
-// those).
-func (v *View) freshen(log []Write, cells []uint64) {
+// freshen sets, for the writes of log to pixels lo..hi-1, the Fresh bits
+// of the tiles they touch and the bits of their cells in cells (index):
+// log is the last step's, whatever earlier steps a buffer replays (a
+// reader that drew the tick before has seen those).
+func (v *View) freshen(log []Write, cells []uint64, lo, hi int32) {
 	w, fw, cw, f := v.W, uint(FreshWords(v.W)), uint(cellWords(v.W)), v.Fresh
 	inv := recip(w)
 	for _, c := range log {
+		if uint32(c.i-lo) >= uint32(hi-lo) {
+			continue
+		}
 		y := uint(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
 		x := uint(c.i) - y*uint(w)
 		tx, ty := x/TileW, y/TileH // unsigned: shifts, no sign fixes
@@ -85,18 +91,14 @@ func cellMap(cells []uint64, w, h int) []uint64 {
 	return cells
 }
 
-// index sets FreshX, FreshPix, FreshAt and FreshBlk from the cell map
-// freshen and Views.Mark filled, clearing it, or leaves FreshAt and
-// FreshBlk empty when the view was copied whole (replayed false; the map
-// is clear then).
-func (v *View) index(replayed bool, cells []uint64) {
-	if !replayed {
-		v.FreshAt, v.FreshBlk = v.FreshAt[:0], v.FreshBlk[:0]
-		return
-	}
-	th, cw, w := TilesH(v.H), cellWords(v.W), v.W
-	at, xs, ps, blk := v.FreshAt[:0], v.FreshX[:0], v.FreshPix[:0], v.FreshBlk[:0]
-	for r := range th {
+// index appends to x the index of the changed cells (View.FreshX,
+// FreshPix, FreshAt and FreshBlk) of tile rows r0..r1-1 from the cell map
+// freshen and Views.Mark filled, clearing those rows of it. x's offsets
+// count from its first cell.
+func (v *View) index(x *bandIndex, r0, r1 int, cells []uint64) {
+	cw, w := cellWords(v.W), v.W
+	at, xs, ps, blk := x.at, x.xs, x.ps, x.blk
+	for r := r0; r < r1; r++ {
 		at = append(at, int32(len(xs)))
 		row := cells[r*cw : (r+1)*cw]
 		top := v.Pix[r*TileH*w : (r*TileH+1)*w]
@@ -122,7 +124,25 @@ func (v *View) index(replayed bool, cells []uint64) {
 			}
 		}
 	}
-	v.FreshX, v.FreshPix, v.FreshAt, v.FreshBlk = xs, ps, append(at, int32(len(xs))), blk
+	x.at, x.xs, x.ps, x.blk = at, xs, ps, blk
+}
+
+// join appends the indexes of the bands after the first (in v's) to v's,
+// and ends FreshAt.
+func (v *View) join(bands []bandIndex) {
+	for k := range bands {
+		b := &bands[k]
+		base := int32(len(v.FreshX))
+		for _, a := range b.at {
+			v.FreshAt = append(v.FreshAt, base+a)
+		}
+		for _, a := range b.blk {
+			v.FreshBlk = append(v.FreshBlk, base+a)
+		}
+		v.FreshX = append(v.FreshX, b.xs...)
+		v.FreshPix = append(v.FreshPix, b.ps...)
+	}
+	v.FreshAt = append(v.FreshAt, int32(len(v.FreshX)))
 }
 
 // recipShift and recip turn the division of a pixel index by the world's

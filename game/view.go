@@ -23,20 +23,21 @@ const (
 	Head
 )
 
-// Pixel packs what occupies one world pixel: bits 0-15 the snake's slot,
-// bits 16-19 its colour, bits 20-21 the Kind. The zero Pixel is Empty.
+// Pixel packs what occupies one world pixel: bits 0-15 the low 16 bits of
+// the snake's slot, bits 16-19 its colour, bits 20-21 the Kind, bits 22-23
+// the slot's top 2 bits. The zero Pixel is Empty.
 type Pixel uint32
 
 // MakePixel builds a Pixel. For Empty and Fruit, slot and colour are 0.
 func MakePixel(k Kind, slot int, c Colour) Pixel {
-	return Pixel(uint32(k&3)<<20 | uint32(c&15)<<16 | uint32(slot)&0xffff)
+	return Pixel(uint32(k&3)<<20 | uint32(c&15)<<16 | uint32(slot)&0xffff | uint32(slot)>>16&3<<22)
 }
 
 // Kind reports what occupies the pixel.
 func (p Pixel) Kind() Kind { return Kind(p >> 20 & 3) }
 
 // Slot is the occupying snake's slot (meaningful for Body and Head).
-func (p Pixel) Slot() int { return int(p & 0xffff) }
+func (p Pixel) Slot() int { return int(p&0xffff | p>>22&3<<16) }
 
 // Colour is the occupying snake's colour (meaningful for Body and Head).
 func (p Pixel) Colour() Colour { return Colour(p >> 16 & 15) }
@@ -56,13 +57,19 @@ const (
 // Point is a pixel position; X grows right, Y grows down. Both wrap.
 type Point struct{ X, Y int }
 
-// ID names a snake for the whole run: its slot in the low 16 bits and a
-// generation above (counting from Config.IDBase), so a stale ID never
-// reaches a newer snake in the same slot.
+// ID names a snake for the whole run: the low 16 bits of its slot in bits
+// 0-15, a generation (counting from Config.IDBase) in bits 16-47 and the
+// slot's top 2 bits in bits 48-49, so a stale ID never reaches a newer
+// snake in the same slot.
 type ID uint64
 
+// makeID returns the ID of generation gen in slot.
+func makeID(gen uint32, slot int32) ID {
+	return ID(uint64(gen)<<16 | uint64(slot)&0xffff | uint64(slot)>>16<<48)
+}
+
 // Slot is the index of the snake in View.Snakes.
-func (id ID) Slot() int { return int(id & 0xffff) }
+func (id ID) Slot() int { return int(id&0xffff | id>>48&3<<16) }
 
 // SnakeInfo is what a HUD or camera needs to know about one snake.
 type SnakeInfo struct {

@@ -41,6 +41,13 @@ type Views struct {
 	kills  [MaxKills]Kill
 	nkills uint64
 
+	// The replay sync hands to band: the buffer, and the step and tick it
+	// is brought to; bands runs the bands (nil: in turn, on the caller).
+	bv          *View
+	bseq, btick uint64
+	bands       func()
+	bidx        []bandIndex // one a band; band k > 0 indexes into bidx[k] (see band)
+
 	// Mark's target while Publish calls Filler.Expired: the view being
 	// published, its tick, and the world's width as recip has it
 	cur  *View
@@ -120,14 +127,7 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 		vs.skipped.Add(1)
 		return
 	}
-	from := v.Tick
-	replayed := v.sync(vs.grid, &vs.logs, step, tick, vs.cells)
-	if replayed {
-		vs.cur, vs.tick = v, tick
-		vs.fill.Expired(vs, from, vs.oldest(step, from))
-		vs.cur = nil
-	}
-	v.index(replayed, vs.cells)
+	vs.sync(v, step, tick)
 	v.st.seq = step
 	if step == 0 {
 		v.st.seq = 0 // no log reaches back to before the start
@@ -232,23 +232,74 @@ func (vs *Views) next() *View {
 // serials numbers the publishes of every world and replica (View.Serial).
 var serials atomic.Uint64
 
-// sync brings v's pixels and tile marks to grid as of step seq (tick):
-// it replays the logs of the steps since v's, notes the last step's cells
-// in cells (index) and reports true, or, when v is new, further behind
-// than the logs reach or not older than tick, copies grid whole and marks
-// every tile. It does not set v's step or tick.
-func (v *View) sync(grid []Pixel, logs *[logN][]Write, seq, tick uint64, cells []uint64) bool {
+// sync brings v's pixels, tile marks and index of changed cells to the
+// grid as of step seq (tick). When v is new, further behind than the logs
+// reach or not older than tick, it copies the grid whole and marks every
+// tile. Else the Filler marks what changed without a write (Expired), and
+// the logs of the steps since v's are replayed, noting the last step's
+// cells in vs.cells, and indexed (see index): in bands of tile rows (see
+// band), on the world's workers when it has them (setBands); the bands'
+// indexes are then joined. It does not set v's step or tick.
+func (vs *Views) sync(v *View, seq, tick uint64) {
 	clear(v.Fresh)
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
-		copy(v.Pix, grid)
+		copy(v.Pix, vs.grid)
 		v.markAll(tick)
-		return false
+		v.FreshAt, v.FreshBlk = v.FreshAt[:0], v.FreshBlk[:0]
+		return
 	}
-	for s := v.st.seq + 1; s <= seq; s++ {
-		v.apply(logs[s%logN], tick)
+	from := v.Tick
+	vs.cur, vs.tick = v, tick
+	vs.fill.Expired(vs, from, vs.oldest(seq, from))
+	vs.cur = nil
+	vs.bv, vs.bseq, vs.btick = v, seq, tick
+	if vs.bands != nil {
+		vs.bands()
+		v.join(vs.bidx[1:])
+	} else {
+		vs.band(0, 1)
+		v.join(nil)
 	}
-	v.freshen(logs[seq%logN], cells)
-	return true
+	vs.bv = nil
+}
+
+// setBands has the replay of each publish (see sync) run by run, which
+// must call band(k, n) for every k in 0..n-1, at once or in turn, and
+// return when all are done. Call it before the first Publish.
+func (vs *Views) setBands(n int, run func()) {
+	vs.bands, vs.bidx = run, make([]bandIndex, n)
+}
+
+// band replays the tile rows of band k of n into the buffer being
+// published: bands write disjoint pixels, tiles and cells, so they may
+// run at once. Call it only from the function given to setBands.
+func (vs *Views) band(k, n int) {
+	v := vs.bv
+	th := TilesH(v.H)
+	r0, r1 := k*th/n, (k+1)*th/n
+	lo, hi := int32(r0*TileH*v.W), int32(min(r1*TileH, v.H)*v.W)
+	for s := v.st.seq + 1; s <= vs.bseq; s++ {
+		v.apply(vs.logs[s%logN], vs.btick, lo, hi)
+	}
+	v.freshen(vs.logs[vs.bseq%logN], vs.cells, lo, hi)
+	if k == 0 { // the first band indexes into v, the others aside
+		x := bandIndex{v.FreshAt[:0], v.FreshBlk[:0], v.FreshX[:0], v.FreshPix[:0]}
+		v.index(&x, r0, r1, vs.cells)
+		v.FreshAt, v.FreshBlk, v.FreshX, v.FreshPix = x.at, x.blk, x.xs, x.ps
+		return
+	}
+	x := &vs.bidx[k]
+	x.at, x.blk, x.xs, x.ps = x.at[:0], x.blk[:0], x.xs[:0], x.ps[:0]
+	v.index(x, r0, r1, vs.cells)
+}
+
+// bandIndex is the index of changed cells (View.FreshAt, FreshBlk, FreshX,
+// FreshPix) of one band's tile rows, its offsets counted from the band's
+// first cell.
+type bandIndex struct {
+	at, blk []int32
+	xs      []uint16
+	ps      []Pixel
 }
 
 // ranker ranks live snakes by length with a counting sort, allocating only

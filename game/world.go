@@ -30,7 +30,8 @@ const (
 	MinSide     = 16      // shortest world side in pixels
 	MaxSide     = 1 << 14 // longest world side in pixels
 	MaxPixels   = 1 << 26 // most W*H (the grid and each view buffer take 4 bytes a pixel)
-	MaxCapacity = 1 << 16 // most MaxSnakes
+	MaxCapacity = 1 << 18 // most MaxSnakes (a Pixel's and an ID's slot bits)
+	MaxWorkers  = 256     // most Workers
 )
 
 // Join errors.
@@ -47,6 +48,8 @@ type Config struct {
 	BotTarget int    // bots fill the world up to this many snakes (people + bots); 0 = no filling beyond Bots
 	Seed      uint64 // all randomness comes from this
 	IDBase    uint32 // the generation every slot's first snake ID carries (see ID); a simulation picks it at random, so a restarted world's IDs are not the last one's
+
+	Workers int // goroutines a Step runs on (see World.Close); 0 or 1 = the caller's alone. The world does not depend on it.
 
 	Fruit        int // target fruit count; 0 = W*H/256
 	StartLen     int // length of a new snake; 0 = 5
@@ -75,6 +78,9 @@ func (c *Config) fill() error {
 	if c.BotTarget < 0 || c.BotTarget > MaxCapacity {
 		return errors.New("game: BotTarget must be in 0.." + strconv.Itoa(MaxCapacity))
 	}
+	if c.Workers < 0 || c.Workers > MaxWorkers {
+		return errors.New("game: Workers must be in 0.." + strconv.Itoa(MaxWorkers))
+	}
 	if c.Fruit < 0 || c.StartLen < 0 || c.Protect < 0 || c.DashCooldown < 0 {
 		return errors.New("game: negative tuning value")
 	}
@@ -99,17 +105,21 @@ func (c *Config) fill() error {
 	return nil
 }
 
-// Claim bits: while a movement phase (or the bots' decisions) runs, the top
-// bits of a grid pixel count the heads heading into it. They are cleared
+// Claim bits: while a movement phase runs, the top bits of a grid pixel
+// count the heads heading into it (at most 4, one from each side, so the
+// counts never overflow and may be added in any order). They are cleared
 // before the phase ends, so between steps the grid holds plain Pixels.
 const (
-	pixBits  = 1<<22 - 1 // the Pixel proper
-	botClaim = 1 << 31   // a bot chose this pixel this tick
-	nUnit    = 1 << 28   // one unprotected head heads here (2 bits, saturating)
-	nMask    = 3 << 28
-	pUnit    = 1 << 26 // one protected head heads here (2 bits, saturating)
-	pMask    = 3 << 26
+	pixBits   = 1<<24 - 1 // the Pixel proper
+	nUnit     = 1 << 29   // one unprotected head heads here (3 bits)
+	nMask     = 7 << 29
+	pUnit     = 1 << 26 // one protected head heads here (3 bits)
+	pMask     = 7 << 26
+	claimBits = nMask | pMask
 )
+
+// claims returns the number of heads heading into pixel p.
+func claims(p Pixel) int { return int(p&nMask/nUnit + p&pMask/pUnit) }
 
 // snake is the world's own record of one slot. Only Step touches it. Its
 // field order matters to the step's speed: the fields a movement phase
@@ -125,6 +135,7 @@ type snake struct {
 	wantLife bool // waiting for a spawn (join, respawn)
 	colour   Colour
 	dir      Dir
+	dir0     Dir // dir at the start of the tick's decisions (what other bots see)
 
 	body   []int32 // ring of pixel indices, len a power of two
 	tail   int     // ring index of the tail
@@ -146,6 +157,10 @@ type snake struct {
 	targetY        int32  // a bot's fruit target row; -1 none
 	rival          int32  // a bot's rival (a snake whose head it saw), -1 none
 	bold           bool   // a bot that dashes and cuts others off
+	pref           [3]Dir // a bot's candidates this tick, best first (see pick)
+	need           [3]int8
+	cut            Dir // the candidate that cuts its rival off, None if none
+	lanes          int8
 	ahead2, ahead3 Pixel  // the pixels 2 and 3 ahead (bots)
 	tailPixel      int32  // the tail's pixel at the start of the phase
 	nextX, nextY   int32  // column and row of next
@@ -156,6 +171,8 @@ type snake struct {
 	die            bool   // it dies this phase
 	tailLeaves     bool   // its tail leaves its pixel this phase (it is not growing)
 	headOn         bool   // it meets another head this phase
+	clearNext      bool   // leave clears the claims on next (no Head or leaving tail overwrites them)
+	blocked        bool   // it waits this phase for want of a free pixel, and claims none
 	moved          bool   // it moves this phase
 	moveDir        Dir    // the direction of its last move
 	killer         int32  // the slot whose body or head it ran into this phase, -1 none
@@ -195,8 +212,11 @@ func (w *World) unring(r []int32) {
 	w.rings[l] = append(w.rings[l], r)
 }
 
-// grow moves the full ring of s into one twice as long.
+// grow moves the full ring of s into one twice as long. Parts running at
+// once may call it.
 func (w *World) grow(s *snake) {
+	w.ringMu.Lock()
+	defer w.ringMu.Unlock()
 	nb := w.ring(2 * len(s.body))
 	for k := 0; k < s.length; k++ {
 		nb[k] = s.body[(s.tail+k)&(len(s.body)-1)]
@@ -249,27 +269,41 @@ type inbox struct {
 // outgrowing its ring trades it for a free ring twice as long, and a spawn
 // gives a long ring back, so rings are allocated only while the number of
 // long snakes alive at once still reaches new highs. Randomness comes only
-// from a PCG seeded by Config.Seed, and Step visits the slots in order, so
-// the same seed and the same inputs in the same order give the same world.
+// from Config.Seed (a PCG for spawns and fruit, a hash of seed, tick and
+// slot for the bots), and whatever depends on more than one snake is
+// settled in slot order, so the same seed and the same inputs in the same
+// order give the same world, whatever Config.Workers is.
+//
+// With Config.Workers above 1, Step runs its passes on that many
+// goroutines (the caller and Workers-1 the world starts at its first
+// Step). They hold the world only while a Step runs: a world nobody holds
+// is collected and its workers end; Close ends them at once.
 type World struct {
-	cfg     Config
-	w, h    int
-	grid    []Pixel // the master occupancy grid, row-major (claim bits in phases)
-	snakes  []snake
-	rng     *rand.Rand
-	seq     uint64 // Steps taken
-	tick    uint64
-	fruit   int
-	chg     []Write    // the grid writes of this step (step seq's log)
-	views   *Views     // publishes the views and keeps the last steps' writes
-	roomQ   []roomNode // bots' flood-fill queue (see room), 4*roomCap long
-	prot    []int32    // slots spawned recently enough that protection may still expire into a view
-	spawnq  []int32
-	dashers []int32 // slots dashing this tick, in slot order
-	top     [TopN]Entry
-	ntop    int
-	best    Entry
-	nslots  int // slots in use by Step (high-water mark)
+	cfg    Config
+	w, h   int
+	grid   []Pixel // the master occupancy grid, row-major (claim bits in phases)
+	snakes []snake
+	rng    *rand.Rand
+	seq    uint64 // Steps taken
+	tick   uint64
+	fruit  int
+	chg    []Write // the grid writes of this step (step seq's log)
+	views  *Views  // publishes the views and keeps the last steps' writes
+	prot   []int32 // slots spawned recently enough that protection may still expire into a view
+	spawnq []int32
+	parts  []part     // the step's parts, one a worker (see part)
+	crew   *crew      // the workers running parts 1 and up; nil when the caller runs every part
+	par    bool       // parts run at once: grid pixels other parts may touch are read and written atomically
+	pass   pass       // the pass the parts run (see runPass)
+	ph     int        // its phase
+	ndash  int        // snakes dashing this tick
+	repick []int32    // bots that pick again (settle)
+	ringMu sync.Mutex // guards rings while parts run at once
+	closed bool       // Close was called: no crew
+	top    [TopN]Entry
+	ntop   int
+	best   Entry
+	nslots int // slots in use by Step (high-water mark)
 
 	// Body rings not in use, by log2 of their length. A snake outgrowing
 	// its ring trades it for one twice as long, and a spawn trades a long
@@ -326,6 +360,7 @@ func New(cfg Config) (*World, error) {
 		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 	}
 	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
+	w.views.setBands(max(cfg.Workers, 1), w.publishBands)
 	for i := range w.box {
 		w.box[i].gen = cfg.IDBase
 	}
@@ -363,13 +398,16 @@ func New(cfg Config) (*World, error) {
 		w.snakes[i].targetX, w.snakes[i].targetY, w.snakes[i].rival = -1, -1, -1
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
-	w.dashers = make([]int32, 0, cfg.MaxSnakes)
+	w.parts = make([]part, max(cfg.Workers, 1))
+	for k := range w.parts {
+		w.parts[k].init(cfg.MaxSnakes, len(w.parts))
+	}
+	w.repick = make([]int32, 0, 1024)
 	w.prot = make([]int32, 0, 1024)
 	w.dirty = make([]int32, 0, cfg.MaxSnakes)
 	w.free = make([]int32, 0, cfg.MaxSnakes)
 	w.scratch = make([]int32, 0, cfg.MaxSnakes)
 	w.eyes = make([]eye, 0, cfg.MaxSnakes)
-	w.roomQ = make([]roomNode, 0, 4*roomCap)
 	w.heads = make([]int32, 0, cfg.MaxSnakes)
 	w.near.init(cfg.W, cfg.H, cfg.MaxSnakes)
 	nb := min(cfg.MaxSnakes, max(cfg.Bots, cfg.BotTarget))
@@ -435,7 +473,7 @@ func (w *World) Join(name string) (ID, error) {
 	if b.gen++; b.gen == 0 {
 		b.gen = 1
 	}
-	*b = inbox{gen: b.gen, id: ID(uint64(b.gen)<<16 | uint64(slot)), name: name, join: true, evict: full}
+	*b = inbox{gen: b.gen, id: makeID(b.gen, slot), name: name, join: true, evict: full}
 	if key != "" {
 		w.names[key] = slot
 	}
@@ -554,21 +592,12 @@ func right(d Dir) Dir { return reverse(left(d)) }
 
 func (w *World) point(i int32) Point { return Point{int(i) % w.w, int(i) / w.w} }
 
-// set writes one grid pixel and logs the write. A snake's move writes a
-// Body pixel at its old head (setMove) and at once a Head pixel of the
-// same slot and colour at its new head.
+// set writes one grid pixel from the caller's own part of a step (drain,
+// spawns, fruit) and logs the write; the passes over parts write with put
+// and putMove.
 func (w *World) set(i int32, p Pixel) {
 	w.grid[i] = p
 	w.chg = append(w.chg, Write{i, p})
-}
-
-// setMove writes the Body pixel p at a snake's old head, the first of a
-// move's two writes (the Head at the new head must follow at once, with
-// set), and logs it with the move's direction d, so that a reader of the
-// log knows a move without comparing the pair.
-func (w *World) setMove(i int32, p Pixel, d Dir) {
-	w.grid[i] = p
-	w.chg = append(w.chg, Write{i, p | Pixel(d)<<moveDirShift})
 }
 
 // touch records that the current step changed a field of slot i's record

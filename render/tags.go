@@ -37,18 +37,18 @@ import (
 // docs/BENCHMARKS.md for what tags cost.
 
 // headAt is a head composed on the playfield: its snake's slot and its
-// world pixel, packed in one word (the slot in the top 16 bits, then x
-// and y in 24 bits each: game.Config bounds slots below 2^16 and sides
-// below 2^24).
+// world pixel, packed in one word (the slot in the top 24 bits, then x
+// and y in 20 bits each: game.Config bounds slots below 2^24 and sides
+// below 2^20).
 type headAt uint64
 
 func mkHead(slot, x, y int) headAt {
-	return headAt(uint64(slot)<<48 | uint64(x)&0xffffff<<24 | uint64(y)&0xffffff)
+	return headAt(uint64(slot)<<40 | uint64(x)&0xfffff<<20 | uint64(y)&0xfffff)
 }
 
-func (h headAt) slot() int { return int(h >> 48) }
-func (h headAt) x() int    { return int(h >> 24 & 0xffffff) }
-func (h headAt) y() int    { return int(h & 0xffffff) }
+func (h headAt) slot() int { return int(h >> 40) }
+func (h headAt) x() int    { return int(h >> 20 & 0xfffff) }
+func (h headAt) y() int    { return int(h & 0xfffff) }
 
 // headsCap is how many heads a renderer of n cells keeps: last frame's,
 // kept while a frame notes the heads it composes (pruneHeads), and those,

@@ -145,9 +145,9 @@ func (r Range) DurationString() string {
 
 // Ranges of Config's numeric fields (durations in nanoseconds).
 var (
-	SessionsRange   = Range{1, 60000} // MaxSessions, MaxPerIP
-	HandshakesRange = Range{1, 65536} // MaxHandshakes, MaxHandshakesPerIP
-	QueueRange      = Range{0, 4096}  // HandshakeQueue
+	SessionsRange   = Range{1, 100000} // MaxSessions, MaxPerIP
+	HandshakesRange = Range{1, 65536}  // MaxHandshakes, MaxHandshakesPerIP
+	QueueRange      = Range{0, 4096}   // HandshakeQueue
 	GraceRange      = Range{0, int64(10 * time.Minute)}
 	HandshakeRange  = Range{int64(100 * time.Millisecond), int64(10 * time.Minute)} // HandshakeTimeout
 	KeepAliveRange  = Range{0, int64(time.Hour)}

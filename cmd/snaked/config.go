@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -82,6 +83,9 @@ func envName(flagName string) string {
 // botRange keeps players plus bots within the world's capacity.
 var botRange = sshserver.Range{Min: 0, Max: int64(game.MaxCapacity) - sshserver.SessionsRange.Max}
 
+// workersRange bounds -sim-workers.
+var workersRange = sshserver.Range{Min: 1, Max: game.MaxWorkers}
+
 // claimRange bounds -claim-ttl: an hour to ten years.
 var claimRange = sshserver.Range{Min: int64(time.Hour), Max: int64(10 * 365 * 24 * time.Hour)}
 
@@ -126,6 +130,8 @@ func options(c *config) []option {
 		{name: "bots", value: &integer{p: &c.World.Bots, r: botRange},
 			usage: "bots kept whatever the population (the floor under -bot-target)"},
 		{name: "seed", value: &seed{p: &c.World.Seed}, def: "0 (from the clock)", usage: "world seed"},
+		{name: "sim-workers", value: &integer{p: &c.World.Workers, r: workersRange}, def: "the cores Go runs on (GOMAXPROCS)",
+			usage: "goroutines the world's tick runs on (one process, or role sim); the world is the same whatever the number"},
 		{name: "max-sessions", value: &integer{p: &c.Server.MaxSessions, r: sshserver.SessionsRange},
 			usage: "most concurrent sessions, players and spectators together"},
 		{name: "max-per-ip", value: &integer{p: &c.Server.MaxPerIP, r: sshserver.SessionsRange},
@@ -194,6 +200,7 @@ func defaults() config {
 		NATS: cluster.Options{Prefix: cluster.DefaultPrefix}, FollowMaxPixels: maxAutoW * maxAutoH, autoWorld: true, autoTarget: true,
 		HTTPStreams: status.DefaultMaxStreams}
 	c.World.Seed = 0
+	c.World.Workers = runtime.GOMAXPROCS(0)
 	c.Server.JoinHint = "" // derived from the listener
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -47,11 +48,30 @@ func TestDefaults(t *testing.T) {
 	if c.Addr != ":2222" || c.StateDir != "" {
 		t.Errorf("addr %q, state dir %q", c.Addr, c.StateDir)
 	}
+	if c.World.Workers != runtime.GOMAXPROCS(0) {
+		t.Errorf("sim workers %d, want GOMAXPROCS %d", c.World.Workers, runtime.GOMAXPROCS(0))
+	}
 	if h := defaultJoinHint("127.0.0.1:2300"); h != "ssh -p 2300 localhost" {
 		t.Errorf("defaultJoinHint = %q", h)
 	}
 	if h := defaultJoinHint("[::]:22"); h != "ssh localhost" {
 		t.Errorf("defaultJoinHint = %q", h)
+	}
+}
+
+// TestHundredThousand: -max-sessions 100000 sizes a world that
+// -bot-target 100000 fills, within the world's bounds.
+func TestHundredThousand(t *testing.T) {
+	c, err := parseConfig([]string{"-max-sessions", "100000", "-bot-target", "100000", "-sim-workers", "3"}, env(nil), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := game.AutoSize(100000)
+	if c.World.W != w || c.World.H != h || c.World.BotTarget != 100000 || c.World.MaxSnakes != 200000 || c.World.Workers != 3 {
+		t.Fatalf("world %+v, want %dx%d, target 100000, capacity 200000, 3 workers", c.World, w, h)
+	}
+	if c.World.MaxSnakes > game.MaxCapacity || w*h > game.MaxPixels {
+		t.Fatalf("capacity %d of at most %d, %d pixels of at most %d", c.World.MaxSnakes, game.MaxCapacity, w*h, game.MaxPixels)
 	}
 }
 
@@ -125,16 +145,17 @@ func TestBadValues(t *testing.T) {
 		env  map[string]string
 		want []string // all must appear in the error
 	}{
-		{[]string{"-max-sessions", "70000"}, nil, []string{"-max-sessions", "1..60000"}},
-		{[]string{"-max-sessions", "0"}, nil, []string{"-max-sessions", "1..60000"}},
+		{[]string{"-max-sessions", "170000"}, nil, []string{"-max-sessions", "1..100000"}},
+		{[]string{"-max-sessions", "0"}, nil, []string{"-max-sessions", "1..100000"}},
 		{[]string{"-world", "16384x16384"}, nil, []string{"-world", "at most 67108864"}},
 		{[]string{"-world", "10x10"}, nil, []string{"-world", "16..16384"}},
 		{[]string{"-world", "banana"}, nil, []string{"-world", "WxH"}},
 		{nil, map[string]string{"SNAKED_WORLD": "1x"}, []string{"SNAKED_WORLD", "-world"}},
-		{nil, map[string]string{"SNAKED_MAX_PER_IP": "-3"}, []string{"SNAKED_MAX_PER_IP", "-max-per-ip", "1..60000"}},
-		{[]string{"-bots", "-1"}, nil, []string{"-bots", "0..5536"}},
-		{[]string{"-bot-target", "lots"}, nil, []string{"-bot-target", "auto or a whole number in 0..5536"}},
-		{[]string{"-bot-target", "6000"}, nil, []string{"-bot-target", "0..5536"}},
+		{nil, map[string]string{"SNAKED_MAX_PER_IP": "-3"}, []string{"SNAKED_MAX_PER_IP", "-max-per-ip", "1..100000"}},
+		{[]string{"-sim-workers", "0"}, nil, []string{"-sim-workers", "1..256"}},
+		{[]string{"-bots", "-1"}, nil, []string{"-bots", "0..162144"}},
+		{[]string{"-bot-target", "lots"}, nil, []string{"-bot-target", "auto or a whole number in 0..162144"}},
+		{[]string{"-bot-target", "170000"}, nil, []string{"-bot-target", "0..162144"}},
 		{[]string{"-shutdown-grace", "-1s"}, nil, []string{"-shutdown-grace", "0s..10m0s"}},
 		{[]string{"-stall", "0"}, nil, []string{"-stall", "100ms..10m0s"}},
 		{[]string{"-keepalive", "soon"}, nil, []string{"-keepalive", "duration"}},

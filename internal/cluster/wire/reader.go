@@ -108,7 +108,7 @@ func (r *reader) pix(c *pixCoder, d *dims) game.Pixel {
 		slot = c.slot
 	}
 	if b&pixSlot != 0 {
-		slot = r.int("pixel slot", 0xffff)
+		slot = r.int("pixel slot", game.MaxCapacity-1)
 	}
 	if k >= game.Body {
 		if slot >= d.nslots {

@@ -311,7 +311,7 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write, look bool)
 			// a move: the Body at the snake's head, the Head one pixel on
 			s := pc.slot + 1 + int(u&moveGap)
 			if u&moveGap == moveGap {
-				s = rd.int("move slot", 0xffff)
+				s = rd.int("move slot", game.MaxCapacity-1)
 			}
 			h, hp := -1, game.Pixel(0)
 			if rd.err == nil && s < d.nslots {

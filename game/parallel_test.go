@@ -1,0 +1,249 @@
+package game_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"snaked/game"
+	"snaked/internal/cluster/wire"
+)
+
+// raceOn is set when the race detector is on (it slows the crowd 20 times).
+var raceOn bool
+
+// crowd is a seeded world of bots and people in a small, dense world, fed
+// the same script whatever its worker count.
+type crowd struct {
+	w   *game.World
+	e   *wire.Encoder
+	rng *rand.Rand
+	ids []game.ID
+	buf []byte
+}
+
+const (
+	crowdW, crowdH = 192, 96
+	crowdPeople    = 160
+	crowdTarget    = 560 // people and bots: more than 8 parts of 64 slots
+)
+
+func newCrowd(t testing.TB, workers int) *crowd {
+	t.Helper()
+	w, err := game.New(game.Config{W: crowdW, H: crowdH, MaxSnakes: crowdTarget + 40, Bots: 40, BotTarget: crowdTarget,
+		Seed: 21, StartLen: 6, DashCooldown: 12, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	c := &crowd{w: w, rng: rand.New(rand.NewPCG(21, 22))}
+	for k := 0; k < crowdPeople; k++ {
+		id, err := w.Join(fmt.Sprintf("p%d", k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.ids = append(c.ids, id)
+	}
+	c.e = wire.NewEncoder(w)
+	return c
+}
+
+// step plays one tick of the script (people turning, dashing, respawning,
+// now and then one leaving and one joining), steps the world and encodes
+// its delta into c.buf.
+func (c *crowd) step(t testing.TB) {
+	v := c.w.Acquire()
+	for _, id := range c.ids {
+		s, ok := v.Snake(id)
+		r := c.rng.IntN(64)
+		switch {
+		case !ok:
+		case !s.Alive:
+			if v.Tick >= s.DeathTick+5 {
+				c.w.Respawn(id)
+			}
+		case r < 8:
+			c.w.Turn(id, game.Dir(1+r%4))
+		case r < 12:
+			c.w.Dash(id)
+		}
+	}
+	v.Release()
+	if c.rng.IntN(10) == 0 {
+		k := c.rng.IntN(len(c.ids))
+		c.w.Leave(c.ids[k])
+		id, err := c.w.Join("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.ids[k] = id
+	}
+	c.w.Step(c.w.Feed().Tick() + 1)
+	var err error
+	if c.buf, err = c.e.AppendDelta(c.buf[:0]); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWorkersOneAnswer steps worlds that differ only in their worker count
+// through the same script and checks that every tick's delta, as the wire
+// encodes it, is the same bytes, and the published views the same. The world is small and crowded, so that
+// snakes of different parts (64 slots each) kill each other, meet
+// head-on and dash, also across the wrap edges; the test counts those
+// and fails if any kind is missing.
+func TestWorkersOneAnswer(t *testing.T) {
+	ticks := 1500
+	if testing.Short() || raceOn {
+		ticks = 120
+	}
+	defer game.SetMinPar(0)() // every pass on the workers, however few snakes move
+	workers := []int{1, 2, 3, 8}
+	cs := make([]*crowd, len(workers))
+	for k, n := range workers {
+		cs[k] = newCrowd(t, n)
+	}
+	part := func(slot int) int { return slot / 64 } // W=8's parts are a word or two
+	edge := func(p game.Point) bool {
+		return p.X < 3 || p.X >= crowdW-3 || p.Y < 3 || p.Y >= crowdH-3
+	}
+	var crossKills, crossHeadOn, edgeDeaths, dashes, edgeDashes int
+	f := cs[0].w.Feed()
+	for tick := 0; tick < ticks; tick++ {
+		d0 := f.Deaths()
+		for k, c := range cs {
+			c.step(t)
+			if k > 0 && !bytes.Equal(c.buf, cs[0].buf) {
+				t.Fatalf("tick %d: the delta with %d workers differs from the one with 1 (%d bytes against %d)",
+					f.Tick(), workers[k], len(c.buf), len(cs[0].buf))
+			}
+		}
+		v0 := cs[0].w.Acquire()
+		for k, c := range cs[1:] {
+			v := c.w.Acquire()
+			if d := viewDiff(v0, v); d != "" {
+				t.Fatalf("tick %d: the view with %d workers differs from the one with 1 in %s", f.Tick(), workers[k+1], d)
+			}
+			v.Release()
+		}
+		v0.Release()
+		for k := d0; k < f.Deaths(); k++ {
+			r := f.Death(k)
+			switch {
+			case r.KillerSlot >= 0 && part(r.KillerSlot) != part(r.VictimSlot):
+				crossKills++
+			case r.HeadOn && r.Other != "":
+				crossHeadOn++ // a part apart or not: counted for presence
+			}
+			if edge(r.At) {
+				edgeDeaths++
+			}
+		}
+		for slot := 0; slot < f.Slots(); slot++ {
+			if r := f.Record(slot); r.Alive && r.DashReadyAt == f.Tick()+12 {
+				dashes++
+				if edge(r.Head) {
+					edgeDashes++
+				}
+			}
+		}
+	}
+	t.Logf("%d ticks, %d deaths: %d kills across parts, %d head-ons, %d deaths at a wrap edge; %d dashes, %d at an edge",
+		ticks, f.Deaths(), crossKills, crossHeadOn, edgeDeaths, dashes, edgeDashes)
+	if crossKills == 0 || crossHeadOn == 0 || edgeDeaths == 0 || dashes == 0 || edgeDashes == 0 {
+		t.Fatal("the script did not exercise every case: want kills across parts, head-ons, deaths and dashes at the wrap edges")
+	}
+}
+
+// viewDiff names the first of a view's fields (but its Serial) in which a
+// and b differ, or returns "".
+func viewDiff(a, b *game.View) string {
+	switch {
+	case a.Tick != b.Tick:
+		return "Tick"
+	case !slices.Equal(a.Pix, b.Pix):
+		return "Pix"
+	case !slices.Equal(a.Dirty, b.Dirty):
+		return "Dirty"
+	case !slices.Equal(a.Fresh, b.Fresh):
+		return "Fresh"
+	case !slices.Equal(a.FreshX, b.FreshX):
+		return "FreshX"
+	case !slices.Equal(a.FreshAt, b.FreshAt):
+		return "FreshAt"
+	case !slices.Equal(a.FreshBlk, b.FreshBlk):
+		return "FreshBlk"
+	case !slices.Equal(a.FreshPix, b.FreshPix):
+		return "FreshPix"
+	case !slices.Equal(a.Snakes, b.Snakes):
+		return "Snakes"
+	case !slices.Equal(a.Shield, b.Shield):
+		return "Shield"
+	case !slices.Equal(a.Top, b.Top):
+		return "Top"
+	case !slices.Equal(a.Kills, b.Kills):
+		return "Kills"
+	case a.Players != b.Players || a.Bots != b.Bots || a.Best != b.Best:
+		return "Players, Bots or Best"
+	}
+	return ""
+}
+
+// TestWorkersEnd checks that Close ends a world's workers, and that a
+// world dropped without Close has them end once it is collected.
+func TestWorkersEnd(t *testing.T) {
+	// wait returns once at most n goroutines run, collecting garbage
+	// while it waits when gc is set; false after 5 s.
+	wait := func(n int, gc bool) bool {
+		for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > n; {
+			if time.Now().After(deadline) {
+				return false
+			}
+			if gc {
+				runtime.GC()
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return true
+	}
+	runtime.GC() // let other tests' worlds and goroutines go
+	time.Sleep(10 * time.Millisecond)
+	base := runtime.NumGoroutine()
+	run := func(close bool) {
+		w, err := game.New(game.Config{W: 256, H: 128, MaxSnakes: 300, Bots: 300, Seed: 5, Workers: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tick := uint64(1); tick <= 20; tick++ {
+			w.Step(tick)
+		}
+		if n := runtime.NumGoroutine(); n != base+3 {
+			t.Fatalf("%d goroutines while stepping on 4 workers, want %d", n, base+3)
+		}
+		if close {
+			w.Close()
+			w.Close()
+			if !wait(base, false) {
+				t.Fatalf("%d goroutines after Close, want %d", runtime.NumGoroutine(), base)
+			}
+			w.Step(21) // on the caller alone
+			runtime.KeepAlive(w)
+		}
+	}
+	run(true)
+	run(false)
+	if !wait(base, true) {
+		t.Fatalf("%d goroutines after the world was dropped, want %d", runtime.NumGoroutine(), base)
+	}
+	w, err := game.New(game.Config{W: 256, H: 128, MaxSnakes: 300, Bots: 300, Seed: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Step(1)
+	if n := runtime.NumGoroutine(); n != base {
+		t.Fatalf("%d goroutines stepping on 1 worker, want %d", n, base)
+	}
+}

@@ -1,0 +1,243 @@
+package game
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// This file splits a step's work over workers. The slots are cut into
+// Config.Workers parts of consecutive slots, each a multiple of 64 long
+// (so the slots' mark words are one part's), and each pass of the step
+// runs its parts at once and ends when all are done. Within a pass a part
+// writes only its own snakes' records and grid pixels no other part
+// touches in that pass, but for claims, whose adds (in think and aim) and
+// clearing (in leave) are atomic: the outcome does not depend on their
+// order. A pass whose parts add claims reads the grid atomically too.
+// Bots decide from what no part writes during think. What a pass does to
+// others (grid writes to log, deaths, kill credits, fruit) goes into its
+// part and is merged after the pass in part order, which is slot order,
+// and what depends on several bots' choices is settled on the caller in
+// slot order. So a step does what it would do with one part, whatever the
+// parts. A publish's replay into a view buffer runs in bands of tile rows
+// the same way.
+
+// pass names the work a part does in one pass of a step.
+type pass uint8
+
+const (
+	passThink   pass = iota // think: dashes, the bots' decisions, phase 0's aims
+	passAim                 // phase step 1 after phase 0: aims
+	passContest             // phase step 2: contested pixels, growth
+	passCollide             // phase step 3: collisions
+	passLeave               // phase step 3b: claims cleared, tails leaving
+	passAdvance             // phase step 4: deaths and moves
+	passPublish             // a publish's replay into a view buffer, a band of rows a part (see Views.band)
+)
+
+// part is one worker's share of a step: slots lo..hi-1, and what its
+// passes leave for the step to merge.
+type part struct {
+	lo, hi    int
+	log       []Write    // the pass's grid writes, in slot order (part 0 appends to the world's log itself)
+	dashers   []int32    // its slots dashing this tick, in slot order
+	conflicts []int32    // pixels its phase 0 aims found claimed by another head too
+	dead      []int32    // dead bots with something to do (see botDue)
+	kills     []Kill     // the pass's deaths, in slot order
+	fruit     int        // fruit the pass added (deaths) less the fruit eaten
+	roomQ     []roomNode // the bots' flood-fill queue (see room), 4*roomCap long
+	_         [64]byte   // keeps the parts' counters off each other's cache lines
+}
+
+func (p *part) init(capacity, parts int) {
+	per := (capacity+parts-1)/parts + 64
+	p.log = make([]Write, 0, 4*per+1024)
+	p.dashers = make([]int32, 0, per)
+	p.conflicts = make([]int32, 0, 256)
+	p.dead = make([]int32, 0, per)
+	p.kills = make([]Kill, 0, 64)
+	p.roomQ = make([]roomNode, 0, 4*roomCap)
+}
+
+// split cuts the slots in use into the parts: as many 64-slot words to
+// each as can be, the first parts one fewer when they do not divide.
+func (w *World) split() {
+	n := len(w.parts)
+	words := (w.nslots + 63) / 64
+	for k := range w.parts {
+		p := &w.parts[k]
+		p.lo, p.hi = min(k*words/n*64, w.nslots), min((k+1)*words/n*64, w.nslots)
+	}
+}
+
+// runPass runs pass p (of phase ph) over every part: on the workers and the
+// calling goroutine at once when the world has a crew and the pass has
+// at least minPar snakes to move, else one part after the other on the
+// caller, with the same result.
+func (w *World) runPass(p pass, ph int) {
+	w.pass, w.ph = p, ph
+	if w.crew == nil && len(w.parts) > 1 && !w.closed {
+		w.crew = startCrew(w, len(w.parts))
+	}
+	c := w.crew
+	n := w.nslots
+	if ph > 0 {
+		n = w.ndash
+	}
+	if c == nil || n < minPar {
+		w.par = false
+		for k := range w.parts {
+			w.runPart(k)
+		}
+		return
+	}
+	w.par = true
+	for k := 1; k < len(w.parts); k++ {
+		c.work[k] <- w
+	}
+	w.runPart(0)
+	for k := 1; k < len(w.parts); k++ {
+		<-c.done
+	}
+	w.par = false
+}
+
+// minPar is the fewest snakes a pass runs on the workers for (the slots
+// in use, or after phase 0 the dashing snakes): for fewer, the workers
+// cost more than they save (two workers were measured slower than one at
+// 10,000 and 30,000 bots, and 1.5 times as fast at 100,000; see
+// docs/BENCHMARKS.md).
+var minPar = 50000
+
+// runPart runs the current pass over part k.
+func (w *World) runPart(k int) {
+	p := &w.parts[k]
+	switch w.pass {
+	case passThink:
+		w.thinkPart(p)
+	case passAim:
+		for _, i := range p.dashers {
+			w.aim(p, int(i), w.ph)
+		}
+	case passContest:
+		w.contest(p, w.ph)
+	case passCollide:
+		w.collide(p, w.ph)
+	case passLeave:
+		w.leave(p, w.ph)
+	case passAdvance:
+		w.advance(p, w.ph)
+	case passPublish:
+		w.views.band(k, len(w.parts))
+	}
+}
+
+// publishBands runs a publish's replay on the parts (see Views.setBands).
+func (w *World) publishBands() { w.runPass(passPublish, 0) }
+
+// logged runs pass p, whose parts write the grid, and appends their
+// writes to the step's log in part order.
+func (w *World) logged(p pass, ph int) {
+	w.parts[0].log = w.chg
+	for k := 1; k < len(w.parts); k++ {
+		w.parts[k].log = w.parts[k].log[:0]
+	}
+	w.runPass(p, ph)
+	w.chg = w.parts[0].log
+	w.parts[0].log = nil
+	for k := 1; k < len(w.parts); k++ {
+		w.chg = append(w.chg, w.parts[k].log...)
+	}
+}
+
+// crew is the goroutines that run parts 1 and up of each pass. A worker
+// holds the world only while it runs a part, so a world nobody holds is
+// collected, and its cleanup stops the crew.
+type crew struct {
+	work []chan *World // work[k] hands worker k the world for one pass
+	done chan struct{} // a worker's pass is done
+	wg   sync.WaitGroup
+	stop sync.Once
+}
+
+func startCrew(w *World, n int) *crew {
+	c := &crew{work: make([]chan *World, n), done: make(chan struct{}, n)}
+	for k := 1; k < n; k++ {
+		c.work[k] = make(chan *World, 1)
+		c.wg.Add(1)
+		go c.worker(k)
+	}
+	runtime.AddCleanup(w, func(c *crew) { c.close() }, c)
+	return c
+}
+
+func (c *crew) worker(k int) {
+	defer c.wg.Done()
+	for w := range c.work[k] {
+		w.runPart(k)
+		c.done <- struct{}{}
+	}
+}
+
+// close ends the workers once they are idle.
+func (c *crew) close() {
+	c.stop.Do(func() {
+		for _, ch := range c.work[1:] {
+			close(ch)
+		}
+	})
+}
+
+// Close stops the world's workers (Config.Workers) and waits for them to
+// end. Call it from the goroutine that calls Step, not during a Step; a
+// world needs no Close to be collected. Steps after Close run on the
+// caller alone, with the same results.
+func (w *World) Close() {
+	w.closed = true
+	if c := w.crew; c != nil {
+		w.crew = nil
+		c.close()
+		c.wg.Wait()
+	}
+}
+
+// load reads grid pixel i; a pass whose parts may write pixels the others
+// read reads the grid with it.
+func (w *World) load(i int32) Pixel {
+	return Pixel(atomic.LoadUint32((*uint32)(&w.grid[i])))
+}
+
+// claim adds unit (nUnit or pUnit) to the claim count of pixel i and
+// returns the pixel.
+func (w *World) claim(i int32, unit Pixel) Pixel {
+	if w.par {
+		return Pixel(atomic.AddUint32((*uint32)(&w.grid[i]), uint32(unit)))
+	}
+	w.grid[i] += unit
+	return w.grid[i]
+}
+
+// unclaim drops the claim counts of pixel i.
+func (w *World) unclaim(i int32) {
+	if w.par {
+		atomic.AndUint32((*uint32)(&w.grid[i]), pixBits)
+		return
+	}
+	w.grid[i] &= pixBits
+}
+
+// put writes grid pixel i, which no other part touches in this pass, and
+// logs it.
+func (w *World) put(p *part, i int32, px Pixel) {
+	w.grid[i] = px
+	p.log = append(p.log, Write{i, px})
+}
+
+// putMove writes the Body pixel px at a snake's old head, the first of a
+// move's two writes (the Head at the new head must follow at once, with
+// put), and logs it with the move's direction d, so that a reader of the
+// log knows a move without comparing the pair.
+func (w *World) putMove(p *part, i int32, px Pixel, d Dir) {
+	w.grid[i] = px
+	p.log = append(p.log, Write{i, px | Pixel(d)<<moveDirShift})
+}

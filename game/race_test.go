@@ -1,0 +1,5 @@
+//go:build race
+
+package game_test
+
+func init() { raceOn = true }
