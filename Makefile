@@ -17,7 +17,7 @@ N        ?= 500
 RAMP     ?= 10s
 DURATION ?= 30s
 
-.PHONY: all build run cluster test bench grind lint loadtest image clean
+.PHONY: all build run cluster test bench grind lint loadtest scale image clean
 
 all: build
 
@@ -80,6 +80,12 @@ lint:
 loadtest: build
 	./loadtest/run.sh $(N) $(RAMP) $(DURATION)
 
+# One world for 100,000 players on this machine (loadtest/scale.sh): a
+# simulation with 100,000 snakes, two gateways (regions, whole deltas) with
+# a swarm, headless region followers for 38 more gateways, a late gateway.
+# Under 5 minutes; prints the tick, bytes, CPU and frame gaps.
+scale:
+	loadtest/scale.sh
 # The container image (deploy/Containerfile): a static snaked, non-root,
 # its state in a volume. Needs podman or docker.
 image:

@@ -19,7 +19,16 @@
 # Environment: OUT (default: a new directory under /tmp), SNAKED_BIN,
 # LOADTEST_ARGS (added to "-q -check 0.02"), GATEWAYS (default 2),
 # NATS_ADDR (default 127.0.0.1:4312; must be free), GATEWAY_PORTS (the
-# gateways' SSH ports, comma-separated; default: free ports the kernel picks).
+# gateways' SSH ports, comma-separated; default: free ports the kernel picks),
+# MAX_SESSIONS (the processes' -max-sessions, which sizes the world; default
+# N+100, at least 3000), SIM_ARGS (more flags for the simulation),
+# GATEWAY_ARGS (more flags for each gateway, ";" between gateways: the
+# first part goes to gateway 1, and so on), FOLLOWERS and CAMERAS (bin/loadtest
+# -followers FOLLOWERS -cameras CAMERAS on the embedded NATS beside the
+# swarm: headless region followers standing for more gateways), LATE (1: a
+# gateway on the whole deltas starts once the swarm's ramp is over; the time
+# until it is live is its resync), LIVE_WAIT (seconds a process may take to
+# come up; default 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . loadtest/lib.sh
@@ -77,6 +86,8 @@ gws=()
 stop() { stop_process "$1" "cluster.sh: $2"; }
 cleanup() {
   stop "$swarm" swarm
+  stop "${follow:-}" followers
+  stop "${late:-}" "late gateway"
   for i in "${!gws[@]}"; do stop "${gws[$i]}" "gateway $((i + 1))"; done
   stop "$sim" simulation
   rm -rf "$tmp"
@@ -102,15 +113,17 @@ fi
 
 # Room for the swarm, never less than the default 3000: the world's size
 # (and so its density) follows the simulation's -max-sessions, as in run.sh.
-cap=$((N + 100 > 3000 ? N + 100 : 3000))
+cap=${MAX_SESSIONS:-$((N + 100 > 3000 ? N + 100 : 3000))}
+live_wait=${LIVE_WAIT:-20}
+IFS=';' read -r -a gw_args <<<"${GATEWAY_ARGS:-}"
 
 mkdir -m 700 "$tmp/sim"
 sim_maddr="127.0.0.1:$(free_port)"
 "$SNAKED_BIN" -role sim -nats-embed "$NATS_ADDR" -state-dir "$tmp/sim" -max-sessions "$cap" \
-  -metrics-addr "$sim_maddr" -shutdown-grace 1s >"$OUT/sim.log" 2>&1 &
+  -metrics-addr "$sim_maddr" -shutdown-grace 1s ${SIM_ARGS:-} >"$OUT/sim.log" 2>&1 &
 sim=$!
-# Wait (at most 10 s) for the embedded NATS.
-for i in $(seq 1 100); do
+# Wait (at most LIVE_WAIT s) for the embedded NATS.
+for i in $(seq 1 $((live_wait * 10))); do
   if ! kill -0 "$sim" 2>/dev/null; then
     echo "cluster.sh: the simulation exited at start:" >&2
     cat "$OUT/sim.log" >&2
@@ -118,8 +131,8 @@ for i in $(seq 1 100); do
     exit 1
   fi
   grep -q '^nats ' "$OUT/sim.log" && break
-  if [ "$i" = 100 ]; then
-    echo "cluster.sh: the simulation's NATS did not start within 10 s" >&2
+  if [ "$i" = $((live_wait * 10)) ]; then
+    echo "cluster.sh: the simulation's NATS did not start within $live_wait s" >&2
     exit 1
   fi
   sleep 0.1
@@ -138,14 +151,14 @@ for i in $(seq 1 "$GATEWAYS"); do
   # source address carries fewer than that on any one of them.
   "$SNAKED_BIN" -role gateway -nats "nats://$NATS_ADDR" -addr "${addrs[$((i - 1))]}" \
     -state-dir "$tmp/gw$i" -metrics-addr "${maddrs[$((i - 1))]}" -max-sessions "$cap" \
-    -shutdown-grace 1s >"$OUT/gw$i.log" 2>&1 &
+    -shutdown-grace 1s ${gw_args[$((i - 1))]:-} >"$OUT/gw$i.log" 2>&1 &
   gws+=($!)
 done
 
-# Wait (at most 20 s) until every gateway hears ticks from the simulation.
+# Wait (at most LIVE_WAIT s) until every gateway hears ticks from the simulation.
 for i in $(seq 1 "$GATEWAYS"); do
   g=${gws[$((i - 1))]}
-  for j in $(seq 1 100); do
+  for j in $(seq 1 $((live_wait * 5))); do
     if ! kill -0 "$g" 2>/dev/null; then
       echo "cluster.sh: gateway $i exited at start:" >&2
       cat "$OUT/gw$i.log" >&2
@@ -154,8 +167,8 @@ for i in $(seq 1 "$GATEWAYS"); do
     if curl -fsS --max-time 1 "http://${maddrs[$((i - 1))]}/metrics" 2>/dev/null | grep -q '^snaked_cluster_live 1$'; then
       break
     fi
-    if [ "$j" = 100 ]; then
-      echo "cluster.sh: gateway $i (${addrs[$((i - 1))]}) not live within 20 s" >&2
+    if [ "$j" = $((live_wait * 5)) ]; then
+      echo "cluster.sh: gateway $i (${addrs[$((i - 1))]}) not live within $live_wait s" >&2
       cat "$OUT/gw$i.log" >&2
       exit 1
     fi
@@ -170,7 +183,17 @@ args=(-addr "$addr_list" -n "$N" -ramp "$RAMP" -duration "$DURATION"
 echo "cluster.sh: $(date -u '+%F %T') UTC, load $(cut -d' ' -f1-3 /proc/loadavg), sim pid $sim, gateways ${gws[*]} on $addr_list" >&2
 echo "cluster.sh: bin/loadtest ${args[*]} -q -check 0.02 ${LOADTEST_ARGS:-}" >&2
 
+follow=""
+f_ticks=0
+if [ "${FOLLOWERS:-0}" -gt 0 ]; then
+  # The followers' window: the swarm's ramp and window.
+  bin/loadtest -followers "$FOLLOWERS" -cameras "${CAMERAS:-60}" -nats "nats://$NATS_ADDR" \
+    -duration "$((ramp_s + dur_s))s" >"$OUT/followers.txt" 2>&1 &
+  follow=$!
+fi
+late="" late_maddr="" late_t0="" late_live=""
 for i in $(seq 1 "$GATEWAYS"); do scrape "${maddrs[$((i - 1))]}" "$OUT/gw$i.before.prom"; done
+scrape "$sim_maddr" "$OUT/sim.before.prom"
 s0=$(ticks "$sim")
 g0=()
 for g in "${gws[@]}"; do g0+=("$(ticks "$g")"); done
@@ -183,10 +206,24 @@ swarm=$!
 w_ticks=0
 w_rss=0
 w_hwm=0
-for _ in $(seq 1 $((swarm_limit * 2))); do
+for k in $(seq 1 $((swarm_limit * 2))); do
   kill -0 "$swarm" 2>/dev/null || break
   if x=$(ticks "$swarm" 2>/dev/null) && r=$(rss "$swarm" 2>/dev/null) && h=$(hwm "$swarm" 2>/dev/null); then
     w_ticks=$x w_rss=${r:-0} w_hwm=${h:-0}
+  fi
+  if [ -n "$follow" ] && x=$(ticks "$follow" 2>/dev/null); then f_ticks=$x; fi
+  if [ "${LATE:-0}" = 1 ] && [ -z "$late" ] && [ "$k" -ge $((ramp_s * 2)) ]; then
+    late_maddr="127.0.0.1:$(free_port)"
+    mkdir -m 700 "$tmp/late"
+    "$SNAKED_BIN" -role gateway -nats "nats://$NATS_ADDR" -addr "127.0.0.1:$(free_port)" \
+      -state-dir "$tmp/late" -metrics-addr "$late_maddr" -max-sessions "$cap" \
+      -shutdown-grace 1s >"$OUT/late.log" 2>&1 &
+    late=$!
+    late_t0=$(date +%s.%N)
+  fi
+  if [ -n "$late" ] && [ -z "$late_live" ] &&
+    curl -fsS --max-time 1 "http://$late_maddr/metrics" 2>/dev/null | grep -q '^snaked_cluster_live 1$'; then
+    late_live=$(awk -v a="$late_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   fi
   sleep 0.5
 done
@@ -205,6 +242,10 @@ g1=()
 for g in "${gws[@]}"; do g1+=("$(ticks "$g")"); done
 for i in $(seq 1 "$GATEWAYS"); do scrape "${maddrs[$((i - 1))]}" "$OUT/gw$i.after.prom"; done
 scrape "$sim_maddr" "$OUT/sim.after.prom"
+if [ -n "$follow" ]; then
+  wait "$follow" || echo "cluster.sh: the followers failed (see $OUT/followers.txt)" >&2
+  follow=""
+fi
 
 cat "$OUT/cluster.txt"
 if [ -s "$OUT/swarm.err" ]; then
@@ -212,6 +253,31 @@ if [ -s "$OUT/swarm.err" ]; then
   cat "$OUT/swarm.err" >&2
 fi
 
+# quantile BEFORE AFTER NAME Q: the Q quantile (0..1) of histogram NAME
+# over the run, from its buckets' counts after minus before, interpolated
+# within the bucket (seconds).
+quantile() {
+  awk -v n="$3_bucket" -v q="$4" '
+    index($1, n "{") == 1 && match($1, /le="[^"]*"/) {
+      le = substr($1, RSTART + 4, RLENGTH - 5)
+      if (FILENAME == ARGV[1]) { b[le] = $NF } else { a[le] = $NF; les[++k] = le }
+    }
+    END {
+      total = a["+Inf"] - b["+Inf"]
+      if (total <= 0) { print "-"; exit }
+      prev = 0; lo = 0
+      for (i = 1; i <= k; i++) {
+        c = a[les[i]] - b[les[i]]
+        if (c >= q * total) {
+          if (les[i] == "+Inf") { printf "> %.3f\n", lo; exit }
+          f = (c > prev) ? (q * total - prev) / (c - prev) : 1
+          printf "%.4f\n", lo + f * (les[i] - lo); exit
+        }
+        prev = c; lo = les[i]
+      }
+    }' "$1" "$2"
+}
+ms() { awk -v s="$1" 'BEGIN { if (s ~ /^[0-9.]+$/) printf "%.1f", 1000 * s; else print s }'; }
 cpu() { awk -v c="$1" -v hz="$hz" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.1f", 100 * c / hz / (t1 - t0) }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 {
@@ -224,6 +290,24 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
       "$(mib "$(rss "$g")")" "$(mib "$(hwm "$g")")" "${addrs[$((i - 1))]}"
   done
   printf '  %-12s %6s %%  %5s / %5s MiB  (its whole life, sampled every 0.5 s)\n' swarm "$(cpu "$w_ticks")" "$(mib "$w_rss")" "$(mib "$w_hwm")"
+  if [ "${FOLLOWERS:-0}" -gt 0 ]; then
+    printf '  %-12s %6s %%  (%s followers, their whole life)\n' followers "$(cpu "$f_ticks")" "$FOLLOWERS"
+    echo "  $(cat "$OUT/followers.txt")"
+  fi
+  sb="$OUT/sim.before.prom" sa="$OUT/sim.after.prom"
+  secs_run=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+  printf 'simulation: %s snakes; step p50 %s p99 %s ms; encode and publish p50 %s p99 %s ms; ticks dropped %d\n' \
+    "$(awk '$1 == "snaked_world_players" || $1 == "snaked_world_bots" { s += $2 } END { print s + 0 }' "$sa")" \
+    "$(ms "$(quantile "$sb" "$sa" snaked_tick_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_tick_seconds 0.99)")" \
+    "$(ms "$(quantile "$sb" "$sa" snaked_cluster_publish_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_cluster_publish_seconds 0.99)")" \
+    $(($(metric "$sa" snaked_ticks_dropped_total) - $(metric "$sb" snaked_ticks_dropped_total)))
+  printf 'NATS: %.0f KB/s out to its clients, %.0f KB/s in; deltas published %.0f KB/s\n' \
+    "$(awk -v x=$(($(metric "$sa" snaked_nats_out_bytes_total) - $(metric "$sb" snaked_nats_out_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')" \
+    "$(awk -v x=$(($(metric "$sa" snaked_nats_in_bytes_total) - $(metric "$sb" snaked_nats_in_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')" \
+    "$(awk -v x=$(($(metric "$sa" snaked_cluster_delta_bytes_total) - $(metric "$sb" snaked_cluster_delta_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')"
+  if [ "${LATE:-0}" = 1 ]; then
+    echo "late gateway (whole deltas, started after the ramp): live after ${late_live:-not within the window} s"
+  fi
   echo "gateways' own counters over the run (metrics before the swarm and after it): frames, bytes, bytes/frame, frames skipped, rejections"
   for i in $(seq 1 "$GATEWAYS"); do
     b="$OUT/gw$i.before.prom" a="$OUT/gw$i.after.prom"
@@ -231,8 +315,10 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
     by=$(($(metric "$a" snaked_bytes_sent_total) - $(metric "$b" snaked_bytes_sent_total)))
     sk=$(($(metric "$a" snaked_frames_skipped_total) - $(metric "$b" snaked_frames_skipped_total)))
     rj=$(($(metric "$a" snaked_rejections_total) - $(metric "$b" snaked_rejections_total)))
-    printf '  gateway %d: %d frames, %d bytes, %s bytes/frame, %d skipped, %d rejections\n' "$i" "$f" "$by" \
-      "$(awk -v b="$by" -v f="$f" 'BEGIN { if (f > 0) printf "%.0f", b / f; else print "-" }')" "$sk" "$rj"
+    fb=$(($(metric "$a" snaked_follow_bytes_total) - $(metric "$b" snaked_follow_bytes_total)))
+    printf '  gateway %d: %d frames, %d bytes, %s bytes/frame, %d skipped, %d rejections; the world in: %.0f KB/s\n' "$i" "$f" "$by" \
+      "$(awk -v b="$by" -v f="$f" 'BEGIN { if (f > 0) printf "%.0f", b / f; else print "-" }')" "$sk" "$rj" \
+      "$(awk -v x="$fb" -v t="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 'BEGIN { print x / t / 1000 }')"
   done
 } | tee "$OUT/procs.txt"
 

@@ -50,6 +50,9 @@ func main() {
 	frame := flag.Int("frame", 150, "floor: bytes per frame")
 	hz := flag.Int("hz", 10, "floor: frames per second")
 	freePort := flag.Bool("free-port", false, "print a free loopback TCP port and exit")
+	followers := flag.Int("followers", 0, "run this many headless region followers on -nats instead of a swarm (each stands for a gateway; see -cameras), for -duration once all have a replica")
+	natsURL := flag.String("nats", "", "followers: the NATS URL (loopback only)")
+	cameras := flag.Int("cameras", 60, "followers: cameras a follower, each an 80x24 terminal following a random live snake")
 	cpuProfile := flag.String("cpuprofile", "", "write the swarm's (or the floor's) CPU profile to this file")
 	flag.Parse()
 	if *pty != "" {
@@ -80,6 +83,13 @@ func main() {
 		}
 		fmt.Println(l.Addr().(*net.TCPAddr).Port)
 		l.Close()
+		return
+	case *followers > 0:
+		r, err := loadtest.Follow(ctx, loadtest.FollowOptions{NATS: *natsURL, N: *followers, Cameras: *cameras, Duration: o.Duration, Seed: o.Seed})
+		if err != nil {
+			fatal(err)
+		}
+		fmt.Println(r)
 		return
 	case *floor:
 		f, err := loadtest.StartFloor(loadtest.FloorOptions{Listen: *listen, Frame: *frame, Hz: *hz})

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Usage: loadtest/scale.sh [N] [RAMP] [DURATION]   (make scale)
+#
+# One world for 100,000 players, on this machine: a simulation sized for
+# 100,000 sessions and filled with 100,000 snakes (bots standing in for
+# players; -sim-workers WORKERS, default 2), two SSH gateways (gateway 1
+# follows the regions its sessions show, gateway 2 the whole deltas) with
+# a swarm of N sessions (default 200) dealt over them, FOLLOWERS headless
+# region followers (default 38, CAMERAS cameras each, default 60) standing
+# for the other gateways of a 40-gateway deployment, and a gateway that
+# joins once the ramp is over (its resync). loadtest/cluster.sh runs it all
+# and reports the simulation's tick (step, encode and publish p50/p99), each
+# gateway's bytes in and CPU, the embedded NATS's bytes out, the late
+# gateway's time to live and the sessions' frame gaps. Under 5 minutes with
+# the defaults (RAMP 20s, DURATION 40s); everything on loopback.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-200}
+RAMP=${2:-20s}
+DURATION=${3:-40s}
+export MAX_SESSIONS=${MAX_SESSIONS:-100000}
+export SIM_ARGS="-bot-target ${SNAKES:-100000} -sim-workers ${WORKERS:-2} ${SIM_ARGS:-}"
+export GATEWAY_ARGS="-follow regions;-follow full"
+export FOLLOWERS=${FOLLOWERS:-38}
+export CAMERAS=${CAMERAS:-60}
+export LATE=1
+export LIVE_WAIT=${LIVE_WAIT:-120}
+export OUT=${OUT:-$(mktemp -d /tmp/snaked-scale.XXXXXX)}
+exec loadtest/cluster.sh "$N" "$RAMP" "$DURATION"
