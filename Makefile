@@ -86,6 +86,7 @@ loadtest: build
 # Under 5 minutes; prints the tick, bytes, CPU and frame gaps.
 scale:
 	loadtest/scale.sh
+
 # The container image (deploy/Containerfile): a static snaked, non-root,
 # its state in a volume. Needs podman or docker.
 image:
