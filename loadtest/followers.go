@@ -37,6 +37,7 @@ type FollowReport struct {
 	Applied   uint64  // ticks applied over the window, all followers
 	Gaps      uint64  // gaps (each a whole snapshot after it)
 	Regions   float64 // regions followed at the end, mean a follower
+	Share     float64 // of the world's regions, mean a follower (0..1)
 	SyncSec   float64 // from start until the last follower's first replica
 }
 
@@ -46,8 +47,8 @@ func (r FollowReport) String() string {
 	if r.Followers > 0 && r.Seconds > 0 {
 		per = float64(r.Bytes) / float64(r.Followers) / r.Seconds
 	}
-	return fmt.Sprintf("followers %d: %.0f B/s each (%.1f KB/s all), %d ticks applied, %d gaps, %.1f regions each, all synced in %.1f s",
-		r.Followers, per, float64(r.Bytes)/r.Seconds/1000, r.Applied, r.Gaps, r.Regions, r.SyncSec)
+	return fmt.Sprintf("followers %d: %.0f B/s each (%.1f KB/s all), %d ticks applied, %d gaps, %.1f regions each (%.0f %% of the world), all synced in %.1f s",
+		r.Followers, per, float64(r.Bytes)/r.Seconds/1000, r.Applied, r.Gaps, r.Regions, 100*r.Share, r.SyncSec)
 }
 
 // follower is one headless follower and the snakes its cameras follow.
@@ -160,6 +161,11 @@ func Follow(ctx context.Context, o FollowOptions) (FollowReport, error) {
 		rep.Gaps += s.Gaps - before[i].Gaps
 		rep.Regions += float64(x.f.Followed()) / float64(len(fs))
 	}
+	v := fs[0].f.Acquire()
+	if n := cluster.Regions(v.W, v.H); n > 0 {
+		rep.Share = rep.Regions / float64(n)
+	}
+	v.Release()
 	return rep, nil
 }
 

@@ -41,6 +41,12 @@ func regionSize(w, h int) (rw, rh int) {
 	return s[0], s[1]
 }
 
+// Regions is the number of regions a w x h world is published in.
+func Regions(w, h int) int {
+	rw, rh := regionSize(w, h)
+	return ((w + rw - 1) / rw) * ((h + rh - 1) / rh)
+}
+
 // Region snapshot service bounds: the snapshots written a tick, and for
 // one gateway name; the requests waiting, and for one gateway name.
 const (
