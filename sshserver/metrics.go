@@ -41,7 +41,7 @@ type metrics struct {
 
 func newMetrics() *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
-	fast := prometheus.ExponentialBuckets(5e-6, 2.5, 12) // 5us .. ~0.3s
+	fast := prometheus.ExponentialBuckets(5e-6, 2.5, 14) // 5us .. 0.75s
 	m.sessions = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "snaked_sessions", Help: "Live sessions by kind (player, spectator, joining).",
 	}, []string{"kind"})

@@ -209,6 +209,13 @@ type Auth struct {
 	User, Password string
 }
 
+// MaxPayload is the embedded NATS's largest message: a tick's delta of a
+// 100,000-snake world is about 600 KB, and a tick in which the bots fill
+// the world passes NATS's default 1 MB (its publish would fail and every
+// gateway resync). An external NATS for such a world needs max_payload
+// set as high (README, "Cluster").
+const MaxPayload = 8 << 20
+
 // Embed starts a NATS server in this process listening on addr (host:port;
 // port 0 picks one), admitting whom a allows. An empty host means
 // loopback; a server that admits anyone listens only there.
@@ -239,7 +246,7 @@ func Embed(addr string, a Auth) (*server.Server, error) {
 		return nil, fmt.Errorf("cluster: embedded NATS on %s admits anyone: give it users (-nats-users) or listen on loopback", host)
 	}
 	opts := &server.Options{Host: host, Port: p, NoLog: true, NoSigs: true,
-		MaxPayload: server.MAX_PAYLOAD_SIZE, Username: a.User, Password: a.Password}
+		MaxPayload: MaxPayload, Username: a.User, Password: a.Password}
 	for _, u := range a.Users {
 		opts.Users = append(opts.Users, &server.User{Username: u.Name, Password: u.Password,
 			Permissions: Permissions(u.Role, u.Name, a.Prefix)})

@@ -117,7 +117,7 @@ type Ticks struct {
 
 // NewTicks returns the histograms, empty.
 func NewTicks() *Ticks {
-	fast := prometheus.ExponentialBuckets(5e-6, 2.5, 12) // 5us .. ~0.3s, as the sessions' server has
+	fast := prometheus.ExponentialBuckets(5e-6, 2.5, 14) // 5us .. 0.75s, as the sessions' server has
 	return &Ticks{
 		step: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "snaked_tick_seconds", Help: "Time spent in one World.Step.", Buckets: fast}),
