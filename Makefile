@@ -82,7 +82,7 @@ loadtest: build
 
 # One world for 100,000 players on this machine (loadtest/scale.sh): a
 # simulation with 100,000 snakes, two gateways (regions, whole deltas) with
-# a swarm, headless region followers for 38 more gateways, a late gateway.
+# a swarm, headless region followers for more gateways, a late gateway.
 # Under 5 minutes; prints the tick, bytes, CPU and frame gaps.
 scale:
 	loadtest/scale.sh
