@@ -157,6 +157,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 		}
 		ticks.Observe(r, time.Since(t0))
 	}}.Run(ctx, world)
+	world.Close() // its step workers, on the goroutine that stepped it
 	log.Info("bye")
 	return 0
 }

@@ -153,6 +153,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		defer close(clockDone)
 		if world != nil { // a gateway's ticks come from its simulation
 			game.Clock{OnRound: srv.Ticked}.Run(clockCtx, world)
+			world.Close() // its step workers, on the goroutine that stepped it
 		}
 	}()
 	defer func() {
