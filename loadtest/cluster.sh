@@ -28,7 +28,9 @@
 # swarm: headless region followers standing for more gateways), LATE (1: a
 # gateway on the whole deltas starts once the swarm's ramp is over; the time
 # until it is live is its resync), LIVE_WAIT (seconds a process may take to
-# come up; default 20).
+# come up; default 20), NICE (the niceness of every process but the
+# simulation, default 0: with 10 the simulation runs first, as on a machine
+# of its own, and the others share what it leaves).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . loadtest/lib.sh
@@ -115,6 +117,7 @@ fi
 # (and so its density) follows the simulation's -max-sessions, as in run.sh.
 cap=${MAX_SESSIONS:-$((N + 100 > 3000 ? N + 100 : 3000))}
 live_wait=${LIVE_WAIT:-20}
+niceness=${NICE:-0}
 IFS=';' read -r -a gw_args <<<"${GATEWAY_ARGS:-}"
 
 mkdir -m 700 "$tmp/sim"
@@ -149,7 +152,7 @@ for i in $(seq 1 "$GATEWAYS"); do
   # -max-per-ip stays at its default 64, the swarm's -per-addr default (as
   # run.sh leaves it): with the sessions dealt over the gateways each
   # source address carries fewer than that on any one of them.
-  "$SNAKED_BIN" -role gateway -nats "nats://$NATS_ADDR" -addr "${addrs[$((i - 1))]}" \
+  nice -n "$niceness" "$SNAKED_BIN" -role gateway -nats "nats://$NATS_ADDR" -addr "${addrs[$((i - 1))]}" \
     -state-dir "$tmp/gw$i" -metrics-addr "${maddrs[$((i - 1))]}" -max-sessions "$cap" \
     -shutdown-grace 1s ${gw_args[$((i - 1))]:-} >"$OUT/gw$i.log" 2>&1 &
   gws+=($!)
@@ -187,7 +190,7 @@ follow=""
 f_ticks=0
 if [ "${FOLLOWERS:-0}" -gt 0 ]; then
   # The followers' window: the swarm's ramp and window.
-  bin/loadtest -followers "$FOLLOWERS" -cameras "${CAMERAS:-60}" -nats "nats://$NATS_ADDR" \
+  nice -n "$niceness" bin/loadtest -followers "$FOLLOWERS" -cameras "${CAMERAS:-60}" -nats "nats://$NATS_ADDR" \
     -duration "$((ramp_s + dur_s))s" >"$OUT/followers.txt" 2>&1 &
   follow=$!
 fi
@@ -199,7 +202,7 @@ g0=()
 for g in "${gws[@]}"; do g0+=("$(ticks "$g")"); done
 t0=$(date +%s.%N)
 # shellcheck disable=SC2086
-bin/loadtest "${args[@]}" -q -check 0.02 ${LOADTEST_ARGS:-} >"$OUT/cluster.txt" 2>"$OUT/swarm.err" &
+nice -n "$niceness" bin/loadtest "${args[@]}" -q -check 0.02 ${LOADTEST_ARGS:-} >"$OUT/cluster.txt" 2>"$OUT/swarm.err" &
 swarm=$!
 # Sample the swarm's CPU and RSS while it runs (the last sample stands for
 # its whole life); stop it past its limit.
@@ -215,7 +218,7 @@ for k in $(seq 1 $((swarm_limit * 2))); do
   if [ "${LATE:-0}" = 1 ] && [ -z "$late" ] && [ "$k" -ge $((ramp_s * 2)) ]; then
     late_maddr="127.0.0.1:$(free_port)"
     mkdir -m 700 "$tmp/late"
-    "$SNAKED_BIN" -role gateway -nats "nats://$NATS_ADDR" -addr "127.0.0.1:$(free_port)" \
+    nice -n "$niceness" "$SNAKED_BIN" -role gateway -nats "nats://$NATS_ADDR" -addr "127.0.0.1:$(free_port)" \
       -state-dir "$tmp/late" -metrics-addr "$late_maddr" -max-sessions "$cap" \
       -shutdown-grace 1s >"$OUT/late.log" 2>&1 &
     late=$!

@@ -27,5 +27,8 @@ export FOLLOWERS=${FOLLOWERS:-6}
 export CAMERAS=${CAMERAS:-60}
 export LATE=1
 export LIVE_WAIT=${LIVE_WAIT:-120}
+# The simulation first: in a deployment it has a machine of its own; here
+# the gateways, followers and swarm run at niceness 10 on what it leaves.
+export NICE=${NICE:-10}
 export OUT=${OUT:-$(mktemp -d /tmp/snaked-scale.XXXXXX)}
 exec loadtest/cluster.sh "$N" "$RAMP" "$DURATION"
