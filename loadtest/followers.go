@@ -138,7 +138,7 @@ func Follow(ctx context.Context, o FollowOptions) (FollowReport, error) {
 		}
 	}
 	rep := FollowReport{Followers: len(fs), SyncSec: time.Since(start).Seconds()}
-	// A second for the cameras' regions to come, then the window.
+	// Two seconds for the cameras' regions to come, then the window.
 	select {
 	case <-ctx.Done():
 		return FollowReport{}, ctx.Err()
