@@ -213,7 +213,7 @@ type Auth struct {
 // 100,000-snake world is about 600 KB, and a tick in which the bots fill
 // the world passes NATS's default 1 MB (its publish would fail and every
 // gateway resync). An external NATS for such a world needs max_payload
-// set as high (README, "Cluster").
+// set as high (README, "Running a cluster").
 const MaxPayload = 8 << 20
 
 // Embed starts a NATS server in this process listening on addr (host:port;
