@@ -18,11 +18,24 @@ import (
 // number of long snakes alive at once still reaches new highs (here, in
 // the first few hundred ticks). The players who come and go have empty
 // names, so Join and Leave themselves allocate nothing either.
+// It runs on one worker, and on two with every pass on the workers.
 func TestStepAllocs(t *testing.T) {
-	w, err := New(Config{W: 512, H: 256, MaxSnakes: 600, Bots: 50, BotTarget: 400, Seed: 9, StartLen: 12})
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			if workers > 1 {
+				defer SetMinPar(0)()
+			}
+			stepAllocs(t, workers)
+		})
+	}
+}
+
+func stepAllocs(t *testing.T, workers int) {
+	w, err := New(Config{W: 512, H: 256, MaxSnakes: 600, Bots: 50, BotTarget: 400, Seed: 9, StartLen: 12, Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	p := &players{rng: rand.New(rand.NewPCG(9, 10))}
 	for k := 0; k < 250; k++ {
 		id, err := w.Join(fmt.Sprintf("p%d", k))
