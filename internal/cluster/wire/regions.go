@@ -817,27 +817,9 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 		u := rd.uvarint("grid write")
 		if u < itemWrite {
 			// a move: the Body at the snake's head, the Head one pixel on
-			s := pc.slot + 1 + int(u&moveGap)
-			if u&moveGap == moveGap {
-				s = rd.int("move slot", 0xffff)
-			}
-			h, hp := -1, game.Pixel(0)
-			if rd.err == nil && s < d.nslots {
-				h, hp = r.headAt(s, true)
-			}
-			if h < 0 || uint64(len(log))+2 > n {
-				rd.fail("move of a snake without a head")
+			s, h, hp, x, y, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n, true)
+			if !ok {
 				break
-			}
-			x, y := h%r.w, h/r.w
-			step := 1 // towards the higher index: Right, Down
-			if u&moveHigher == 0 {
-				step = -1
-			}
-			if u&moveVertical != 0 {
-				y = (y + step + r.h) % r.h
-			} else {
-				x = (x + step + r.w) % r.w
 			}
 			if x < x0 || x >= x0+rw || y < y0 || y >= y0+rh {
 				rd.fail("a move out of its region")

@@ -309,27 +309,9 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write, look bool)
 		u := rd.uvarint("grid write")
 		if u < itemWrite {
 			// a move: the Body at the snake's head, the Head one pixel on
-			s := pc.slot + 1 + int(u&moveGap)
-			if u&moveGap == moveGap {
-				s = rd.int("move slot", game.MaxCapacity-1)
-			}
-			h, hp := -1, game.Pixel(0)
-			if rd.err == nil && s < d.nslots {
-				h, hp = r.headAt(s, look)
-			}
-			if h < 0 || uint64(len(log))+2 > n {
-				rd.fail("move of a snake without a head")
+			s, h, hp, x, y, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n, look)
+			if !ok {
 				break
-			}
-			x, y := h%r.w, h/r.w
-			step := 1 // towards the higher index: Right, Down
-			if u&moveHigher == 0 {
-				step = -1
-			}
-			if u&moveVertical != 0 {
-				y = (y + step + r.h) % r.h
-			} else {
-				x = (x + step + r.w) % r.w
 			}
 			i := y*r.w + x
 			dir := moveDirs[u>>5&3]
@@ -358,6 +340,36 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write, look bool)
 	return log
 }
 
+// move decodes move item u, which follows the move of slot last, given
+// room for its two writes: the moving snake's slot, its head's index and
+// pixel (see headAt) and the pixel it enters, at x, y. Without room, or
+// for a snake without a head, it leaves rd.err set and ok false.
+func (r *Replica) move(rd *reader, d *dims, u uint64, last int, room, look bool) (s, h int, hp game.Pixel, x, y int, ok bool) {
+	s = last + 1 + int(u&moveGap)
+	if u&moveGap == moveGap {
+		s = rd.int("move slot", game.MaxCapacity-1)
+	}
+	h = -1
+	if rd.err == nil && s < d.nslots {
+		h, hp = r.headAt(s, look)
+	}
+	if h < 0 || !room {
+		rd.fail("move of a snake without a head")
+		return 0, 0, 0, 0, 0, false
+	}
+	x, y = h%r.w, h/r.w
+	step := 1 // towards the higher index: Right, Down
+	if u&moveHigher == 0 {
+		step = -1
+	}
+	if u&moveVertical != 0 {
+		y = (y + step + r.h) % r.h
+	} else {
+		x = (x + step + r.w) % r.w
+	}
+	return s, h, hp, x, y, true
+}
+
 // headMark is where a delta being decoded last wrote a slot's Head pixel.
 type headMark struct {
 	try uint64 // the Apply that wrote it (Replica.tries); else stale
@@ -365,10 +377,10 @@ type headMark struct {
 	p   game.Pixel
 }
 
-// headAt returns the pixel index of slot's head as the delta being decoded
-// has it so far, and the pixel there (with look; else, before the delta,
-// 0): its last Head pixel, else the snake's head before the delta; -1 when
-// the snake has no length (no head).
+// headAt returns the pixel index of slot's head as the writes decoded so
+// far leave it, and the pixel there (0 when look is false and no write of
+// the delta set it): its last Head pixel in the delta, else the snake's
+// head from its record; -1 when the snake has no length (no head).
 func (r *Replica) headAt(slot int, look bool) (int, game.Pixel) {
 	if m := r.heads[slot]; m.try == r.tries {
 		return int(m.i), m.p
