@@ -101,7 +101,10 @@ func BenchmarkRegions(b *testing.B) {
 				}
 				return r
 			}
-			b.Run("follow=full", func(b *testing.B) {
+			// timeApply times apply(r, k) for the ticks after warm on a
+			// fresh replica (regions: following the chosen ones) and
+			// returns the thread's CPU time a tick.
+			timeApply := func(b *testing.B, regions bool, apply func(r *Replica, k int) error) float64 {
 				var r *Replica
 				var cpu, n int64
 				runtime.LockOSThread()
@@ -111,9 +114,9 @@ func BenchmarkRegions(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					if i%ticks == 0 {
 						b.StopTimer()
-						r = newReplica(false)
+						r = newReplica(regions)
 						for k := range warm { // the view buffers, copied whole at first
-							if err := r.Apply(full[k]); err != nil {
+							if err := apply(r, k); err != nil {
 								b.Fatal(err)
 							}
 						}
@@ -123,44 +126,20 @@ func BenchmarkRegions(b *testing.B) {
 						continue
 					}
 					c0 := cpuclock.Thread()
-					if err := r.Apply(full[i%ticks]); err != nil {
+					if err := apply(r, i%ticks); err != nil {
 						b.Fatal(err)
 					}
 					cpu += cpuclock.Thread() - c0
 					n++
 				}
-				b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/tick")
+				return float64(cpu) / float64(n)
+			}
+			b.Run("follow=full", func(b *testing.B) {
+				b.ReportMetric(timeApply(b, false, func(r *Replica, k int) error { return r.Apply(full[k]) }), "cpu-ns/tick")
 				b.ReportMetric(float64(fullBytes)/ticks, "bytes/tick")
 			})
 			b.Run("follow=regions", func(b *testing.B) {
-				var r *Replica
-				var cpu, n int64
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if i%ticks == 0 {
-						b.StopTimer()
-						r = newReplica(true)
-						for k := range warm {
-							if err := r.ApplyRegions(global[k], regions[k]); err != nil {
-								b.Fatal(err)
-							}
-						}
-						b.StartTimer()
-					}
-					if i%ticks < warm {
-						continue
-					}
-					c0 := cpuclock.Thread()
-					if err := r.ApplyRegions(global[i%ticks], regions[i%ticks]); err != nil {
-						b.Fatal(err)
-					}
-					cpu += cpuclock.Thread() - c0
-					n++
-				}
-				b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/tick")
+				b.ReportMetric(timeApply(b, true, func(r *Replica, k int) error { return r.ApplyRegions(global[k], regions[k]) }), "cpu-ns/tick")
 				b.ReportMetric(float64(regBytes)/ticks, "bytes/tick")
 				b.ReportMetric(float64(globalBytes)/ticks, "global-bytes/tick")
 				b.ReportMetric(float64(len(follow)), "regions")
