@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"snaked/game"
@@ -1342,23 +1343,7 @@ func TestSnapshotBounds(t *testing.T) {
 // gateway's name, answers another's request or listens to others'
 // replies and snapshot requests.
 func TestPermissions(t *testing.T) {
-	users := []User{{RoleSim, "sim", "simpw"}, {RoleGateway, "gw1", "pw1"}, {RoleGateway, "gw2", "pw2"}}
-	ns, err := Embed("127.0.0.1:0", Auth{Users: users, Prefix: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ns.Shutdown()
-	logs := &testkit.SyncBuf{}
-	conn := func(user, pw, gateway string) *nats.Conn {
-		t.Helper()
-		nc, err := Connect(Options{URL: ns.ClientURL(), User: user, Password: pw, Prefix: "p", Gateway: gateway,
-			Log: slog.New(slog.NewTextHandler(logs, nil)).With("conn", user)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		return nc
-	}
+	ns, logs, conn := roleNATS(t)
 	if nc, err := nats.Connect(ns.ClientURL(), nats.UserInfo("gw1", "simpw"), nats.NoReconnect()); err == nil {
 		nc.Close()
 		t.Fatal("gw1 got in with the sim's password")
@@ -1866,4 +1851,30 @@ func TestSnapshotsPerGateway(t *testing.T) {
 	if most := int(took/snapEvery) + 1; n < 1 || n > most {
 		t.Fatalf("%d snapshot chunks for 600 requests in %v, want 1..%d (one a second)", n, took, most)
 	}
+}
+
+// roleNATS starts an embedded NATS for prefix p with the role users sim
+// (simpw), gw1 (pw1) and gw2 (pw2), stopped when the test ends, and
+// returns it, the connections' log and a function that connects as a user
+// (for a gateway, under its name).
+func roleNATS(t *testing.T) (*server.Server, *testkit.SyncBuf, func(user, pw, gateway string) *nats.Conn) {
+	t.Helper()
+	users := []User{{RoleSim, "sim", "simpw"}, {RoleGateway, "gw1", "pw1"}, {RoleGateway, "gw2", "pw2"}}
+	ns, err := Embed("127.0.0.1:0", Auth{Users: users, Prefix: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	logs := &testkit.SyncBuf{}
+	conn := func(user, pw, gateway string) *nats.Conn {
+		t.Helper()
+		nc, err := Connect(Options{URL: ns.ClientURL(), User: user, Password: pw, Prefix: "p", Gateway: gateway,
+			Log: slog.New(slog.NewTextHandler(logs, nil)).With("conn", user)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	return ns, logs, conn
 }

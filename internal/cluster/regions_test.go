@@ -339,23 +339,7 @@ func TestRegionsBytes(t *testing.T) {
 // snapshots in its own inbox) but cannot publish either, nor aim a region
 // snapshot at another gateway's inbox.
 func TestRegionPermissions(t *testing.T) {
-	users := []User{{RoleSim, "sim", "simpw"}, {RoleGateway, "gw1", "pw1"}, {RoleGateway, "gw2", "pw2"}}
-	ns, err := Embed("127.0.0.1:0", Auth{Users: users, Prefix: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ns.Shutdown()
-	logs := &testkit.SyncBuf{}
-	conn := func(user, pw, gateway string) *nats.Conn {
-		t.Helper()
-		nc, err := Connect(Options{URL: ns.ClientURL(), User: user, Password: pw, Prefix: "p", Gateway: gateway,
-			Log: slog.New(slog.NewTextHandler(logs, nil)).With("conn", user)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		return nc
-	}
+	_, logs, conn := roleNATS(t)
 	snc, g1, g2 := conn("sim", "simpw", ""), conn("gw1", "pw1", "gw1"), conn("gw2", "pw2", "gw2")
 	gc := screensWorld()
 	w, err := game.New(gc)
