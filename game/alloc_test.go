@@ -21,17 +21,12 @@ import (
 // It runs on one worker, and on two with every pass on the workers.
 func TestStepAllocs(t *testing.T) {
 	for _, workers := range []int{1, 2} {
-		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
-			if workers > 1 {
-				defer SetMinPar(0)()
-			}
-			stepAllocs(t, workers)
-		})
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) { stepAllocs(t, workers) })
 	}
 }
 
 func stepAllocs(t *testing.T, workers int) {
-	w, err := New(Config{W: 512, H: 256, MaxSnakes: 600, Bots: 50, BotTarget: 400, Seed: 9, StartLen: 12, Workers: workers})
+	w, err := New(Config{W: 512, H: 256, MaxSnakes: 600, Bots: 50, BotTarget: 400, Seed: 9, StartLen: 12, Workers: workers, ParallelFrom: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

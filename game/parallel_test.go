@@ -35,7 +35,8 @@ const (
 func newCrowd(t testing.TB, workers int) *crowd {
 	t.Helper()
 	w, err := game.New(game.Config{W: crowdW, H: crowdH, MaxSnakes: crowdTarget + 40, Bots: 40, BotTarget: crowdTarget,
-		Seed: 21, StartLen: 6, DashCooldown: 12, Workers: workers})
+		Seed: 21, StartLen: 6, DashCooldown: 12, Workers: workers,
+		ParallelFrom: 1}) // every pass on the workers, however few snakes move
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,6 @@ func TestWorkersOneAnswer(t *testing.T) {
 	if testing.Short() || raceOn {
 		ticks = 120
 	}
-	defer game.SetMinPar(0)() // every pass on the workers, however few snakes move
 	workers := []int{1, 2, 3, 8}
 	cs := make([]*crowd, len(workers))
 	for k, n := range workers {

@@ -72,7 +72,7 @@ func (w *World) split() {
 
 // runPass runs pass p (of phase ph) over every part: on the workers and the
 // calling goroutine at once when the world has a crew and the pass has
-// at least minPar snakes to move, else one part after the other on the
+// at least Config.ParallelFrom snakes to move, else one part after the other on the
 // caller, with the same result.
 func (w *World) runPass(p pass, ph int) {
 	w.pass, w.ph = p, ph
@@ -84,7 +84,7 @@ func (w *World) runPass(p pass, ph int) {
 	if ph > 0 {
 		n = w.ndash
 	}
-	if c == nil || n < minPar {
+	if c == nil || n < w.minPar {
 		w.par = false
 		for k := range w.parts {
 			w.runPart(k)
@@ -102,12 +102,11 @@ func (w *World) runPass(p pass, ph int) {
 	w.par = false
 }
 
-// minPar is the fewest snakes a pass runs on the workers for (the slots
-// in use, or after phase 0 the dashing snakes): for fewer, the workers
-// cost more than they save (two workers were measured slower than one at
-// 10,000 and 30,000 bots, and 1.5 times as fast at 100,000; see
-// docs/BENCHMARKS.md).
-var minPar = 50000
+// DefaultParallelFrom is Config.ParallelFrom's default: for fewer snakes
+// the workers cost more than they save (two workers were measured slower
+// than one at 10,000 and 30,000 bots, and 1.5 times as fast at 100,000;
+// see docs/BENCHMARKS.md).
+const DefaultParallelFrom = 50000
 
 // runPart runs the current pass over part k.
 func (w *World) runPart(k int) {

@@ -50,6 +50,10 @@ type Config struct {
 	IDBase    uint32 // the generation every slot's first snake ID carries (see ID); a simulation picks it at random, so a restarted world's IDs are not the last one's
 
 	Workers int // goroutines a Step runs on (see World.Close); 0 or 1 = the caller's alone. The world does not depend on it.
+	// ParallelFrom is the fewest snakes a pass of Step runs on the workers
+	// for (the slots in use, or after phase 0 the dashing snakes); fewer
+	// run one part after the other on the caller. 0 = DefaultParallelFrom.
+	ParallelFrom int
 
 	Fruit        int // target fruit count; 0 = W*H/256
 	StartLen     int // length of a new snake; 0 = 5
@@ -77,6 +81,9 @@ func (c *Config) fill() error {
 	}
 	if c.BotTarget < 0 || c.BotTarget > MaxCapacity {
 		return errors.New("game: BotTarget must be in 0.." + strconv.Itoa(MaxCapacity))
+	}
+	if c.ParallelFrom < 0 {
+		return errors.New("game: ParallelFrom must not be negative")
 	}
 	if c.Workers < 0 || c.Workers > MaxWorkers {
 		return errors.New("game: Workers must be in 0.." + strconv.Itoa(MaxWorkers))
@@ -293,6 +300,7 @@ type World struct {
 	spawnq []int32
 	parts  []part     // the step's parts, one a worker (see part)
 	crew   *crew      // the workers running parts 1 and up; nil when the caller runs every part
+	minPar int        // Config.ParallelFrom, or DefaultParallelFrom
 	par    bool       // parts run at once: grid pixels other parts may touch are read and written atomically
 	pass   pass       // the pass the parts run (see runPass)
 	ph     int        // its phase
@@ -399,6 +407,10 @@ func New(cfg Config) (*World, error) {
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
 	w.parts = make([]part, max(cfg.Workers, 1))
+	w.minPar = cfg.ParallelFrom
+	if w.minPar == 0 {
+		w.minPar = DefaultParallelFrom
+	}
 	for k := range w.parts {
 		w.parts[k].init(cfg.MaxSnakes, len(w.parts))
 	}
