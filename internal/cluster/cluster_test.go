@@ -479,9 +479,6 @@ func TestLeaveRetried(t *testing.T) {
 // the follower asks again.
 func TestBadSnapshot(t *testing.T) {
 	l := newLink(t, time.Second, 4)
-	old := snapshotWait
-	snapshotWait = 300 * time.Millisecond
-	defer func() { snapshotWait = old }()
 	var asked atomic.Int32
 	sub, err := l.raw.Subscribe("junk.gw.gw.snapshot", func(m *nats.Msg) {
 		asked.Add(1)
@@ -491,7 +488,7 @@ func TestBadSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sub.Unsubscribe()
-	f, err := NewFollower(l.conn("junk", "gw"), "junk", "gw", 0, nil)
+	f, err := newFollower(l.conn("junk", "gw"), "junk", "gw", 0, nil, 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -314,7 +314,7 @@ func (st *follow) resync() {
 	st.pending = st.pending[:0]
 	f := st.f
 	go func() { // owned by the loop: it waits for the answer before it ends
-		r, sim, err := collectSnapshot(f.ctx, f.nc, f.subj.snapshot, f.maxPixels, &f.bad, &f.bytes)
+		r, sim, err := collectSnapshot(f.ctx, f.nc, f.subj.snapshot, f.maxPixels, snapshotWait, &f.bad, &f.bytes)
 		st.fetched <- fetched{r, sim, err}
 	}()
 }

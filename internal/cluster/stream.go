@@ -235,8 +235,9 @@ func (p *Publisher) due() []string {
 type Follower struct {
 	nc        *nats.Conn
 	subj      subjects
-	maxPixels int    // the largest world it takes
-	onTick    func() // after each delta applied (wakes the sessions' writers)
+	maxPixels int           // the largest world it takes
+	snapWait  time.Duration // how long a snapshot's chunks may take
+	onTick    func()        // after each delta applied (wakes the sessions' writers)
 	rep       atomic.Pointer[replica]
 	empty     *game.View
 	sub       *nats.Subscription
@@ -284,11 +285,16 @@ type FollowerStats struct {
 // maxPixels pixels (0: game.MaxPixels); onTick (may be nil) runs after
 // every delta applied, on the connection's goroutine. Close stops it.
 func NewFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func()) (*Follower, error) {
+	return newFollower(nc, prefix, name, maxPixels, onTick, snapshotWait)
+}
+
+// newFollower is NewFollower with the bound of a snapshot's wait.
+func newFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func(), wait time.Duration) (*Follower, error) {
 	if maxPixels <= 0 || maxPixels > game.MaxPixels {
 		maxPixels = game.MaxPixels
 	}
 	f := &Follower{nc: nc, subj: subjectsOf(prefix, name), maxPixels: maxPixels, onTick: onTick, empty: game.EmptyView(),
-		resync: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		snapWait: wait, resync: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	sub, err := nc.Subscribe(f.subj.tick, f.onDelta)
 	if err != nil {
 		return nil, err
@@ -444,7 +450,7 @@ func (f *Follower) syncLoop() {
 }
 
 // snapshotWait bounds the wait for a snapshot's chunks.
-var snapshotWait = 5 * time.Second
+const snapshotWait = 5 * time.Second
 
 // errSnapshot says a snapshot's chunks did not make one.
 var errSnapshot = errors.New("cluster: bad snapshot")
@@ -457,7 +463,7 @@ func (f *Follower) fetch() error {
 	f.syncing = true // deltas queue from now on; readers keep the old replica
 	f.pending = f.pending[:0]
 	f.mu.Unlock()
-	gr, sim, err := collectSnapshot(context.Background(), f.nc, f.subj.snapshot, f.maxPixels, &f.bad, &f.bytes)
+	gr, sim, err := collectSnapshot(context.Background(), f.nc, f.subj.snapshot, f.maxPixels, f.snapWait, &f.bad, &f.bytes)
 	if err != nil {
 		return err
 	}
@@ -483,10 +489,10 @@ func (f *Follower) fetch() error {
 // collectSnapshot asks for a snapshot of the world on subject (a
 // gateway's snapshot request) and builds a replica from it: it collects
 // the chunks by their index, within maxChunks and SnapshotBytes(maxPixels),
-// for at most snapshotWait or until ctx ends, and returns the replica and
+// for at most wait or until ctx ends, and returns the replica and
 // the simulation instance whose world it is. Chunks that do not make a
 // snapshot count in bad; every chunk's bytes in bytes.
-func collectSnapshot(ctx context.Context, nc *nats.Conn, subject string, maxPixels int, bad, bytes *atomic.Uint64) (*wire.Replica, uint64, error) {
+func collectSnapshot(ctx context.Context, nc *nats.Conn, subject string, maxPixels int, wait time.Duration, bad, bytes *atomic.Uint64) (*wire.Replica, uint64, error) {
 	inbox := nc.NewRespInbox()
 	sub, err := nc.SubscribeSync(inbox)
 	if err != nil {
@@ -496,7 +502,7 @@ func collectSnapshot(ctx context.Context, nc *nats.Conn, subject string, maxPixe
 	if err := nc.PublishRequest(subject, inbox, nil); err != nil {
 		return nil, 0, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, snapshotWait)
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var parts [][]byte
 	var sim, tick uint64
