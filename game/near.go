@@ -45,14 +45,29 @@ func (n *nearIndex) reset() {
 
 // add notes a live head at pixel (x, y).
 func (n *nearIndex) add(x, y int32) {
-	c := n.rowOf[y] + n.colOf[x]
-	n.cells = append(n.cells, c)
+	n.cells = append(n.cells, n.rowOf[y]+n.colOf[x])
 	n.pts = append(n.pts, headPt{x, y})
-	n.start[c+1]++
+}
+
+// size empties the index for k heads, which put then notes at places 0
+// to k-1 (from several goroutines at once, each its own places) before
+// build.
+func (n *nearIndex) size(k int) {
+	clear(n.start)
+	n.cells, n.pts = n.cells[:k], n.pts[:k]
+}
+
+// put notes the live head at pixel (x, y) as head k (see size).
+func (n *nearIndex) put(k int, x, y int32) {
+	n.cells[k] = n.rowOf[y] + n.colOf[x]
+	n.pts[k] = headPt{x, y}
 }
 
 // build sorts the heads added by cell (a counting sort).
 func (n *nearIndex) build() {
+	for _, c := range n.cells {
+		n.start[c+1]++
+	}
 	for c := 1; c < len(n.start); c++ {
 		n.start[c] += n.start[c-1]
 	}

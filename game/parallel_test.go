@@ -33,9 +33,15 @@ const (
 )
 
 func newCrowd(t testing.TB, workers int) *crowd {
+	return newCrowdWith(t, workers, false)
+}
+
+// newCrowdWith is newCrowd with the views unindexed (Config.Unindexed)
+// when unindexed is set.
+func newCrowdWith(t testing.TB, workers int, unindexed bool) *crowd {
 	t.Helper()
 	w, err := game.New(game.Config{W: crowdW, H: crowdH, MaxSnakes: crowdTarget + 40, Bots: 40, BotTarget: crowdTarget,
-		Seed: 21, StartLen: 6, DashCooldown: 12, Workers: workers,
+		Seed: 21, StartLen: 6, DashCooldown: 12, Workers: workers, Unindexed: unindexed,
 		ParallelFrom: 1}) // every pass on the workers, however few snakes move
 	if err != nil {
 		t.Fatal(err)
@@ -158,14 +164,45 @@ func TestWorkersOneAnswer(t *testing.T) {
 	}
 }
 
+// TestUnindexedSameWorld steps an indexed world and unindexed ones on 1
+// and 2 workers through the crowd's script: the deltas are the same
+// bytes, the views the same pixels, records, board and deaths, and the
+// unindexed views carry no render index.
+func TestUnindexedSameWorld(t *testing.T) {
+	ticks := 400
+	if testing.Short() || raceOn {
+		ticks = 80
+	}
+	cs := []*crowd{newCrowdWith(t, 1, false), newCrowdWith(t, 1, true), newCrowdWith(t, 2, true)}
+	for tick := 0; tick < ticks; tick++ {
+		for k, c := range cs {
+			c.step(t)
+			if k > 0 && !bytes.Equal(c.buf, cs[0].buf) {
+				t.Fatalf("tick %d: the unindexed world's delta (crowd %d) differs from the indexed one's", tick, k)
+			}
+		}
+		v0 := cs[0].w.Acquire()
+		for k, c := range cs[1:] {
+			v := c.w.Acquire()
+			if len(v.Dirty)+len(v.Fresh)+len(v.FreshX)+len(v.FreshAt)+len(v.FreshBlk)+len(v.FreshPix) != 0 {
+				t.Fatalf("tick %d: an unindexed view (crowd %d) carries a render index", v.Tick, k+1)
+			}
+			if len(v0.FreshAt) == 0 && tick > 1 {
+				t.Fatalf("tick %d: the indexed view carries no cell index", v0.Tick)
+			}
+			if d := worldDiff(v0, v); d != "" {
+				t.Fatalf("tick %d: the unindexed view (crowd %d) differs from the indexed one in %s", v.Tick, k+1, d)
+			}
+			v.Release()
+		}
+		v0.Release()
+	}
+}
+
 // viewDiff names the first of a view's fields (but its Serial) in which a
 // and b differ, or returns "".
 func viewDiff(a, b *game.View) string {
 	switch {
-	case a.Tick != b.Tick:
-		return "Tick"
-	case !slices.Equal(a.Pix, b.Pix):
-		return "Pix"
 	case !slices.Equal(a.Dirty, b.Dirty):
 		return "Dirty"
 	case !slices.Equal(a.Fresh, b.Fresh):
@@ -178,6 +215,18 @@ func viewDiff(a, b *game.View) string {
 		return "FreshBlk"
 	case !slices.Equal(a.FreshPix, b.FreshPix):
 		return "FreshPix"
+	}
+	return worldDiff(a, b)
+}
+
+// worldDiff is viewDiff without the render index (View.Dirty to
+// FreshPix): the fields in which the world shows.
+func worldDiff(a, b *game.View) string {
+	switch {
+	case a.Tick != b.Tick:
+		return "Tick"
+	case !slices.Equal(a.Pix, b.Pix):
+		return "Pix"
 	case !slices.Equal(a.Snakes, b.Snakes):
 		return "Snakes"
 	case !slices.Equal(a.Shield, b.Shield):

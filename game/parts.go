@@ -33,6 +33,8 @@ const (
 	passLeave               // phase step 3b: claims cleared, tails leaving
 	passAdvance             // phase step 4: deaths and moves
 	passPublish             // a publish's replay into a view buffer, a band of rows a part (see Views.band)
+	passCount               // a publish's count of the live snakes by length (see rank)
+	passRank                // a publish's records, ranks and lists of heads (see rank)
 )
 
 // part is one worker's share of a step: slots lo..hi-1, and what its
@@ -46,7 +48,14 @@ type part struct {
 	kills     []Kill     // the pass's deaths, in slot order
 	fruit     int        // fruit the pass added (deaths) less the fruit eaten
 	roomQ     []roomNode // the bots' flood-fill queue (see room), 4*roomCap long
-	_         [64]byte   // keeps the parts' counters off each other's cache lines
+
+	lens          ranker  // its live snakes by length (rank)
+	live, seen    int     // its live snakes and live players (rank)
+	liveAt, eyeAt int     // where its heads and eyes go in the world's lists (rank)
+	cand          []Entry // its leaderboard candidates, in slot order (rank)
+	best          Entry   // its longest snake longer than the world's best, the first of them (rank)
+
+	_ [64]byte // keeps the parts' counters off each other's cache lines
 }
 
 func (p *part) init(capacity, parts int) {
@@ -57,6 +66,8 @@ func (p *part) init(capacity, parts int) {
 	p.dead = make([]int32, 0, per)
 	p.kills = make([]Kill, 0, 64)
 	p.roomQ = make([]roomNode, 0, 4*roomCap)
+	p.lens = ranker{longer: make([]int32, 512)}
+	p.cand = make([]Entry, 0, 2*TopN)
 }
 
 // split cuts the slots in use into the parts: as many 64-slot words to
@@ -128,6 +139,10 @@ func (w *World) runPart(k int) {
 		w.advance(p, w.ph)
 	case passPublish:
 		w.views.band(k, len(w.parts))
+	case passCount:
+		w.countPart(p)
+	case passRank:
+		w.rankPart(p)
 	}
 }
 

@@ -815,16 +815,25 @@ func (w *World) topUpFruit(max int) {
 }
 
 // rank fills dst (one SnakeInfo per slot) and shield (View.Shield, one bit
-// a slot), the ranks and the leaderboard with a counting sort, without
-// allocating: a pass to count the live snakes by length, and one to fill.
+// a slot), the ranks, the leaderboard, the best snake, the lists of heads
+// and eyes and the index of heads near places, without allocating, in
+// two passes over the parts: one counts the live snakes by length (a
+// counting sort, the parts' counts then added up), and one fills, each
+// part its own slots and its own stretch of the lists (see rankPart);
+// what it finds for the leaderboard and the best is merged in part
+// order, which is slot order.
 func (w *World) rank(dst []SnakeInfo, shield []uint64) {
-	clear(shield)
+	w.split()
+	w.runPass(passCount, 0)
 	r := &w.views.rank
 	r.reset()
-	for i := 0; i < w.nslots; i++ {
-		if s := &w.snakes[i]; s.alive {
-			r.count(s.length)
-		}
+	live, eyes := 0, 0
+	for k := range w.parts {
+		p := &w.parts[k]
+		r.add(&p.lens)
+		p.liveAt, p.eyeAt = live, eyes
+		live += p.live
+		eyes += p.seen
 	}
 	r.sum()
 	// leaderboard threshold: the smallest length still in the top N.
@@ -835,11 +844,69 @@ func (w *World) rank(dst []SnakeInfo, shield []uint64) {
 			break
 		}
 	}
+	w.heads, w.eyes = w.heads[:live], w.eyes[:eyes]
+	w.near.size(live)
+	w.rdst, w.rshield, w.rthr = dst, shield, thr
+	w.runPass(passRank, 0)
+	w.rdst, w.rshield = nil, nil
+	w.near.build()
 	w.ntop = 0
 	ties := 0
-	w.eyes, w.heads = w.eyes[:0], w.heads[:0]
-	w.near.reset()
-	for i := 0; i < w.nslots; i++ {
+	for k := range w.parts {
+		p := &w.parts[k]
+		for _, c := range p.cand {
+			if w.ntop < TopN && (c.Length > thr || r.above(thr)+ties < TopN) {
+				if c.Length == thr {
+					ties++
+				}
+				w.top[w.ntop] = c
+				w.ntop++
+			}
+		}
+		if p.best.Length > w.best.Length {
+			w.best = p.best
+		}
+	}
+	// insertion sort of at most TopN entries: longer first, then lower slot.
+	t := w.top[:w.ntop]
+	for a := 1; a < len(t); a++ {
+		for b := a; b > 0 && t[b].Length > t[b-1].Length; b-- {
+			t[b], t[b-1] = t[b-1], t[b]
+		}
+	}
+}
+
+// countPart is rank's first pass over part p: its live snakes counted
+// by length, and its live snakes and live players.
+func (w *World) countPart(p *part) {
+	p.lens.reset()
+	p.live, p.seen = 0, 0
+	for i := p.lo; i < p.hi; i++ {
+		if s := &w.snakes[i]; s.alive {
+			p.lens.count(s.length)
+			p.live++
+			if !s.bot {
+				p.seen++
+			}
+		}
+	}
+}
+
+// rankPart is rank's second pass over part p: its slots' SnakeInfos and
+// shield words, its heads and eyes in their stretches of the world's lists
+// (from p.liveAt and p.eyeAt), and, in slot order, its leaderboard
+// candidates (every snake longer than the threshold and the first TopN
+// at it: enough for any leaderboard) and its first snake longer than any
+// before it and the world's best.
+func (w *World) rankPart(p *part) {
+	dst, shield, thr := w.rdst, w.rshield, w.rthr
+	r := &w.views.rank
+	clear(shield[p.lo/64 : (p.hi+63)/64])
+	h, e := p.liveAt, p.eyeAt
+	p.cand = p.cand[:0]
+	p.best = w.best
+	ties := 0
+	for i := p.lo; i < p.hi; i++ {
 		s := &w.snakes[i]
 		in := &dst[i]
 		if !s.used {
@@ -848,21 +915,22 @@ func (w *World) rank(dst []SnakeInfo, shield []uint64) {
 		}
 		rk := 0
 		if s.alive {
-			w.heads = append(w.heads, s.head)
-			w.near.add(s.headX, s.headY)
+			w.heads[h] = s.head
+			w.near.put(h, s.headX, s.headY)
+			h++
 			if !s.bot {
-				w.eyes = append(w.eyes, eye{s.headX, s.headY})
+				w.eyes[e] = eye{s.headX, s.headY}
+				e++
 			}
 			rk = r.rank(s.length)
-			if s.length >= thr && w.ntop < TopN && (s.length > thr || r.above(thr)+ties < TopN) {
+			if s.length > thr || s.length == thr && ties < TopN {
 				if s.length == thr {
 					ties++
 				}
-				w.top[w.ntop] = Entry{Slot: i, Name: s.name, Length: s.length}
-				w.ntop++
+				p.cand = append(p.cand, Entry{Slot: i, Name: s.name, Length: s.length})
 			}
-			if s.length > w.best.Length {
-				w.best = Entry{Slot: i, Name: s.name, Length: s.length}
+			if s.length > p.best.Length {
+				p.best = Entry{Slot: i, Name: s.name, Length: s.length}
 			}
 		}
 		if w.tick < s.protectedUntil {
@@ -873,14 +941,6 @@ func (w *World) rank(dst []SnakeInfo, shield []uint64) {
 			Alive: s.alive, Head: s.headPoint(), Dir: s.dir, Length: s.length, Kills: s.kills, Rank: rk,
 			SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
 			DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
-		}
-	}
-	w.near.build()
-	// insertion sort of at most TopN entries: longer first, then lower slot.
-	t := w.top[:w.ntop]
-	for a := 1; a < len(t); a++ {
-		for b := a; b > 0 && t[b].Length > t[b-1].Length; b-- {
-			t[b], t[b-1] = t[b-1], t[b]
 		}
 	}
 }

@@ -57,6 +57,17 @@ func (v *View) apply(log []Write, t uint64, lo, hi int32) {
 	}
 }
 
+// applyPix replays the writes of log to pixels lo..hi-1 into v's pixels
+// (apply without the tile marks, for unindexed views).
+func (v *View) applyPix(log []Write, lo, hi int32) {
+	pix := v.Pix
+	for _, c := range log {
+		if uint32(c.i-lo) < uint32(hi-lo) {
+			pix[c.i] = c.p & pixBits // without a move's Dir
+		}
+	}
+}
+
 // freshen sets, for the writes of log to pixels lo..hi-1, the Fresh bits
 // of the tiles they touch and the bits of their cells in cells (index):
 // log is the last step's, whatever earlier steps a buffer replays (a

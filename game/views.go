@@ -32,6 +32,8 @@ type Views struct {
 	newest  atomic.Pointer[View]
 	skipped atomic.Uint64 // steps not published because every buffer was held
 
+	unindexed bool // no render index (Config.Unindexed): buffers carry pixels, not Dirty, Fresh or the cell index
+
 	logs  [logN][]Write // logs[s%logN] holds step s's writes, for the last logN steps
 	cells []uint64      // the last step's cells (View.index); clear between publishes
 
@@ -158,6 +160,9 @@ func (vs *Views) oldest(step, from uint64) uint64 {
 // Mark marks pixel i of the view being published as changed at its tick
 // (View.Dirty, Fresh and FreshX). Call it only from Filler.Expired.
 func (vs *Views) Mark(i int) {
+	if vs.unindexed {
+		return
+	}
 	v := vs.cur
 	tw, fw, cw := uint(TilesW(vs.w)), uint(FreshWords(vs.w)), uint(cellWords(vs.w))
 	y := uint(uint64(i) * vs.inv >> recipShift) // y = i / w, see recip
@@ -220,9 +225,11 @@ func (vs *Views) next() *View {
 		Snakes: make([]SnakeInfo, 0, vs.capacity),
 		Top:    make([]Entry, 0, TopN),
 		Kills:  make([]Kill, 0, MaxKills),
-		Dirty:  make([]uint64, TilesW(w)*TilesH(h)),
-		Fresh:  make([]uint64, FreshWords(w)*TilesH(h)),
 		Shield: make([]uint64, 0, (vs.capacity+63)/64),
+	}
+	if !vs.unindexed {
+		v.Dirty = make([]uint64, TilesW(w)*TilesH(h))
+		v.Fresh = make([]uint64, FreshWords(w)*TilesH(h))
 	}
 	v.Serial = serials.Add(1)
 	vs.pool = append(vs.pool, v)
@@ -244,7 +251,9 @@ func (vs *Views) sync(v *View, seq, tick uint64) {
 	clear(v.Fresh)
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
 		copy(v.Pix, vs.grid)
-		v.markAll(tick)
+		if !vs.unindexed {
+			v.markAll(tick)
+		}
 		v.FreshAt, v.FreshBlk = v.FreshAt[:0], v.FreshBlk[:0]
 		return
 	}
@@ -253,12 +262,17 @@ func (vs *Views) sync(v *View, seq, tick uint64) {
 	vs.fill.Expired(vs, from, vs.oldest(seq, from))
 	vs.cur = nil
 	vs.bv, vs.bseq, vs.btick = v, seq, tick
-	if vs.bands != nil {
+	switch {
+	case vs.bands != nil:
 		vs.bands()
-		v.join(vs.bidx[1:])
-	} else {
+		if !vs.unindexed {
+			v.join(vs.bidx[1:])
+		}
+	default:
 		vs.band(0, 1)
-		v.join(nil)
+		if !vs.unindexed {
+			v.join(nil)
+		}
 	}
 	vs.bv = nil
 }
@@ -278,6 +292,12 @@ func (vs *Views) band(k, n int) {
 	th := TilesH(v.H)
 	r0, r1 := k*th/n, (k+1)*th/n
 	lo, hi := int32(r0*TileH*v.W), int32(min(r1*TileH, v.H)*v.W)
+	if vs.unindexed {
+		for s := v.st.seq + 1; s <= vs.bseq; s++ {
+			v.applyPix(vs.logs[s%logN], lo, hi)
+		}
+		return
+	}
 	for s := v.st.seq + 1; s <= vs.bseq; s++ {
 		v.apply(vs.logs[s%logN], vs.btick, lo, hi)
 	}
@@ -330,6 +350,17 @@ func (r *ranker) grow(length int) {
 	c := make([]int32, 2*(length+2))
 	copy(c, r.longer)
 	r.longer = c
+}
+
+// add adds the counts of o (reset and counted, not summed) to r's.
+func (r *ranker) add(o *ranker) {
+	if o.longest+2 > len(r.longer) {
+		r.grow(o.longest)
+	}
+	for l, c := range o.longer[:o.longest+1] {
+		r.longer[l] += c
+	}
+	r.longest = max(r.longest, o.longest)
 }
 
 // sum turns the counts into, by length, the number of snakes longer.

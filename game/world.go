@@ -55,6 +55,12 @@ type Config struct {
 	// run one part after the other on the caller. 0 = DefaultParallelFrom.
 	ParallelFrom int
 
+	// Unindexed views carry no render index (View.Dirty, Fresh, FreshX,
+	// FreshAt, FreshBlk and FreshPix stay empty): for a world nobody
+	// draws from directly, such as a simulation whose readers take its
+	// pixels and records (snapshots, metrics) and never a frame.
+	Unindexed bool
+
 	Fruit        int // target fruit count; 0 = W*H/256
 	StartLen     int // length of a new snake; 0 = 5
 	Protect      int // spawn protection in ticks; 0 = 20
@@ -334,6 +340,12 @@ type World struct {
 	heads         []int32 // every live head at the last publish (spawn anchors)
 	near          nearIndex
 
+	// rank's hand-over to rankPart: the view's records and shield, and
+	// the leaderboard's threshold
+	rdst    []SnakeInfo
+	rshield []uint64
+	rthr    int
+
 	mu       sync.Mutex // guards box, dirty, free, names, slots, count and the bot bookkeeping below
 	box      []inbox
 	dirty    []int32
@@ -369,6 +381,7 @@ func New(cfg Config) (*World, error) {
 	}
 	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
 	w.views.setBands(max(cfg.Workers, 1), w.publishBands)
+	w.views.unindexed = cfg.Unindexed
 	for i := range w.box {
 		w.box[i].gen = cfg.IDBase
 	}
