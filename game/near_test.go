@@ -3,6 +3,7 @@ package game
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -167,5 +168,81 @@ func TestSpawnsSpread(t *testing.T) {
 	t.Logf("other heads on a player's screen: %.2f; spread evenly: %.2f (%.2fx)", got, even, got/even)
 	if got > 1.25*even {
 		t.Fatalf("%.2f other heads on a player's screen, %.2fx the even spread's %.2f: spawns pile up", got, got/even, even)
+	}
+}
+
+// TestJoinNear checks that a JoinNear player's lives start on the screen
+// of a live snake of its group (within a person's ring of its head, a
+// start length back), far more often than a player of no group's do, and
+// that leaving takes a snake out of its group.
+func TestJoinNear(t *testing.T) {
+	w, err := New(Config{W: 2048, H: 1024, MaxSnakes: 400, Bots: 100, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// byGroup reports whether snake id is alive, and whether its head is
+	// within a person's ring (a start length more) of a live snake of
+	// group 7 other than itself.
+	byGroup := func(id ID) (alive, near bool) {
+		me := &w.snakes[id.Slot()]
+		if !me.alive {
+			return false, false
+		}
+		for _, o := range w.groups[7] {
+			if s := &w.snakes[o]; int(o) != id.Slot() && s.alive &&
+				abs(off(int(me.headX-s.headX), w.w)) <= peopleFarX+w.cfg.StartLen &&
+				abs(off(int(me.headY-s.headY), w.h)) <= peopleFarY+w.cfg.StartLen {
+				return true, true
+			}
+		}
+		return true, false
+	}
+	first, err := w.JoinNear("first", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Step(w.tick + 1)
+	if alive, _ := byGroup(first); !alive {
+		t.Fatal("the group's first player did not spawn")
+	}
+	grouped, loose := 0, 0
+	const n = 40
+	for k := 0; k < n; k++ {
+		id, err := w.JoinNear("", 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := w.JoinNear("", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Step(w.tick + 1)
+		if _, near := byGroup(id); near {
+			grouped++
+		}
+		if _, near := byGroup(other); near {
+			loose++
+		}
+		w.Step(w.tick + 1)
+	}
+	t.Logf("by a group mate at their first spawn: %d of %d of the group, %d of %d of no group", grouped, n, loose, n)
+	if grouped < n*9/10 || loose > n/2 {
+		t.Fatalf("%d of %d group players and %d of %d players of no group spawned by a group mate; want at least 90 %% and at most half", grouped, n, loose, n)
+	}
+	if m := len(w.groups[7]); m != n+1 {
+		t.Fatalf("group 7 has %d snakes, want %d", m, n+1)
+	}
+	w.Leave(first)
+	w.Step(w.tick + 1)
+	if m := len(w.groups[7]); m != n || slices.Contains(w.groups[7], int32(first.Slot())) {
+		t.Fatalf("after a leave group 7 has %d snakes (want %d), the leaver among them: %v", m, n, slices.Contains(w.groups[7], int32(first.Slot())))
+	}
+	for k, o := range w.groups[7] {
+		if w.groupAt[o] != int32(k) {
+			t.Fatalf("slot %d is at %d of its group, its groupAt says %d", o, k, w.groupAt[o])
+		}
+	}
+	if id, err := w.JoinNear("", MaxGroups+1); err != nil || w.box[id.Slot()].group != 0 {
+		t.Fatalf("a group past MaxGroups: err %v, group %d; want no group", err, w.box[id.Slot()].group)
 	}
 }

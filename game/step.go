@@ -95,7 +95,14 @@ func (w *World) initSnake(slot int32, b *inbox) {
 	s := &w.snakes[slot]
 	body, moveDir, moveStep := s.body, s.moveDir, s.moveStep
 	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, targetX: -1, targetY: -1, rival: -1, wantLife: true,
-		moveDir: moveDir, moveStep: moveStep}
+		moveDir: moveDir, moveStep: moveStep, group: b.group}
+	if g := b.group; g > 0 {
+		if int(g) >= len(w.groups) {
+			w.groups = append(w.groups, make([][]int32, int(g)+1-len(w.groups))...)
+		}
+		w.groupAt[slot] = int32(len(w.groups[g]))
+		w.groups[g] = append(w.groups[g], slot)
+	}
 	w.touch(slot)
 	w.spawnq = append(w.spawnq, slot)
 	if b.bot {
@@ -120,6 +127,12 @@ func (w *World) remove(slot int32) {
 		w.bots--
 	} else {
 		w.players--
+	}
+	if g := s.group; g > 0 {
+		m := w.groups[g]
+		k, last := w.groupAt[slot], m[len(m)-1]
+		m[k], w.groupAt[last] = last, k
+		w.groups[g] = m[:len(m)-1]
 	}
 	if s.wantLife {
 		for k, q := range w.spawnq {
@@ -160,7 +173,12 @@ const sightX, sightY = 40, 22
 // around a live head of the last publish, chosen at random, wrapped onto
 // the world.
 func (w *World) nearSpot(farX, farY int) (x, y int) {
-	a := w.heads[w.rng.IntN(len(w.heads))]
+	return w.ringSpot(w.heads[w.rng.IntN(len(w.heads))], farX, farY)
+}
+
+// ringSpot returns a place in the ring reaching farX columns and farY rows
+// around pixel a, chosen at random, wrapped onto the world.
+func (w *World) ringSpot(a int32, farX, farY int) (x, y int) {
 	dy := w.rng.IntN(2*farY+1) - farY
 	var dx int
 	if abs(dy) < nearY {
@@ -173,6 +191,31 @@ func (w *World) nearSpot(farX, farY int) (x, y int) {
 		dx = w.rng.IntN(2*farX+1) - farX
 	}
 	return wrap(int(a)%w.w+dx, w.w), wrap(int(a)/w.w+dy, w.h)
+}
+
+// groupSpot returns the place a spawn's try-th try puts the head of snake
+// slot of a JoinNear group: for the first nearTries tries, a place in a
+// person's ring around the head of another snake of its group chosen at
+// random, when that one is alive; ok is false otherwise (and for a snake
+// of no group), and spawnSpot chooses.
+func (w *World) groupSpot(try int, slot int32) (x, y int, ok bool) {
+	g := w.snakes[slot].group
+	if g == 0 || try >= nearTries {
+		return 0, 0, false
+	}
+	m := w.groups[g]
+	if len(m) < 2 {
+		return 0, 0, false
+	}
+	k := w.rng.IntN(len(m) - 1) // one of the others, at random
+	if m[k] == slot {
+		k = len(m) - 1
+	}
+	if o := m[k]; w.snakes[o].alive {
+		x, y = w.ringSpot(w.snakes[o].head, peopleFarX, peopleFarY)
+		return x, y, true
+	}
+	return 0, 0, false
 }
 
 // spawnSpot returns the place a spawn's try-th try puts its head, and
@@ -221,7 +264,10 @@ func (w *World) spawn(slot int32, budget *int) bool {
 	s := &w.snakes[slot]
 	for try := 0; try < spawnTries && *budget > 0; try++ {
 		*budget--
-		hx, hy, _ := w.spawnSpot(try, s.bot)
+		hx, hy, ok := w.groupSpot(try, slot)
+		if !ok {
+			hx, hy, _ = w.spawnSpot(try, s.bot)
+		}
 		d0 := Dir(1 + w.rng.IntN(4))
 		if !w.clear(hx, hy, d0) {
 			continue

@@ -32,6 +32,7 @@ const (
 	MaxPixels   = 1 << 26 // most W*H (the grid and each view buffer take 4 bytes a pixel)
 	MaxCapacity = 1 << 18 // most MaxSnakes (a Pixel's and an ID's slot bits)
 	MaxWorkers  = 256     // most Workers
+	MaxGroups   = 1 << 12 // most groups of JoinNear
 )
 
 // Join errors.
@@ -145,7 +146,8 @@ type snake struct {
 	bot      bool
 	used     bool
 	alive    bool
-	wantLife bool // waiting for a spawn (join, respawn)
+	wantLife bool  // waiting for a spawn (join, respawn)
+	group    int32 // its JoinNear group, 0 none
 	colour   Colour
 	dir      Dir
 	dir0     Dir // dir at the start of the tick's decisions (what other bots see)
@@ -255,6 +257,7 @@ type inbox struct {
 	name    string
 	bot     bool
 	num     int32 // a bot's number - 1
+	group   int32 // the JoinNear group, 0 none
 	evict   bool  // a join took this slot from a bot: remove the bot first
 	turns   [2]Dir
 	nt      uint8
@@ -359,6 +362,12 @@ type World struct {
 	botList  []int32  // slots holding bots
 	botPos   []int32  // per slot: its index in botList, -1 if none
 	rcur     int      // populate's cursor in botList
+
+	// The snakes of each JoinNear group (Step's, not guarded by mu):
+	// groups[g] lists group g's slots, groupAt[slot] a slot's index in
+	// its group's list.
+	groups  [][]int32
+	groupAt []int32
 }
 
 // eye is a player's head position.
@@ -442,6 +451,7 @@ func New(cfg Config) (*World, error) {
 	}
 	w.botNums = make([]uint64, (nb+63)/64)
 	w.botList = make([]int32, 0, nb)
+	w.groupAt = make([]int32, cfg.MaxSnakes)
 	w.botPos = make([]int32, cfg.MaxSnakes)
 	for i := range w.botPos {
 		w.botPos[i] = -1
@@ -461,7 +471,18 @@ func (w *World) Config() Config { return w.cfg }
 // an empty name is allowed and never collides; the bots' names ("bot" and
 // digits) are refused. When every slot is taken, the slot of a bot above
 // the floor (Config.Bots) is taken instead; ErrFull only when there is none.
-func (w *World) Join(name string) (ID, error) {
+func (w *World) Join(name string) (ID, error) { return w.JoinNear(name, 0) }
+
+// JoinNear is Join for a player of group g (1..MaxGroups; 0 or any other
+// value is no group): while another snake of its group is alive, each of
+// its lives starts near one of them, chosen at random, where a life near
+// the action starts (on the screen that snake's camera shows, not next
+// to its head). A simulation groups the players of each gateway so that
+// a gateway's cameras cover fewer regions (docs/SCALING.md).
+func (w *World) JoinNear(name string, g int) (ID, error) {
+	if g < 0 || g > MaxGroups {
+		g = 0
+	}
 	if len(name) > MaxName {
 		name = name[:MaxName]
 		for len(name) > 0 && !utf8.ValidString(name) {
@@ -498,7 +519,7 @@ func (w *World) Join(name string) (ID, error) {
 	if b.gen++; b.gen == 0 {
 		b.gen = 1
 	}
-	*b = inbox{gen: b.gen, id: makeID(b.gen, slot), name: name, join: true, evict: full}
+	*b = inbox{gen: b.gen, id: makeID(b.gen, slot), name: name, join: true, evict: full, group: int32(g)}
 	if key != "" {
 		w.names[key] = slot
 	}

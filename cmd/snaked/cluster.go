@@ -93,6 +93,9 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 			return st.Holding(ctx, name, key, time.Now())
 		}))
 	}
+	if cfg.SpawnNear {
+		simOpts = append(simOpts, cluster.WithGroups())
+	}
 	sim, err := cluster.NewSim(nc, world, opts.Prefix, 0, simOpts...)
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)

@@ -42,6 +42,7 @@ type config struct {
 	NATS      cluster.Options // the NATS link (-nats, -nats-prefix, credentials, TLS)
 	NATSEmbed string          // -nats-embed: run a NATS server in this process (role sim)
 	NATSUsers string          // -nats-users: the embedded NATS's users and their roles
+	SpawnNear bool            // -spawn-near-gateway: a gateway's players start near its others (role sim)
 
 	GatewayName     string             // -gateway-name: the gateway's name on the link
 	FollowMaxPixels int                // -follow-max-pixels: the largest world a gateway follows
@@ -175,6 +176,8 @@ func options(c *config) []option {
 			usage: "role sim: run a NATS server in this process at HOST:PORT (loopback when HOST is empty) and use it"},
 		{name: "nats-users", value: &text{p: &c.NATSUsers, empty: true}, def: "empty (none)",
 			usage: "role sim with -nats-embed: a file of the embedded NATS's users, a line each: ROLE NAME PASSWORD (ROLE sim or gateway); each gets only its role's permissions"},
+		{name: "spawn-near-gateway", value: &boolean{p: &c.SpawnNear},
+			usage: "role sim: a player starts each life near a live player of the same gateway when there is one, so that each gateway's players stay together and a gateway on -follow regions follows fewer regions"},
 		{name: "nats-prefix", value: &text{p: &c.NATS.Prefix}, usage: "subjects' prefix, so several worlds can share one NATS"},
 		{name: "nats-creds", value: &text{p: &c.NATS.Creds, empty: true}, def: "empty", usage: "NATS credentials file (JWT and NKey seed)"},
 		{name: "nats-user", value: &text{p: &c.NATS.User, empty: true}, def: "empty", usage: "NATS user (the password from SNAKED_NATS_PASSWORD)"},
@@ -268,6 +271,9 @@ func (c *config) checkRole() error {
 		if c.NATSUsers != "" {
 			return errors.New("-nats-users needs -role sim with -nats-embed")
 		}
+		if c.SpawnNear {
+			return errors.New("-spawn-near-gateway needs -role sim")
+		}
 	case roleSim:
 		if c.HTTPAddr != "" {
 			return errors.New("-http-addr: the simulation serves no status page; give it to the gateways")
@@ -288,8 +294,8 @@ func (c *config) checkRole() error {
 		if _, err := cluster.GatewayName(c.GatewayName, c.NATS.User); err != nil {
 			return fmt.Errorf("-gateway-name %q (or -nats-user): want 1..64 of [A-Za-z0-9_-]", c.GatewayName)
 		}
-		if c.NATSEmbed != "" || c.NATSUsers != "" {
-			return errors.New("-nats-embed and -nats-users are for -role sim")
+		if c.NATSEmbed != "" || c.NATSUsers != "" || c.SpawnNear {
+			return errors.New("-nats-embed, -nats-users and -spawn-near-gateway are for -role sim")
 		}
 	default:
 		return fmt.Errorf("-role %q: want single, sim or gateway", c.Role)

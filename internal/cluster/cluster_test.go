@@ -1875,3 +1875,70 @@ func roleNATS(t *testing.T) (*server.Server, *testkit.SyncBuf, func(user, pw, ga
 	}
 	return ns, logs, conn
 }
+
+// TestSpawnNearGateway: with WithGroups, each gateway's players start
+// their lives near a live player of the same gateway (on that player's
+// screen: within a person's spawn ring, 36x19 pixels, and a start length),
+// while two gateways' players come in turn into one world of bots (without
+// WithGroups at most one of either's 7 does).
+func TestSpawnNearGateway(t *testing.T) {
+	ns, err := Embed("127.0.0.1:0", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	l := &link{t: t, url: ns.ClientURL()}
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 1024, 512, 64, 40, 5
+	if l.w, err = game.New(gc); err != nil {
+		t.Fatal(err)
+	}
+	if l.sim, err = NewSim(l.conn("t", ""), l.w, "t", time.Second, WithGroups()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.sim.Close)
+	gws := map[string]*Gateway{}
+	for _, name := range []string{"gwa", "gwb"} {
+		g, err := NewGateway(l.conn("t", name), "t", name, localViews{l.w}, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(g.Close)
+		gws[name] = g
+	}
+	const per = 8
+	ids := map[string][]game.ID{}
+	near := map[string]int{}
+	for k := 0; k < per; k++ {
+		for _, name := range []string{"gwa", "gwb"} {
+			seat, err := gws[name].Join(fmt.Sprintf("%s%d", name, k), "")
+			if err != nil {
+				t.Fatalf("gateway %s's player %d: %v", name, k, err)
+			}
+			l.step()
+			me, ok := l.snake(seat.ID)
+			if !ok || !me.Alive {
+				t.Fatalf("gateway %s's player %d did not spawn", name, k)
+			}
+			for _, o := range ids[name] {
+				if s, ok := l.snake(o); ok && s.Alive && wrapOff(me.Head.X-s.Head.X, gc.W) <= 36+gc.StartLen && wrapOff(me.Head.Y-s.Head.Y, gc.H) <= 19+gc.StartLen {
+					near[name]++
+					break
+				}
+			}
+			ids[name] = append(ids[name], seat.ID)
+		}
+	}
+	for _, name := range []string{"gwa", "gwb"} {
+		if near[name] < per-2 {
+			t.Errorf("%d of gateway %s's %d players after its first spawned by one of its others, want nearly all", near[name], name, per-1)
+		}
+	}
+}
+
+// wrapOff is the distance between two coordinates d apart on a circle of
+// n.
+func wrapOff(d, n int) int {
+	d = ((d % n) + n) % n
+	return min(d, n-d)
+}

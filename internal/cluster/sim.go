@@ -52,6 +52,7 @@ type Sim struct {
 	idents map[identRef]identUse   // who played through which gateway, for its games (MayRecord)
 	plays  map[playRef]int32       // the keyed snakes each gateway has, by name (MayClaim)
 	quota  map[string]*quota       // per gateway name: its share of the maps above
+	groups map[string]int          // gateway name -> its players' game.JoinNear group (WithGroups); nil: none
 	swept  time.Time               // when idents was last swept
 
 	joins, inputs, bad, foreign, expired atomic.Uint64
@@ -69,6 +70,26 @@ type SimOption func(*Sim)
 // that cannot be checked too (scores.ErrUnchecked). Without it names are
 // not claimed.
 func WithNames(h Holder) SimOption { return func(s *Sim) { s.names = h } }
+
+// WithGroups has each gateway's players start their lives near the
+// gateway's other players (game.World.JoinNear, a group a gateway name,
+// the first game.MaxGroups names seen), so that each gateway's cameras
+// cover fewer regions (docs/SCALING.md).
+func WithGroups() SimOption { return func(s *Sim) { s.groups = map[string]int{} } }
+
+// groupLocked returns the JoinNear group of gateway name's players: 0
+// without WithGroups, or when the names seen fill every group.
+func (s *Sim) groupLocked(name string) int {
+	if s.groups == nil {
+		return 0
+	}
+	g, ok := s.groups[name]
+	if !ok && len(s.groups) < game.MaxGroups {
+		g = len(s.groups) + 1
+		s.groups[name] = g
+	}
+	return g
+}
 
 // gwRef names one gateway process: its name on the link (from the
 // subjects it publishes on, which NATS permissions can tie to its user)
@@ -273,6 +294,7 @@ func (s *Sim) onJoin(m *nats.Msg) {
 		s.joined[ref] = joinedSnake{0, now} // being made: a cancel from now on is kept for it
 		q.joined++
 	}
+	group := s.groupLocked(name)
 	s.mu.Unlock()
 	switch {
 	case cancelled: // the gateway gave up on it before it came
@@ -282,7 +304,7 @@ func (s *Sim) onJoin(m *nats.Msg) {
 		s.joinFail(m, joinFailed, "too many joins")
 		return
 	}
-	status, msg, id := s.join(req)
+	status, msg, id := s.join(req, group)
 	s.mu.Lock()
 	_, cancelled = s.cancel[ref] // a cancel that came while it was made
 	if status == joinOK && !cancelled {
@@ -306,8 +328,9 @@ func (s *Sim) onJoin(m *nats.Msg) {
 	_ = m.Respond(appendJoinRep(nil, joinRep{status: status, id: id, msg: msg, sim: s.inst}))
 }
 
-// join checks req's name against the claims and joins it to the world.
-func (s *Sim) join(req joinReq) (status byte, msg string, id game.ID) {
+// join checks req's name against the claims and joins it to the world,
+// in JoinNear group g.
+func (s *Sim) join(req joinReq, g int) (status byte, msg string, id game.ID) {
 	if s.names != nil && !game.IsGuestName(req.name) {
 		ctx, cancel := context.WithTimeout(context.Background(), nameCheckWait)
 		h, err := s.names(ctx, req.name, req.key)
@@ -320,7 +343,7 @@ func (s *Sim) join(req joinReq) (status byte, msg string, id game.ID) {
 			return joinClaimed, "", 0
 		}
 	}
-	id, err := s.w.Join(req.name)
+	id, err := s.w.JoinNear(req.name, g)
 	switch {
 	case err == nil:
 		return joinOK, "", id
