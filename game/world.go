@@ -291,8 +291,8 @@ type inbox struct {
 // order give the same world, whatever Config.Workers is.
 //
 // With Config.Workers above 1, Step runs its passes on that many
-// goroutines (the caller and Workers-1 the world starts at its first
-// Step). They hold the world only while a Step runs: a world nobody holds
+// goroutines (the caller and Workers-1 that New starts: it runs passes
+// too). They hold the world only while a pass runs: a world nobody holds
 // is collected and its workers end; Close ends them at once.
 type World struct {
 	cfg    Config
