@@ -37,13 +37,14 @@ func (n *nearIndex) init(w, h, maxSnakes int) {
 	n.at = make([]headPt, maxSnakes)
 }
 
-// reset empties the index before the heads of a publish are added.
+// reset empties the index before heads are added (add; index, for
+// tests). A publish fills it with size and put instead.
 func (n *nearIndex) reset() {
 	clear(n.start)
 	n.cells, n.pts = n.cells[:0], n.pts[:0]
 }
 
-// add notes a live head at pixel (x, y).
+// add notes a live head at pixel (x, y), after the heads added before it.
 func (n *nearIndex) add(x, y int32) {
 	n.cells = append(n.cells, n.rowOf[y]+n.colOf[x])
 	n.pts = append(n.pts, headPt{x, y})

@@ -173,8 +173,9 @@ func TestSpawnsSpread(t *testing.T) {
 
 // TestJoinNear checks that a JoinNear player's lives start on the screen
 // of a live snake of its group (within a person's ring of its head, a
-// start length back), far more often than a player of no group's do, and
-// that leaving takes a snake out of its group.
+// start length back), far more often than a player of no group's do,
+// that a try finds the one live mate among dead ones, and that leaving
+// takes a snake out of its group.
 func TestJoinNear(t *testing.T) {
 	w, err := New(Config{W: 2048, H: 1024, MaxSnakes: 400, Bots: 100, Seed: 3})
 	if err != nil {
@@ -240,6 +241,29 @@ func TestJoinNear(t *testing.T) {
 	for k, o := range w.groups[7] {
 		if w.groupAt[o] != int32(k) {
 			t.Fatalf("slot %d is at %d of its group, its groupAt says %d", o, k, w.groupAt[o])
+		}
+	}
+	// one live mate among dead ones: every grouped try finds it
+	ids := make([]int32, 0, 10)
+	for k := 0; k < 10; k++ {
+		id, err := w.JoinNear("", 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, int32(id.Slot()))
+	}
+	w.Step(w.tick + 1)
+	live := ids[9]
+	if !w.snakes[live].alive {
+		t.Fatal("group 9's last player did not spawn")
+	}
+	for _, o := range ids[:9] {
+		w.snakes[o].alive = false // as if dead (no Step follows)
+	}
+	for k := 0; k < 20; k++ {
+		x, y, ok := w.groupSpot(0, ids[k%9])
+		if !ok || abs(off(x-int(w.snakes[live].headX), w.w)) > peopleFarX || abs(off(y-int(w.snakes[live].headY), w.h)) > peopleFarY {
+			t.Fatalf("a grouped try with one live mate of ten: (%d, %d) ok %v, the mate's head at (%d, %d)", x, y, ok, w.snakes[live].headX, w.snakes[live].headY)
 		}
 	}
 	if id, err := w.JoinNear("", MaxGroups+1); err != nil || w.box[id.Slot()].group != 0 {

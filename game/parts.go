@@ -20,7 +20,10 @@ import (
 // and what depends on several bots' choices is settled on the caller in
 // slot order. So a step does what it would do with one part, whatever the
 // parts. A publish's replay into a view buffer runs in bands of tile rows
-// the same way.
+// the same way, and its records and ranks in two passes over the parts
+// (rank): one counts each part's snakes by length, the other fills each
+// part's records and its stretch of the lists of heads, from offsets the
+// counts give.
 
 // pass names the work a part does in one pass of a step.
 type pass uint8

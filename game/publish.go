@@ -18,7 +18,7 @@ func (w *World) publish() {
 type filler World
 
 // Fill fills v's snakes, shields, ranks and leaderboard from the world's
-// records in one pass (rank), and its counters.
+// records (rank: two passes over the parts), and its counters.
 func (f *filler) Fill(v *View) {
 	w := (*World)(f)
 	v.Snakes = v.Snakes[:w.nslots]

@@ -193,11 +193,14 @@ func (w *World) ringSpot(a int32, farX, farY int) (x, y int) {
 	return wrap(int(a)%w.w+dx, w.w), wrap(int(a)/w.w+dy, w.h)
 }
 
+// groupScan bounds the group mates groupSpot looks at for a live one.
+const groupScan = 64
+
 // groupSpot returns the place a spawn's try-th try puts the head of snake
 // slot of a JoinNear group: for the first nearTries tries, a place in a
-// person's ring around the head of another snake of its group chosen at
-// random, when that one is alive; ok is false otherwise (and for a snake
-// of no group), and spawnSpot chooses.
+// person's ring around the head of a live snake of its group, the first
+// alive of up to groupScan of the others from one chosen at random; ok is
+// false otherwise (and for a snake of no group), and spawnSpot chooses.
 func (w *World) groupSpot(try int, slot int32) (x, y int, ok bool) {
 	g := w.snakes[slot].group
 	if g == 0 || try >= nearTries {
@@ -207,13 +210,13 @@ func (w *World) groupSpot(try int, slot int32) (x, y int, ok bool) {
 	if len(m) < 2 {
 		return 0, 0, false
 	}
-	k := w.rng.IntN(len(m) - 1) // one of the others, at random
-	if m[k] == slot {
-		k = len(m) - 1
-	}
-	if o := m[k]; w.snakes[o].alive {
-		x, y = w.ringSpot(w.snakes[o].head, peopleFarX, peopleFarY)
-		return x, y, true
+	k := w.rng.IntN(len(m))
+	for n := 0; n < min(len(m), groupScan); n++ {
+		o := m[(k+n)%len(m)]
+		if o != slot && w.snakes[o].alive {
+			x, y = w.ringSpot(w.snakes[o].head, peopleFarX, peopleFarY)
+			return x, y, true
+		}
 	}
 	return 0, 0, false
 }

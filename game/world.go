@@ -475,10 +475,12 @@ func (w *World) Join(name string) (ID, error) { return w.JoinNear(name, 0) }
 
 // JoinNear is Join for a player of group g (1..MaxGroups; 0 or any other
 // value is no group): while another snake of its group is alive, each of
-// its lives starts near one of them, chosen at random, where a life near
-// the action starts (on the screen that snake's camera shows, not next
-// to its head). A simulation groups the players of each gateway so that
-// a gateway's cameras cover fewer regions (docs/SCALING.md).
+// its lives tries first to start near one of them (the first alive of
+// up to 64 from one chosen at random), where a life near the action
+// starts (on the screen that snake's camera shows, not next to its
+// head); where that is crowded it starts elsewhere, as any life does. A
+// simulation groups the players of each gateway so that a gateway's
+// cameras cover fewer regions (docs/SCALING.md).
 func (w *World) JoinNear(name string, g int) (ID, error) {
 	if g < 0 || g > MaxGroups {
 		g = 0

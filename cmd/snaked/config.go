@@ -177,7 +177,7 @@ func options(c *config) []option {
 		{name: "nats-users", value: &text{p: &c.NATSUsers, empty: true}, def: "empty (none)",
 			usage: "role sim with -nats-embed: a file of the embedded NATS's users, a line each: ROLE NAME PASSWORD (ROLE sim or gateway); each gets only its role's permissions"},
 		{name: "spawn-near-gateway", value: &boolean{p: &c.SpawnNear},
-			usage: "role sim: a player starts each life near a live player of the same gateway when there is one, so that each gateway's players stay together and a gateway on -follow regions follows fewer regions"},
+			usage: "role sim: a player starts each life near a live player of the same gateway (by -gateway-name) when there is one, so that each gateway's players stay together and a gateway on -follow regions follows fewer regions"},
 		{name: "nats-prefix", value: &text{p: &c.NATS.Prefix}, usage: "subjects' prefix, so several worlds can share one NATS"},
 		{name: "nats-creds", value: &text{p: &c.NATS.Creds, empty: true}, def: "empty", usage: "NATS credentials file (JWT and NKey seed)"},
 		{name: "nats-user", value: &text{p: &c.NATS.User, empty: true}, def: "empty", usage: "NATS user (the password from SNAKED_NATS_PASSWORD)"},

@@ -1908,6 +1908,7 @@ func TestSpawnNearGateway(t *testing.T) {
 	}
 	const per = 8
 	ids := map[string][]game.ID{}
+	seats := map[string][]game.Seat{}
 	near := map[string]int{}
 	for k := 0; k < per; k++ {
 		for _, name := range []string{"gwa", "gwb"} {
@@ -1927,12 +1928,77 @@ func TestSpawnNearGateway(t *testing.T) {
 				}
 			}
 			ids[name] = append(ids[name], seat.ID)
+			seats[name] = append(seats[name], seat)
 		}
 	}
 	for _, name := range []string{"gwa", "gwb"} {
 		if near[name] < per-2 {
 			t.Errorf("%d of gateway %s's %d players after its first spawned by one of its others, want nearly all", near[name], name, per-1)
 		}
+	}
+	// gateway gwa's players leave: its group is free, and the next name
+	// seen gets it
+	l.sim.mu.Lock()
+	ga := l.sim.groups.of["gwa"]
+	l.sim.mu.Unlock()
+	for _, seat := range seats["gwa"] {
+		gws["gwa"].Leave(seat)
+	}
+	if !testkit.Eventually(5*time.Second, func() bool {
+		l.sim.mu.Lock()
+		defer l.sim.mu.Unlock()
+		_, held := l.sim.groups.of["gwa"]
+		return !held
+	}) {
+		t.Fatal("gwa's group not given back after its players left")
+	}
+	gc2, err := NewGateway(l.conn("t", "gwc"), "t", "gwc", localViews{l.w}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gc2.Close)
+	if _, err := gc2.Join("c0", ""); err != nil {
+		t.Fatal(err)
+	}
+	l.sim.mu.Lock()
+	gcGroup, gbGroup := l.sim.groups.of["gwc"], l.sim.groups.of["gwb"]
+	l.sim.mu.Unlock()
+	if gcGroup != ga || gbGroup == ga {
+		t.Fatalf("after gwa's players left: gwc has group %d, gwb %d; want gwa's %d for gwc alone", gcGroup, gbGroup, ga)
+	}
+}
+
+// TestGroupSet: a gateway name keeps its group while it has snakes, a
+// group given back is given again, and past game.MaxGroups names a join
+// takes no group.
+func TestGroupSet(t *testing.T) {
+	var none *groupSet
+	if none.take("a") != 0 {
+		t.Fatal("a nil set gave a group")
+	}
+	none.give("a")
+	g := &groupSet{of: map[string]int{}, use: map[int]int{}}
+	a, b := g.take("a"), g.take("b")
+	if a != 1 || b != 2 || g.take("a") != 1 {
+		t.Fatalf("groups a %d, b %d; want 1 and 2, and a's again", a, b)
+	}
+	g.give("a")
+	if g.of["a"] != 1 {
+		t.Fatal("a lost its group with a snake left")
+	}
+	g.give("a")
+	g.give("a") // one give too many: ignored
+	if _, ok := g.of["a"]; ok || g.take("c") != 1 {
+		t.Fatalf("a's group not given back to the next name: %v", g.of)
+	}
+	for k := 0; len(g.of) < game.MaxGroups; k++ {
+		g.take(fmt.Sprintf("n%d", k))
+	}
+	if n := g.take("late"); n != 0 {
+		t.Fatalf("past MaxGroups names a join took group %d", n)
+	}
+	if g.take("b") != 2 {
+		t.Fatal("b lost its group when the set filled")
 	}
 }
 

@@ -52,7 +52,7 @@ type Sim struct {
 	idents map[identRef]identUse   // who played through which gateway, for its games (MayRecord)
 	plays  map[playRef]int32       // the keyed snakes each gateway has, by name (MayClaim)
 	quota  map[string]*quota       // per gateway name: its share of the maps above
-	groups map[string]int          // gateway name -> its players' game.JoinNear group (WithGroups); nil: none
+	groups *groupSet               // the game.JoinNear groups of the gateways' players (WithGroups); nil: none
 	swept  time.Time               // when idents was last swept
 
 	joins, inputs, bad, foreign, expired atomic.Uint64
@@ -72,23 +72,61 @@ type SimOption func(*Sim)
 func WithNames(h Holder) SimOption { return func(s *Sim) { s.names = h } }
 
 // WithGroups has each gateway's players start their lives near the
-// gateway's other players (game.World.JoinNear, a group a gateway name,
-// the first game.MaxGroups names seen), so that each gateway's cameras
-// cover fewer regions (docs/SCALING.md).
-func WithGroups() SimOption { return func(s *Sim) { s.groups = map[string]int{} } }
+// gateway's other players (game.World.JoinNear, a group a gateway name:
+// gateways sharing a name share a group), so that each gateway's cameras
+// cover fewer regions (docs/SCALING.md). A name keeps its group while a
+// snake joined through it is in the world; a group no name holds is
+// given again. Past game.MaxGroups names at once, joins take no group.
+func WithGroups() SimOption {
+	return func(s *Sim) { s.groups = &groupSet{of: map[string]int{}, use: map[int]int{}} }
+}
 
-// groupLocked returns the JoinNear group of gateway name's players: 0
-// without WithGroups, or when the names seen fill every group.
-func (s *Sim) groupLocked(name string) int {
-	if s.groups == nil {
+// groupSet hands out game.JoinNear groups to gateway names. s.mu guards it.
+type groupSet struct {
+	of   map[string]int // gateway name -> its group
+	use  map[int]int    // group -> its name's snakes and joins being made
+	free []int          // groups given back, to give again
+	next int            // the last group ever given
+}
+
+// take returns the group of name's players for one more snake (0: none),
+// giving name a group when it has none.
+func (g *groupSet) take(name string) int {
+	if g == nil {
 		return 0
 	}
-	g, ok := s.groups[name]
-	if !ok && len(s.groups) < game.MaxGroups {
-		g = len(s.groups) + 1
-		s.groups[name] = g
+	n, ok := g.of[name]
+	if !ok {
+		switch {
+		case len(g.free) > 0:
+			n, g.free = g.free[len(g.free)-1], g.free[:len(g.free)-1]
+		case g.next < game.MaxGroups:
+			g.next++
+			n = g.next
+		default:
+			return 0
+		}
+		g.of[name] = n
 	}
-	return g
+	g.use[n]++
+	return n
+}
+
+// give gives back what take gave name for one snake; a group none of
+// name's snakes holds any more is free.
+func (g *groupSet) give(name string) {
+	if g == nil {
+		return
+	}
+	n, ok := g.of[name]
+	if !ok {
+		return
+	}
+	if g.use[n]--; g.use[n] <= 0 {
+		delete(g.use, n)
+		delete(g.of, name)
+		g.free = append(g.free, n)
+	}
 }
 
 // gwRef names one gateway process: its name on the link (from the
@@ -108,6 +146,7 @@ type owned struct {
 	key   string
 	ident string // the key's fingerprint, or the keyless player's name in lower case
 	name  string // lower case
+	group int    // its game.JoinNear group, 0 none (WithGroups)
 }
 
 // identRef is a player's scores identity (scores.ID's Value: a key
@@ -290,11 +329,12 @@ func (s *Sim) onJoin(m *nats.Msg) {
 	live := s.heardLocked(gw, now)
 	q := s.quotaLocked(name)
 	room := len(s.joined) < maxJoinRefs && q.joined < maxJoinRefsPer
+	group := 0
 	if !cancelled && !twice && live && room {
 		s.joined[ref] = joinedSnake{0, now} // being made: a cancel from now on is kept for it
 		q.joined++
+		group = s.groups.take(name)
 	}
-	group := s.groupLocked(name)
 	s.mu.Unlock()
 	switch {
 	case cancelled: // the gateway gave up on it before it came
@@ -308,7 +348,7 @@ func (s *Sim) onJoin(m *nats.Msg) {
 	s.mu.Lock()
 	_, cancelled = s.cancel[ref] // a cancel that came while it was made
 	if status == joinOK && !cancelled {
-		o := owned{gw: gw, join: req.nonce, key: req.key, ident: req.key, name: strings.ToLower(req.name)}
+		o := owned{gw: gw, join: req.nonce, key: req.key, ident: req.key, name: strings.ToLower(req.name), group: group}
 		if o.ident == "" {
 			o.ident = o.name
 		}
@@ -318,6 +358,9 @@ func (s *Sim) onJoin(m *nats.Msg) {
 	} else {
 		delete(s.joined, ref)
 		q.joined--
+		if group != 0 {
+			s.groups.give(name)
+		}
 	}
 	s.mu.Unlock()
 	if status == joinOK && cancelled {
@@ -470,6 +513,9 @@ func (s *Sim) playsLocked(o owned) {
 
 // leftLocked notes that o's snake left. s.mu is held.
 func (s *Sim) leftLocked(o owned, now time.Time) {
+	if o.group != 0 {
+		s.groups.give(o.gw.name)
+	}
 	if o.key != "" {
 		r := playRef{o.gw.name, o.key, o.name}
 		if s.plays[r]--; s.plays[r] <= 0 {
