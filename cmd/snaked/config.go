@@ -119,7 +119,7 @@ func options(c *config) []option {
 		{name: "names-per-key", value: &integer{p: &c.NamesPerKey, r: namesRange},
 			usage: "names one key holds; claiming one more releases its least recently played"},
 		{name: "claims-per-hour", value: &integer{p: &c.ClaimsPerHour, r: claimsRange},
-			usage: "new name claims per address (IPv4, or IPv6 /64) per hour; past it names are played unclaimed"},
+			usage: "new name claims per address (IPv4, or IPv6 /64) per hour, and four times that for all of an IPv6 /48; past it names are played unclaimed"},
 		{name: "world", value: worldSize{&c.World.W, &c.World.H, &c.autoWorld},
 			def:   fmt.Sprintf("auto (%dx%d at the default -max-sessions)", defW, defH),
 			rng:   fmt.Sprintf("auto, or WxH with each side %d..%d, at most %d pixels", game.MinSide, game.MaxSide, game.MaxPixels),

@@ -41,8 +41,9 @@ type Options struct {
 	NamesPerKey int
 	// ClaimsPerHour bounds the new claims per source (Claim's from): a
 	// source may make this many at once, and regains one every
-	// hour/ClaimsPerHour, a token bucket. Refreshing a name the key holds
-	// never counts. Default 60; negative: no limit.
+	// hour/ClaimsPerHour, a token bucket; the sources of one IPv6 /48
+	// share a bucket four times as large besides. Refreshing a name the
+	// key holds never counts. Default 60; negative: no limit.
 	ClaimsPerHour int
 	// RetryEvery is how often a Store whose database could not be used
 	// tries to open it again. Default 30s.
@@ -95,7 +96,8 @@ var ErrDisabled = errors.New("scores: store disabled")
 // claimed and belong to nobody. New claims are bounded per source, an
 // opaque address the caller passes ("" is unknown and not limited):
 // ClaimsPerHour (60) at once, one back every hour/ClaimsPerHour, a token
-// bucket kept in memory only; buckets that refilled are dropped, at most
+// bucket kept in memory only (an IPv6 source's /48 has one four times as
+// large besides); buckets that refilled are dropped, at most
 // 65,536 sources are tracked, and past them new sources share one bucket
 // until entries refill. Refreshing a name the key holds never counts and is
 // never refused.

@@ -855,3 +855,62 @@ func TestDayRowsSkipped(t *testing.T) {
 	}
 	check(s, day2, "[{1 {key SHA256:erin} erin6 3}]")
 }
+
+// TestLimiterSites: the /64s of one IPv6 /48 take at most siteSources
+// times ClaimsPerHour new claims together and so cannot fill the map;
+// another /48, a single /64 and IPv4 sources keep their own limits, and
+// undo gives the site's claim back too.
+func TestLimiterSites(t *testing.T) {
+	l := newLimiter(DefaultClaimsPerHour)
+	net64 := func(site, i int) string { return fmt.Sprintf("2001:db8:%x:%x::", site, i) }
+	admitted := 0
+	for i := range 1 << 16 {
+		if l.take(net64(1, i), t0) {
+			admitted++
+		}
+	}
+	if want := siteSources * DefaultClaimsPerHour; admitted != want {
+		t.Fatalf("one /48's /64s took %d claims, want %d", admitted, want)
+	}
+	if n := l.sources(); n > siteSources*DefaultClaimsPerHour+1 {
+		t.Fatalf("one /48 put %d entries in the map", n)
+	}
+	for i := range DefaultClaimsPerHour {
+		if !l.take(net64(2, 7), t0) {
+			t.Fatalf("a /64 of another /48 refused its claim %d", i)
+		}
+	}
+	if l.take(net64(2, 7), t0) {
+		t.Fatal("a /64 took more than its own ClaimsPerHour")
+	}
+	for i := range siteSources * DefaultClaimsPerHour {
+		if !l.take(fmt.Sprintf("10.0.%d.%d", i>>8, i&0xff), t0) {
+			t.Fatalf("IPv4 source %d refused", i)
+		}
+	}
+	// undo: the site's spent claim comes back with the source's
+	l = newLimiter(DefaultClaimsPerHour)
+	for i := range siteSources * DefaultClaimsPerHour {
+		if !l.take(net64(3, i), t0) {
+			t.Fatalf("claim %d of site 3 refused", i)
+		}
+	}
+	if l.take(net64(3, 9999), t0) {
+		t.Fatal("a full site took one more")
+	}
+	l.undo(net64(3, 5))
+	if !l.take(net64(3, 9999), t0) {
+		t.Fatal("undo did not give the site's claim back")
+	}
+	if l.take(net64(3, 10000), t0) {
+		t.Fatal("the site took more than undo gave back")
+	}
+	// a minute on, the site has one claim per hour/(siteSources*ClaimsPerHour)
+	later := t0.Add(time.Hour / (siteSources * DefaultClaimsPerHour))
+	if !l.take(net64(3, 10001), later) || l.take(net64(3, 10002), later) {
+		t.Fatal("the site's bucket does not refill at siteSources*ClaimsPerHour an hour")
+	}
+	if site("10.1.2.3") != "" || site("::ffff:10.1.2.3") != "" || site("junk") != "" || site("2001:db8:1:2::") != "site 2001:db8:1::/48" {
+		t.Fatalf("site keys: %q %q %q %q", site("10.1.2.3"), site("::ffff:10.1.2.3"), site("junk"), site("2001:db8:1:2::"))
+	}
+}
