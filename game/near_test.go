@@ -64,8 +64,9 @@ func TestSpawnSpot(t *testing.T) {
 		}
 	}
 	w.near.index(w.heads)
+	r := w.dice(1)
 	for k := 0; k < 1000; k++ {
-		if _, _, ring := w.spawnSpot(k%nearTries, k&1 == 0); ring {
+		if _, _, ring := w.spawnSpot(&r, k%nearTries, k&1 == 0); ring {
 			t.Fatalf("try %d: every place has a head in sight, but the spawn went to a ring", k)
 		}
 	}
@@ -80,7 +81,7 @@ func TestSpawnSpot(t *testing.T) {
 		rings, wide := 0, 0
 		for k := 0; k < 1000; k++ {
 			try := k % spawnTries
-			x, y, ring := w.spawnSpot(try, bot)
+			x, y, ring := w.spawnSpot(&r, try, bot)
 			dx, dy := abs(off(x-hx, w.w)), abs(off(y-hy, w.h))
 			switch {
 			case ring && try >= nearTries:
@@ -261,7 +262,8 @@ func TestJoinNear(t *testing.T) {
 		w.snakes[o].alive = false // as if dead (no Step follows)
 	}
 	for k := 0; k < 20; k++ {
-		x, y, ok := w.groupSpot(0, ids[k%9])
+		r := w.dice(int32(k))
+		x, y, ok := w.groupSpot(&r, 0, ids[k%9])
 		if !ok || abs(off(x-int(w.snakes[live].headX), w.w)) > peopleFarX || abs(off(y-int(w.snakes[live].headY), w.h)) > peopleFarY {
 			t.Fatalf("a grouped try with one live mate of ten: (%d, %d) ok %v, the mate's head at (%d, %d)", x, y, ok, w.snakes[live].headX, w.snakes[live].headY)
 		}

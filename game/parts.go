@@ -38,6 +38,7 @@ const (
 	passPublish             // a publish's replay into a view buffer, a band of rows a part (see Views.band)
 	passCount               // a publish's count of the live snakes by length (see rank)
 	passRank                // a publish's records, ranks and lists of heads (see rank)
+	passSpawn               // the spots of the snakes waiting for a life, a stretch of the queue a part (see spawnAll)
 )
 
 // part is one worker's share of a step: slots lo..hi-1, and what its
@@ -146,6 +147,8 @@ func (w *World) runPart(k int) {
 		w.countPart(p)
 	case passRank:
 		w.rankPart(p)
+	case passSpawn:
+		w.findPart(k)
 	}
 }
 

@@ -353,10 +353,12 @@ func TestSpawnNear(t *testing.T) {
 			s := &w.snakes[b.Slot()]
 			wrapped, inner := 0, 0
 			for k := 0; k < 300; k++ {
-				budget := spawnTries
-				if !w.spawn(int32(b.Slot()), &budget) {
+				w.tick++ // the next tick's dice
+				f := w.find(int32(b.Slot()))
+				if !f.ok {
 					t.Fatalf("spawn %d: no place found in an empty world", k)
 				}
+				w.place(int32(b.Slot()), &f)
 				h := w.point(s.head)
 				dx, dy := off(h.X-ah.X, w.w), off(h.Y-ah.Y, w.h)
 				if abs(dx) > 40 || abs(dy) > 22 { // in sight

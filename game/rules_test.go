@@ -474,7 +474,8 @@ func TestSpawnSurvey(t *testing.T) {
 		}
 	}
 	for k := 0; k < 20; k++ {
-		d, c := w.survey(4, 8)
+		r := w.dice(int32(k))
+		d, c := w.survey(&r, 4, 8)
 		if d != Left {
 			t.Fatalf("heading %v, want Left (away from the body at x=7)", d)
 		}

@@ -172,23 +172,23 @@ const sightX, sightY = 40, 22
 // nearSpot returns a place in the ring reaching farX columns and farY rows
 // around a live head of the last publish, chosen at random, wrapped onto
 // the world.
-func (w *World) nearSpot(farX, farY int) (x, y int) {
-	return w.ringSpot(w.heads[w.rng.IntN(len(w.heads))], farX, farY)
+func (w *World) nearSpot(r *dice, farX, farY int) (x, y int) {
+	return w.ringSpot(r, w.heads[r.IntN(len(w.heads))], farX, farY)
 }
 
 // ringSpot returns a place in the ring reaching farX columns and farY rows
 // around pixel a, chosen at random, wrapped onto the world.
-func (w *World) ringSpot(a int32, farX, farY int) (x, y int) {
-	dy := w.rng.IntN(2*farY+1) - farY
+func (w *World) ringSpot(r *dice, a int32, farX, farY int) (x, y int) {
+	dy := r.IntN(2*farY+1) - farY
 	var dx int
 	if abs(dy) < nearY {
-		k := w.rng.IntN(2 * (farX - nearX + 1))
+		k := r.IntN(2 * (farX - nearX + 1))
 		dx = nearX + k/2
 		if k&1 == 0 {
 			dx = -dx
 		}
 	} else {
-		dx = w.rng.IntN(2*farX+1) - farX
+		dx = r.IntN(2*farX+1) - farX
 	}
 	return wrap(int(a)%w.w+dx, w.w), wrap(int(a)/w.w+dy, w.h)
 }
@@ -201,7 +201,7 @@ const groupScan = 64
 // person's ring around the head of a live snake of its group, the first
 // alive of up to groupScan of the others from one chosen at random; ok is
 // false otherwise (and for a snake of no group), and spawnSpot chooses.
-func (w *World) groupSpot(try int, slot int32) (x, y int, ok bool) {
+func (w *World) groupSpot(r *dice, try int, slot int32) (x, y int, ok bool) {
 	g := w.snakes[slot].group
 	if g == 0 || try >= nearTries {
 		return 0, 0, false
@@ -210,11 +210,11 @@ func (w *World) groupSpot(try int, slot int32) (x, y int, ok bool) {
 	if len(m) < 2 {
 		return 0, 0, false
 	}
-	k := w.rng.IntN(len(m))
+	k := r.IntN(len(m))
 	for n := 0; n < min(len(m), groupScan); n++ {
 		o := m[(k+n)%len(m)]
 		if o != slot && w.snakes[o].alive {
-			x, y = w.ringSpot(w.snakes[o].head, peopleFarX, peopleFarY)
+			x, y = w.ringSpot(r, w.snakes[o].head, peopleFarX, peopleFarY)
 			return x, y, true
 		}
 	}
@@ -228,13 +228,13 @@ func (w *World) groupSpot(try int, slot int32) (x, y int, ok bool) {
 // person's ring or a bot's); for the rest, a random place. So where the
 // world is busy, spawns spread as evenly as snakes do, and where it is
 // empty, they go where the others are.
-func (w *World) spawnSpot(try int, bot bool) (x, y int, ring bool) {
-	x, y = w.rng.IntN(w.w), w.rng.IntN(w.h)
+func (w *World) spawnSpot(r *dice, try int, bot bool) (x, y int, ring bool) {
+	x, y = r.IntN(w.w), r.IntN(w.h)
 	if try < nearTries && len(w.heads) > 0 && !w.near.has(x, y, sightX, sightY) {
 		if bot {
-			x, y = w.nearSpot(nearFarX, nearFarY)
+			x, y = w.nearSpot(r, nearFarX, nearFarY)
 		} else {
-			x, y = w.nearSpot(peopleFarX, peopleFarY)
+			x, y = w.nearSpot(r, peopleFarX, peopleFarY)
 		}
 		return x, y, true
 	}
@@ -247,69 +247,138 @@ func (w *World) spawnSpot(try int, bot bool) (x, y int, ring bool) {
 // would dominate the tick.
 func (w *World) spawnBudget() int { return 1024 + w.cfg.MaxSnakes/8 }
 
-// spawnAll tries to place the snakes waiting for a life, first come first
+// spawnAll places the snakes waiting for a life, first come first
 // served, within the tick's spawn budget; the rest keep their place in the
-// queue for the next tick.
+// queue for the next tick. It runs in two steps. On the workers, each
+// waiting snake (as many as the budget could reach, at least a try each)
+// finds the first of its tries that fits the grid as the tick found it
+// (find): its tries are drawn from its own dice, so what it finds does not
+// depend on the others. Then, in queue order, each takes its place if the
+// budget covers its tries and the place still fits after the spawns
+// before it (clear again); the tries it spent come off the budget either
+// way.
 func (w *World) spawnAll() {
-	keep := w.spawnq[:0]
+	q := w.spawnq
 	budget := w.spawnBudget()
-	for _, slot := range w.spawnq {
-		if budget <= 0 || !w.spawn(slot, &budget) {
+	w.found = w.found[:min(len(q), budget)]
+	w.runPass(passSpawn, 0)
+	keep := q[:0]
+	for i, slot := range q {
+		if s := &w.snakes[slot]; !s.used || s.alive || !s.wantLife {
+			continue // not waiting (any more): a stale entry
+		}
+		if i >= len(w.found) || budget <= 0 {
+			keep = append(keep, slot)
+			continue
+		}
+		f := &w.found[i]
+		if f.ok && budget >= int(f.tries) && w.clear(int(f.x), int(f.y), f.d) {
+			w.place(slot, f)
+		} else {
 			keep = append(keep, slot)
 		}
+		budget -= min(budget, int(f.tries))
 	}
 	w.spawnq = keep
 }
 
-// spawn places snake slot, spending tries from *budget; false when no
-// place was found this time.
-func (w *World) spawn(slot int32, budget *int) bool {
+// spot is where a waiting snake's life may start (find): after tries
+// tries (the one found included), when ok, with its head at x, y heading
+// d, in colour, bold (a bot's).
+type spot struct {
+	x, y   int32
+	tries  int8
+	ok     bool
+	d      Dir
+	colour Colour
+	bold   bool
+}
+
+// findPart finds the spots of part p's stretch of the spawn queue (as
+// much of it as w.found covers).
+func (w *World) findPart(k int) {
+	n := len(w.found)
+	for i := k * n / len(w.parts); i < (k+1)*n/len(w.parts); i++ {
+		w.found[i] = w.find(w.spawnq[i])
+	}
+}
+
+// dice draws the random numbers of one snake's spawn this tick:
+// splitmix64 over a counter started from a hash of the seed, the tick and
+// the slot, so that a spawn's tries depend on nothing another spawn of the
+// tick draws.
+type dice struct{ z uint64 }
+
+func (w *World) dice(slot int32) dice {
+	return dice{w.cfg.Seed ^ w.tick*0xd1b54a32d192ed03 ^ uint64(slot)*0x9e3779b97f4a7c15 ^ 0x5851f42d4c957f2d}
+}
+
+// IntN returns a number in 0..n-1 (0 < n < 2^32).
+func (r *dice) IntN(n int) int {
+	r.z += 0x9e3779b97f4a7c15
+	z := r.z
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return int((z >> 32) * uint64(n) >> 32)
+}
+
+// find returns the first of snake slot's spawnTries tries that fits the
+// grid (clear), with the direction and colour survey gives it, or a spot
+// that is not ok. It reads the grid and the snakes and writes nothing.
+func (w *World) find(slot int32) spot {
 	s := &w.snakes[slot]
-	for try := 0; try < spawnTries && *budget > 0; try++ {
-		*budget--
-		hx, hy, ok := w.groupSpot(try, slot)
+	r := w.dice(slot)
+	for try := 0; try < spawnTries; try++ {
+		hx, hy, ok := w.groupSpot(&r, try, slot)
 		if !ok {
-			hx, hy, _ = w.spawnSpot(try, s.bot)
+			hx, hy, _ = w.spawnSpot(&r, try, s.bot)
 		}
-		d0 := Dir(1 + w.rng.IntN(4))
+		d0 := Dir(1 + r.IntN(4))
 		if !w.clear(hx, hy, d0) {
 			continue
 		}
-		d, colour := w.survey(hx, hy)
+		d, colour := w.survey(&r, hx, hy)
 		if d != d0 && !w.clear(hx, hy, d) {
 			d = d0
 		}
-		dx, dy := delta(d)
-		s.colour = colour
-		w.shrink(s)
-		s.tail, s.length, s.grow = 0, 0, 0
-		// the head is written first: a Body write of a slot followed by a
-		// Head write of the same slot is a move, in the log (see set)
-		w.set(w.idx(hx, hy), MakePixel(Head, int(slot), s.colour))
-		for k := w.cfg.StartLen - 1; k >= 0; k-- {
-			i := w.idx(hx-dx*k, hy-dy*k)
-			s.push(i, int32(int(i)%w.w), int32(int(i)/w.w))
-			if k > 0 {
-				w.set(i, MakePixel(Body, int(slot), s.colour))
-			}
-		}
-		s.dir, s.dir0 = d, d
-		s.alive, s.wantLife = true, false
-		s.spawnTick = w.tick
-		s.protectedUntil = w.tick + uint64(w.cfg.Protect)
-		w.touch(slot)
-		w.prot = append(w.prot, slot)
-		s.killedBy, s.killer = "", -1
-		s.targetX, s.targetY, s.rival = -1, -1, -1
-		if s.bot {
-			s.bold = w.rng.IntN(2) == 0
-		}
-		if s.length > s.best {
-			s.best = s.length
-		}
-		return true
+		return spot{x: int32(hx), y: int32(hy), tries: int8(try + 1), ok: true, d: d, colour: colour, bold: r.IntN(2) == 0}
 	}
-	return false
+	return spot{tries: spawnTries}
+}
+
+// place starts snake slot's life at spot f.
+func (w *World) place(slot int32, f *spot) {
+	s := &w.snakes[slot]
+	hx, hy, d := int(f.x), int(f.y), f.d
+	dx, dy := delta(d)
+	s.colour = f.colour
+	w.shrink(s)
+	s.tail, s.length, s.grow = 0, 0, 0
+	// the head is written first: a Body write of a slot followed by a
+	// Head write of the same slot is a move, in the log (see set)
+	w.set(w.idx(hx, hy), MakePixel(Head, int(slot), s.colour))
+	for k := w.cfg.StartLen - 1; k >= 0; k-- {
+		i := w.idx(hx-dx*k, hy-dy*k)
+		s.push(i, int32(int(i)%w.w), int32(int(i)/w.w))
+		if k > 0 {
+			w.set(i, MakePixel(Body, int(slot), s.colour))
+		}
+	}
+	s.dir, s.dir0 = d, d
+	s.alive, s.wantLife = true, false
+	s.spawnTick = w.tick
+	s.protectedUntil = w.tick + uint64(w.cfg.Protect)
+	w.touch(slot)
+	w.prot = append(w.prot, slot)
+	s.killedBy, s.killer = "", -1
+	s.targetX, s.targetY, s.rival = -1, -1, -1
+	if s.bot {
+		s.bold = f.bold
+	}
+	if s.length > s.best {
+		s.best = s.length
+	}
 }
 
 // clear reports whether a snake with its head at (x, y) heading d fits:
@@ -361,7 +430,7 @@ const surveyR = 6
 // direction away from the nearest body pixel (random when there is none)
 // and the palette colour least used by the bodies in the box (ties broken
 // from a random start).
-func (w *World) survey(x, y int) (Dir, Colour) {
+func (w *World) survey(r *dice, x, y int) (Dir, Colour) {
 	var n [16]int
 	near, nx, ny := 1<<30, 0, 0
 	for dy := -surveyR; dy <= surveyR; dy++ {
@@ -384,7 +453,7 @@ func (w *World) survey(x, y int) (Dir, Colour) {
 	var d Dir
 	switch {
 	case near == 1<<30:
-		d = Dir(1 + w.rng.IntN(4))
+		d = Dir(1 + r.IntN(4))
 	case abs(nx) >= abs(ny) && nx > 0:
 		d = Left
 	case abs(nx) >= abs(ny):
@@ -394,7 +463,7 @@ func (w *World) survey(x, y int) (Dir, Colour) {
 	default:
 		d = Down
 	}
-	start := w.rng.IntN(len(palette))
+	start := r.IntN(len(palette))
 	best := palette[start]
 	for k := range palette {
 		if c := palette[(start+k)%len(palette)]; n[c] < n[best] {

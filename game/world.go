@@ -307,6 +307,7 @@ type World struct {
 	views  *Views  // publishes the views and keeps the last steps' writes
 	prot   []int32 // slots spawned recently enough that protection may still expire into a view
 	spawnq []int32
+	found  []spot     // spawnAll's spots, one for each of the first snakes of spawnq
 	parts  []part     // the step's parts, one a worker (see part)
 	crew   *crew      // the workers running parts 1 and up; nil when the caller runs every part
 	minPar int        // Config.ParallelFrom, or DefaultParallelFrom
@@ -428,6 +429,7 @@ func New(cfg Config) (*World, error) {
 		w.snakes[i].targetX, w.snakes[i].targetY, w.snakes[i].rival = -1, -1, -1
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
+	w.found = make([]spot, 0, cfg.MaxSnakes)
 	w.parts = make([]part, max(cfg.Workers, 1))
 	w.minPar = cfg.ParallelFrom
 	if w.minPar == 0 {
