@@ -285,8 +285,8 @@ type inbox struct {
 // outgrowing its ring trades it for a free ring twice as long, and a spawn
 // gives a long ring back, so rings are allocated only while the number of
 // long snakes alive at once still reaches new highs. Randomness comes only
-// from Config.Seed (a PCG for spawns and fruit, a hash of seed, tick and
-// slot for the bots), and whatever depends on more than one snake is
+// from Config.Seed (a PCG for fruit, a hash of seed, tick and slot for the
+// bots and the spawns), and whatever depends on more than one snake is
 // settled in slot order, so the same seed and the same inputs in the same
 // order give the same world, whatever Config.Workers is.
 //
