@@ -99,7 +99,7 @@ func groupRun(tb testing.TB, grouped bool, n, ticks int) groupResult {
 					continue
 				}
 				markRegions(need, rw, rh, W, H, s.Head)
-				seen += headsOnScreen(w, s.Head) - 1
+				seen += w.near.scan(s.Head.X, s.Head.Y, screenW/2, screenH/2, true) - 1
 				looks++
 			}
 			for _, x := range need {
@@ -142,32 +142,6 @@ func floorDiv(a, b int) int {
 		return -((-a + b - 1) / b)
 	}
 	return a / b
-}
-
-// headsOnScreen counts the live heads of the last publish on the
-// playfield of a camera on c (an 80x24 terminal's).
-func headsOnScreen(w *World, c Point) int {
-	n := &w.near
-	cx, cy := int(n.colOf[c.X]), int(n.rowOf[c.Y])/n.gw
-	count := 0
-	for dy := -1; dy <= 1; dy++ {
-		if n.gh < 3 && dy != 0 && (n.gh == 1 || dy > 0) {
-			continue
-		}
-		row := wrap(cy+dy, n.gh) * n.gw
-		for dx := -1; dx <= 1; dx++ {
-			if n.gw < 3 && dx != 0 && (n.gw == 1 || dx > 0) {
-				continue
-			}
-			cell := row + wrap(cx+dx, n.gw)
-			for _, p := range n.at[n.start[cell]:n.start[cell+1]] {
-				if abs(off(int(p.x)-c.X, n.w)) <= screenW/2 && abs(off(int(p.y)-c.Y, n.h)) <= screenH/2 {
-					count++
-				}
-			}
-		}
-	}
-	return count
 }
 
 // BenchmarkGroups measures what -spawn-near-gateway does, in a world of

@@ -94,8 +94,14 @@ func (n *nearIndex) index(heads []int32) {
 
 // has reports whether a head of the last publish lies within bx columns
 // and by rows of (x, y) on the torus (bx <= nearFarX, by <= nearFarY).
-func (n *nearIndex) has(x, y, bx, by int) bool {
+func (n *nearIndex) has(x, y, bx, by int) bool { return n.scan(x, y, bx, by, false) > 0 }
+
+// scan counts the heads of the last publish within bx columns and by rows
+// of (x, y) on the torus (bx <= nearFarX, by <= nearFarY), stopping at the
+// first unless all is set.
+func (n *nearIndex) scan(x, y, bx, by int, all bool) int {
 	cx, cy := int(n.colOf[x]), int(n.rowOf[y])/n.gw
+	count := 0
 	for dy := -1; dy <= 1; dy++ {
 		if n.gh < 3 && dy != 0 && (n.gh == 1 || dy > 0) {
 			continue // fewer than three rows of cells: visit each once
@@ -108,10 +114,12 @@ func (n *nearIndex) has(x, y, bx, by int) bool {
 			c := row + wrap(cx+dx, n.gw)
 			for _, p := range n.at[n.start[c]:n.start[c+1]] {
 				if abs(off(int(p.x)-x, n.w)) <= bx && abs(off(int(p.y)-y, n.h)) <= by {
-					return true
+					if count++; !all {
+						return count
+					}
 				}
 			}
 		}
 	}
-	return false
+	return count
 }

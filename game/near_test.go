@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestNearIndex compares nearIndex.has with a look at every head, on
+// TestNearIndex compares nearIndex.has and scan with a look at every head, on
 // worlds from smaller than one cell to many cells, with heads and queries
 // on and around the wrap edges.
 func TestNearIndex(t *testing.T) {
@@ -30,14 +30,17 @@ func TestNearIndex(t *testing.T) {
 						x = wrap(int(a)%w+nearFarX+rng.IntN(3)-1, w)
 						y = wrap(int(a)/w-nearFarY+rng.IntN(3)-1, h)
 					}
-					want := false
+					count := 0
 					for _, i := range heads {
 						if abs(off(int(i)%w-x, w)) <= nearFarX && abs(off(int(i)/w-y, h)) <= nearFarY {
-							want = true
+							count++
 						}
 					}
-					if got := n.has(x, y, nearFarX, nearFarY); got != want {
-						t.Fatalf("round %d: has(%d, %d) = %v with heads %v, want %v", round, x, y, got, heads, want)
+					if got := n.has(x, y, nearFarX, nearFarY); got != (count > 0) {
+						t.Fatalf("round %d: has(%d, %d) = %v with heads %v, want %v", round, x, y, got, heads, count > 0)
+					}
+					if got := n.scan(x, y, nearFarX, nearFarY, true); got != count {
+						t.Fatalf("round %d: scan(%d, %d) counts %d with heads %v, want %d", round, x, y, got, heads, count)
 					}
 				}
 			}
