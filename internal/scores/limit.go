@@ -87,22 +87,13 @@ func (l *limiter) take(from string, now time.Time) bool {
 	l.sweep(t)
 	var wnext int64
 	if ws != "" { // the site's bucket first: a refused site spends nothing
-		at, known := l.full[ws]
-		if !known && len(l.full) >= maxSources {
-			at = l.over
-		}
-		wnext = max(at, t) + l.per/siteSources
-		if wnext-t > limitWindow {
+		var ok bool
+		if wnext, _, ok = l.spend(ws, l.per/siteSources, t); !ok {
 			return false
 		}
 	}
-	at, known := l.full[from]
-	shared := !known && len(l.full) >= maxSources
-	if shared {
-		at = l.over
-	}
-	next := max(at, t) + l.per
-	if next-t > limitWindow {
+	next, shared, ok := l.spend(from, l.per, t)
+	if !ok {
 		return false
 	}
 	if shared {
@@ -116,6 +107,19 @@ func (l *limiter) take(from string, now time.Time) bool {
 		}
 	}
 	return true
+}
+
+// spend returns when key's bucket is full again once a claim costing cost
+// is spent from it at t, whether key is past maxSources (the shared
+// bucket's), and whether the bucket has the claim. l.mu is held.
+func (l *limiter) spend(key string, cost, t int64) (next int64, shared, ok bool) {
+	at, known := l.full[key]
+	shared = !known && len(l.full) >= maxSources
+	if shared {
+		at = l.over
+	}
+	next = max(at, t) + cost
+	return next, shared, next-t <= limitWindow
 }
 
 // undo gives back a claim take spent for from (the claim failed). The
