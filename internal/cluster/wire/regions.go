@@ -661,15 +661,8 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	}
 	chg := RegionSet(rd.b[:nb])
 	rd.b = rd.b[nb:]
-	d := dims{w: r.w, h: r.h, max: r.maxSnakes}
-	d.nslots = rd.int("slots", r.maxSnakes)
-	if rd.err == nil && d.nslots < r.nslots {
-		rd.fail("slot count shrinks")
-	}
-	r.recs = rd.snakes(r.recs[:0], &d, func(s int) game.SnakeInfo { return r.snakes[s] }, true)
-	t := tailRec{kills: r.nkill[:0], best: r.best}
-	rd.tail(&t, &d, false)
-	r.nkill = t.kills
+	var t tailRec
+	d := r.decodeRecords(&rd, &t)
 	g.straight = r.decodeStraight(&rd, &d, g.straight[:0])
 	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0], false) // the heads: no pixel is kept
 	g.gmoves = append(g.gmoves[:0], r.moves...)
@@ -714,16 +707,7 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 		}
 	}
 	// valid: commit, as Apply does, the heads from the global message
-	for _, m := range g.gmoves {
-		r.snakes[m.slot].Dir = m.dir
-	}
-	for _, x := range r.recs {
-		dir := r.snakes[x.slot].Dir
-		r.snakes[x.slot] = x.info
-		if !x.dir {
-			r.snakes[x.slot].Dir = dir
-		}
-	}
+	r.commitRecords(g.gmoves)
 	for _, m := range g.straight {
 		if s := &r.snakes[m.slot]; s.Length > 0 {
 			s.Head = game.Point{X: int(m.x), Y: int(m.y)}

@@ -238,15 +238,8 @@ func (r *Replica) Apply(msg []byte) error {
 	if tick <= base {
 		return fmt.Errorf("%w: delta from tick %d to %d", ErrCorrupt, base, tick)
 	}
-	d := dims{w: r.w, h: r.h, max: r.maxSnakes}
-	d.nslots = rd.int("slots", r.maxSnakes)
-	if rd.err == nil && d.nslots < r.nslots {
-		rd.fail("slot count shrinks")
-	}
-	r.recs = rd.snakes(r.recs[:0], &d, func(s int) game.SnakeInfo { return r.snakes[s] }, true)
-	t := tailRec{kills: r.nkill[:0], best: r.best}
-	rd.tail(&t, &d, false)
-	r.nkill = t.kills
+	var t tailRec
+	d := r.decodeRecords(&rd, &t)
 	log := r.decodeWrites(&rd, &d, r.views.Log(r.seq+1), true)
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.fail("trailing bytes")
@@ -255,18 +248,8 @@ func (r *Replica) Apply(msg []byte) error {
 		return rd.err
 	}
 	// valid: commit. A snake's head is its slot's last Head pixel, if
-	// the delta wrote one, and none when it has no length; its dir is its
-	// last move's, unless its record sets it.
-	for _, m := range r.moves {
-		r.snakes[m.slot].Dir = m.dir
-	}
-	for _, x := range r.recs {
-		dir := r.snakes[x.slot].Dir
-		r.snakes[x.slot] = x.info
-		if !x.dir {
-			r.snakes[x.slot].Dir = dir
-		}
-	}
+	// the delta wrote one, and none when it has no length.
+	r.commitRecords(r.moves)
 	for _, c := range log {
 		p := c.Pixel()
 		r.grid[c.Index()] = p
@@ -288,6 +271,39 @@ func (r *Replica) Apply(msg []byte) error {
 	r.seq++
 	r.views.Publish(r.seq, r.tick, log)
 	return nil
+}
+
+// decodeRecords reads what a delta and a global message (ApplyRegions)
+// share after their ticks: the slot count, which never shrinks, the
+// records that changed (into r.recs) and the tail (into t). It returns the
+// message's dims; on an error it leaves rd.err set.
+func (r *Replica) decodeRecords(rd *reader, t *tailRec) dims {
+	d := dims{w: r.w, h: r.h, max: r.maxSnakes}
+	d.nslots = rd.int("slots", r.maxSnakes)
+	if rd.err == nil && d.nslots < r.nslots {
+		rd.fail("slot count shrinks")
+	}
+	r.recs = rd.snakes(r.recs[:0], &d, func(s int) game.SnakeInfo { return r.snakes[s] }, true)
+	*t = tailRec{kills: r.nkill[:0], best: r.best}
+	rd.tail(t, &d, false)
+	r.nkill = t.kills
+	return d
+}
+
+// commitRecords commits, once a message is valid, the dirs of its moves
+// and the records decodeRecords read: a snake's dir is its last move's,
+// unless its record sets it.
+func (r *Replica) commitRecords(moves []moveDir) {
+	for _, m := range moves {
+		r.snakes[m.slot].Dir = m.dir
+	}
+	for _, x := range r.recs {
+		dir := r.snakes[x.slot].Dir
+		r.snakes[x.slot] = x.info
+		if !x.dir {
+			r.snakes[x.slot].Dir = dir
+		}
+	}
 }
 
 // decodeWrites reads a delta's grid writes onto log and returns it, with
