@@ -176,9 +176,12 @@ func newCoverage(g wire.Regions) *coverage {
 }
 
 // valid makes region i's pixels the world's in the views from tick on.
+// It stores from before to, and Covers loads to before from, so a reader
+// that sees the new to sees the new from too: never a stale region's old
+// from with its new to.
 func (c *coverage) valid(i int, tick uint64) {
-	c.to[i].Store(math.MaxUint64)
 	c.from[i].Store(tick)
+	c.to[i].Store(math.MaxUint64)
 }
 
 // stale makes region i's pixels stale in the views after tick.
@@ -209,7 +212,8 @@ func (f *RegionFollower) Covers(v *game.View, follow game.ID, at game.Point, col
 	}
 	ok := true
 	eachRegion(c.g, at.X-hw, at.Y-hh, at.X+hw, at.Y+hh, func(i int) {
-		ok = ok && c.from[i].Load() <= v.Tick && v.Tick <= c.to[i].Load()
+		to := c.to[i].Load() // before from: see valid
+		ok = ok && v.Tick <= to && c.from[i].Load() <= v.Tick
 	})
 	return ok
 }
