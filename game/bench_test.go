@@ -68,6 +68,7 @@ func (p *players) act(w *World) {
 		if !ok {
 			continue
 		}
+		head := v.Heads[id.Slot()]
 		if !s.Alive {
 			if v.Tick >= s.DeathTick+2*TicksPerSecond {
 				w.Respawn(id)
@@ -75,12 +76,12 @@ func (p *players) act(w *World) {
 			continue
 		}
 		r := p.rng.IntN(1200)
-		if blocked(v, s.Head, s.Dir) && r < 1140 {
+		if blocked(v, head, s.Dir) && r < 1140 {
 			d := left(s.Dir)
 			if r&1 == 0 {
 				d = right(s.Dir)
 			}
-			if blocked(v, s.Head, d) {
+			if blocked(v, head, d) {
 				d = reverse(d)
 			}
 			w.Turn(id, d)
@@ -88,14 +89,14 @@ func (p *players) act(w *World) {
 		}
 		if r < 600 {
 			// people go for the fruit they see beside them
-			if d := fruitSide(v, s.Head, s.Dir); d != None {
+			if d := fruitSide(v, head, s.Dir); d != None {
 				w.Turn(id, d)
 				continue
 			}
 		}
 		switch {
 		case r < 120:
-			if d := Dir(1 + r%4); !blocked(v, s.Head, d) {
+			if d := Dir(1 + r%4); !blocked(v, head, d) {
 				w.Turn(id, d)
 			}
 		case r < 128:

@@ -63,7 +63,7 @@ func contactRun(tb testing.TB, cfg Config, warm, capT, watch int) contactResult 
 			if res.ticks == capT {
 				for i := range v.Snakes {
 					s := &v.Snakes[i]
-					if i != id.Slot() && s.Alive && onScreen(v, me.Head, s.Head) {
+					if i != id.Slot() && s.Alive && onScreen(v, v.Heads[id.Slot()], v.Heads[i]) {
 						res.ticks = k - spawned
 						break
 					}
@@ -73,7 +73,7 @@ func contactRun(tb testing.TB, cfg Config, warm, capT, watch int) contactResult 
 				clear(seen)
 				for y := -screenH / 2; y < screenH/2; y++ {
 					for x := -screenW / 2; x < screenW/2; x++ {
-						if px := v.At(me.Head.X+x, me.Head.Y+y); px.Kind() >= Body && px.Slot() != id.Slot() {
+						if px := v.At(v.Heads[id.Slot()].X+x, v.Heads[id.Slot()].Y+y); px.Kind() >= Body && px.Slot() != id.Slot() {
 							seen[px.Slot()] = true
 						}
 					}

@@ -66,11 +66,12 @@ func (f Feed) Marked(step uint64) (full, quick []uint64) {
 func (f Feed) Pixels() []Pixel { return f.w.grid }
 
 // Record is a slot's snake as a copy of the world rebuilds it: what its
-// SnakeInfo shows (Rank aside, 0), and the direction and step of its last
-// move, which outlive the snake in its slot. An empty slot's SnakeInfo is
-// the zero one.
+// SnakeInfo and head show, and the direction and step of its last move,
+// which outlive the snake in its slot. An empty slot's SnakeInfo and head
+// are the zero ones.
 type Record struct {
 	SnakeInfo
+	Head     Point  // View.Heads
 	MoveDir  Dir    // the direction of its last move; None before the slot's first
 	MoveStep uint32 // the low 32 bits of the step of its last move
 }
@@ -78,7 +79,11 @@ type Record struct {
 // Record returns slot's record.
 func (f Feed) Record(slot int) Record {
 	s := &f.w.snakes[slot]
-	return Record{f.w.info(slot), s.moveDir, s.moveStep}
+	var h Point
+	if s.used {
+		h = s.headPoint()
+	}
+	return Record{f.w.info(slot), h, s.moveDir, s.moveStep}
 }
 
 // Shape is the part of a slot's Record that turns and growth change.
@@ -114,7 +119,7 @@ func (f Feed) Deaths() uint64 { return f.w.views.nkills }
 // Death returns death k (counting from 0), one of the last MaxKills.
 func (f Feed) Death(k uint64) Kill { return f.w.views.kills[k%MaxKills] }
 
-// info is slot i's SnakeInfo as rank fills it, without the rank.
+// info is slot i's SnakeInfo as rank fills it.
 func (w *World) info(i int) SnakeInfo {
 	s := &w.snakes[i]
 	if !s.used {
@@ -122,7 +127,7 @@ func (w *World) info(i int) SnakeInfo {
 	}
 	return SnakeInfo{
 		ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
-		Alive: s.alive, Head: s.headPoint(), Dir: s.dir, Length: s.length, Kills: s.kills,
+		Alive: s.alive, Dir: s.dir, Length: s.length, Kills: s.kills,
 		SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
 		DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
 	}

@@ -98,8 +98,9 @@ func groupRun(tb testing.TB, grouped bool, n, ticks int) groupResult {
 				if !ok || !s.Alive {
 					continue
 				}
-				markRegions(need, rw, rh, W, H, s.Head)
-				seen += w.near.scan(s.Head.X, s.Head.Y, screenW/2, screenH/2, true) - 1
+				h := v.Heads[id.Slot()]
+				markRegions(need, rw, rh, W, H, h)
+				seen += w.near.scan(h.X, h.Y, screenW/2, screenH/2, true) - 1
 				looks++
 			}
 			for _, x := range need {

@@ -158,7 +158,7 @@ func TestSpawnsSpread(t *testing.T) {
 				continue
 			}
 			for i := range v.Snakes {
-				if s := &v.Snakes[i]; s.Alive && i != id.Slot() && onScreen(v, me.Head, s.Head) {
+				if s := &v.Snakes[i]; s.Alive && i != id.Slot() && onScreen(v, v.Heads[id.Slot()], v.Heads[i]) {
 					seen++
 				}
 			}

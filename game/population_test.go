@@ -208,9 +208,10 @@ func TestRetireUnseen(t *testing.T) {
 				continue
 			}
 			retired++
-			for _, o := range before.Snakes {
-				if o.Used && !o.Bot && o.Alive && abs(off(o.Head.X-s.Head.X, w.w)) <= 160+s.Length && abs(off(o.Head.Y-s.Head.Y, w.h)) <= 96+s.Length {
-					t.Fatalf("tick %d: bot %s at %v retired alive in sight of %s at %v", after.Tick, s.Name, s.Head, o.Name, o.Head)
+			for j, o := range before.Snakes {
+				sh, oh := before.Heads[i], before.Heads[j]
+				if o.Used && !o.Bot && o.Alive && abs(off(oh.X-sh.X, w.w)) <= 160+s.Length && abs(off(oh.Y-sh.Y, w.h)) <= 96+s.Length {
+					t.Fatalf("tick %d: bot %s at %v retired alive in sight of %s at %v", after.Tick, s.Name, sh, o.Name, oh)
 				}
 			}
 		}

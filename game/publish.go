@@ -17,13 +17,17 @@ func (w *World) publish() {
 // filler is the World as its Views' Filler.
 type filler World
 
-// Fill fills v's snakes, shields, ranks and leaderboard from the world's
-// records (rank: two passes over the parts), and its counters.
-func (f *filler) Fill(v *View) {
+// Fill fills v's snakes, heads, shields, ranks and leaderboard from the
+// world's records (rank: two passes over the parts), and its counters,
+// whatever v held before.
+func (f *filler) Fill(v *View, _ uint64) {
 	w := (*World)(f)
 	v.Snakes = v.Snakes[:w.nslots]
+	v.Heads = v.Heads[:w.nslots]
 	v.Shield = v.Shield[:(w.nslots+63)/64]
-	w.rank(v.Snakes, v.Shield)
+	w.rank(v.Snakes, v.Heads, v.Shield)
+	r := &w.views.rank // summed by rank
+	v.ranks = append(v.ranks[:0], r.longer[:r.longest+2]...)
 	v.Top = append(v.Top[:0], w.top[:w.ntop]...)
 	v.Players, v.Bots, v.Best = w.players, w.bots, w.best
 }

@@ -65,7 +65,7 @@ func run(t *testing.T, w *World, ticks int) {
 	}
 }
 
-func info(t *testing.T, w *World, id ID) SnakeInfo {
+func info(t *testing.T, w *World, id ID) snakeAt {
 	t.Helper()
 	v := w.Acquire()
 	defer v.Release()
@@ -73,7 +73,13 @@ func info(t *testing.T, w *World, id ID) SnakeInfo {
 	if !ok {
 		t.Fatalf("snake %x not in view", id)
 	}
-	return *s
+	return snakeAt{*s, v.Heads[id.Slot()]}
+}
+
+// snakeAt is a snake's info and head, as a view shows them.
+type snakeAt struct {
+	SnakeInfo
+	Head Point
 }
 
 func TestMoveAndWrap(t *testing.T) {
@@ -123,7 +129,7 @@ func TestCollisions(t *testing.T) {
 		aGrow  int
 		want   want
 		ticks  int
-		aCheck func(t *testing.T, w *World, a SnakeInfo)
+		aCheck func(t *testing.T, w *World, a snakeAt)
 	}{
 		{name: "into other body", aDir: Right, a: []Point{pt(2, 2), pt(3, 2), pt(4, 2)},
 			bDir: Down, b: []Point{pt(5, 0), pt(5, 1), pt(5, 2), pt(5, 3), pt(5, 4)},
@@ -172,7 +178,7 @@ func TestCollisions(t *testing.T) {
 		{name: "death turns body into fruit", aDir: Right, a: []Point{pt(0, 9), pt(1, 9), pt(2, 9), pt(3, 9), pt(4, 9), pt(5, 9)},
 			bDir: Down, b: []Point{pt(6, 7), pt(6, 8), pt(6, 9), pt(6, 10)},
 			want: want{false, true, "b", 1},
-			aCheck: func(t *testing.T, w *World, a SnakeInfo) {
+			aCheck: func(t *testing.T, w *World, a snakeAt) {
 				// tail (0,9) left; (1,9),(3,9),(5,9) fruit; (2,9),(4,9) empty.
 				for x, k := range []Kind{Empty, Fruit, Empty, Fruit, Empty, Fruit, Body} {
 					if got := w.grid[w.idx(x, 9)].Kind(); got != k {
@@ -535,8 +541,8 @@ func TestLeaderboard(t *testing.T) {
 	}
 	rank := map[int]int{10: 1, 9: 2, 8: 4, 7: 5, 6: 6, 5: 7, 4: 9, 3: 10, 2: 12}
 	for k, id := range ids {
-		if s, _ := v.Snake(id); s.Rank != rank[lens[k]] {
-			t.Fatalf("%s length %d rank %d, want %d", s.Name, s.Length, s.Rank, rank[lens[k]])
+		if s, _ := v.Snake(id); v.Rank(id.Slot()) != rank[lens[k]] {
+			t.Fatalf("%s length %d rank %d, want %d", s.Name, s.Length, v.Rank(id.Slot()), rank[lens[k]])
 		}
 	}
 	if v.Best.Length != 10 || v.Best.Name != "l" || v.Players != 12 || v.Bots != 0 {

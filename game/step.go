@@ -940,7 +940,7 @@ func (w *World) topUpFruit(max int) {
 // part its own slots and its own stretch of the lists (see rankPart);
 // what it finds for the leaderboard and the best is merged in part
 // order, which is slot order.
-func (w *World) rank(dst []SnakeInfo, shield []uint64) {
+func (w *World) rank(dst []SnakeInfo, heads []Point, shield []uint64) {
 	w.split()
 	w.runPass(passCount, 0)
 	r := &w.views.rank
@@ -964,9 +964,9 @@ func (w *World) rank(dst []SnakeInfo, shield []uint64) {
 	}
 	w.heads, w.eyes = w.heads[:live], w.eyes[:eyes]
 	w.near.size(live)
-	w.rdst, w.rshield, w.rthr = dst, shield, thr
+	w.rdst, w.rheads, w.rshield, w.rthr = dst, heads, shield, thr
 	w.runPass(passRank, 0)
-	w.rdst, w.rshield = nil, nil
+	w.rdst, w.rheads, w.rshield = nil, nil, nil
 	w.near.build()
 	w.ntop = 0
 	ties := 0
@@ -1010,15 +1010,14 @@ func (w *World) countPart(p *part) {
 	}
 }
 
-// rankPart is rank's second pass over part p: its slots' SnakeInfos and
-// shield words, its heads and eyes in their stretches of the world's lists
+// rankPart is rank's second pass over part p: its slots' SnakeInfos,
+// heads and shield words, its heads and eyes in their stretches of the world's lists
 // (from p.liveAt and p.eyeAt), and, in slot order, its leaderboard
 // candidates (every snake longer than the threshold and the first TopN
 // at it: enough for any leaderboard) and its first snake longer than any
 // before it and the world's best.
 func (w *World) rankPart(p *part) {
-	dst, shield, thr := w.rdst, w.rshield, w.rthr
-	r := &w.views.rank
+	dst, heads, shield, thr := w.rdst, w.rheads, w.rshield, w.rthr
 	clear(shield[p.lo/64 : (p.hi+63)/64])
 	h, e := p.liveAt, p.eyeAt
 	p.cand = p.cand[:0]
@@ -1028,10 +1027,9 @@ func (w *World) rankPart(p *part) {
 		s := &w.snakes[i]
 		in := &dst[i]
 		if !s.used {
-			*in = SnakeInfo{}
+			*in, heads[i] = SnakeInfo{}, Point{}
 			continue
 		}
-		rk := 0
 		if s.alive {
 			w.heads[h] = s.head
 			w.near.put(h, s.headX, s.headY)
@@ -1040,7 +1038,6 @@ func (w *World) rankPart(p *part) {
 				w.eyes[e] = eye{s.headX, s.headY}
 				e++
 			}
-			rk = r.rank(s.length)
 			if s.length > thr || s.length == thr && ties < TopN {
 				if s.length == thr {
 					ties++
@@ -1056,9 +1053,10 @@ func (w *World) rankPart(p *part) {
 		}
 		*in = SnakeInfo{
 			ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
-			Alive: s.alive, Head: s.headPoint(), Dir: s.dir, Length: s.length, Kills: s.kills, Rank: rk,
+			Alive: s.alive, Dir: s.dir, Length: s.length, Kills: s.kills,
 			SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
 			DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
 		}
+		heads[i] = s.headPoint()
 	}
 }

@@ -80,10 +80,8 @@ type SnakeInfo struct {
 	Used   bool // the slot holds a snake (alive or dead, not yet left)
 	Alive  bool
 	Dir    Dir
-	Head   Point
 	Length int
 	Kills  int
-	Rank   int // 1-based rank by length among live snakes; 0 when dead
 
 	SpawnTick      uint64 // tick of the last (re)spawn
 	DeathTick      uint64 // tick of the last death (valid when !Alive)
@@ -138,6 +136,7 @@ type View struct {
 	W, H    int
 	Pix     []Pixel     // row-major, len W*H: Pix[y*W+x]
 	Snakes  []SnakeInfo // indexed by slot; Used says whether a slot is live
+	Heads   []Point     // indexed by slot: where each snake's head is (the origin for a snake of no length)
 	Top     []Entry     // leaderboard, longest first, at most TopN
 	Players int         // snakes driven by people (alive or dead)
 	Bots    int         // server-side snakes
@@ -190,6 +189,10 @@ type View struct {
 	// what a reader needs of a body pixel's snake, in a few cache lines.
 	Shield []uint64
 
+	// ranks[l] is the number of live snakes longer than l, for l up to
+	// the longest length plus one (see Rank).
+	ranks []int32
+
 	st viewState // reference count and update bookkeeping (publish.go)
 }
 
@@ -236,6 +239,62 @@ func (v *View) MarkShields() {
 			v.Shield[i/64] |= 1 << (i % 64)
 		}
 	}
+}
+
+// Rank returns the rank by length of the snake in slot s among the live
+// snakes: 1 + the number of live snakes longer (equal lengths share a
+// rank); 0 when it is dead or s holds no snake.
+func (v *View) Rank(s int) int {
+	if s < 0 || s >= len(v.Snakes) || !v.Snakes[s].Alive {
+		return 0
+	}
+	if l := v.Snakes[s].Length; l < len(v.ranks) {
+		return int(v.ranks[l]) + 1
+	}
+	return 1
+}
+
+// MarkRanks sets what Rank reads from Snakes. Publishers keep it as they
+// publish; code that builds a View by hand (tests) calls it after
+// changing Snakes.
+func (v *View) MarkRanks() {
+	longest := 0
+	for i := range v.Snakes {
+		if v.Snakes[i].Alive {
+			longest = max(longest, v.Snakes[i].Length)
+		}
+	}
+	v.ranks = append(v.ranks[:0], make([]int32, longest+2)...)
+	for i := range v.Snakes {
+		if v.Snakes[i].Alive {
+			v.ranks[v.Snakes[i].Length]++
+		}
+	}
+	suffix(v.ranks)
+}
+
+// SetRanks sets what Rank reads from c, the count of the live snakes of
+// v.Snakes by length: O(the longest length), whatever the number of
+// snakes.
+func (v *View) SetRanks(c *Lengths) {
+	r := &c.r
+	v.ranks = append(v.ranks[:0], r.longer[:min(r.longest+2, len(r.longer))]...)
+	suffix(v.ranks)
+}
+
+// Lengths counts live snakes by length, for a publisher that keeps the
+// count as its snakes change (Add) and gives it to each view it publishes
+// (View.SetRanks). The zero value counts none.
+type Lengths struct{ r ranker }
+
+// Add adds d (-1 or 1) snakes of the given length.
+func (c *Lengths) Add(length, d int) {
+	r := &c.r
+	if length+2 > len(r.longer) {
+		r.grow(length)
+	}
+	r.longer[length] += int32(d)
+	r.longest = max(r.longest, length)
 }
 
 // Shielded reports whether the snake in slot s is spawn-protected (see

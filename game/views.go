@@ -61,9 +61,12 @@ type Views struct {
 // replica of it. Views.Publish calls it on its own goroutine.
 type Filler interface {
 	// Fill sets what the view v shows besides its pixels and deaths, as
-	// of v.Tick: Snakes (one per slot in use), Shield, Top, Players, Bots
-	// and Best.
-	Fill(v *View)
+	// of v.Tick: Snakes and Heads (one per slot in use), Shield, ranks
+	// (View.SetRanks), Top, Players, Bots and Best. v held them as of step
+	// since before (0: v holds nothing it may keep; else one of the last
+	// 16 steps published), so a Filler that knows what changed since may
+	// write only that.
+	Fill(v *View, since uint64)
 
 	// Expired is called when the view being published was brought up to
 	// date by replaying the writes since its tick from: it calls
@@ -129,13 +132,17 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 		vs.skipped.Add(1)
 		return
 	}
+	since := v.st.seq // what v holds, unless sync copies it whole
+	if step-since > logN-1 || tick <= v.Tick {
+		since = 0
+	}
 	vs.sync(v, step, tick)
 	v.st.seq = step
 	if step == 0 {
 		v.st.seq = 0 // no log reaches back to before the start
 	}
 	v.Tick = tick
-	vs.fill.Fill(v)
+	vs.fill.Fill(v, since)
 	v.Kills = v.Kills[:0]
 	for k := vs.nkills - min(vs.nkills, MaxKills); k < vs.nkills; k++ {
 		if r := &vs.kills[k%MaxKills]; r.Tick+KillTicks > tick {
@@ -182,25 +189,6 @@ func (vs *Views) AddKill(k Kill) {
 	vs.nkills++
 }
 
-// Rank sets the Rank of each snake in ss: 1 + the number of live snakes
-// in ss that are longer (equal lengths share a rank); 0 when dead.
-func (vs *Views) Rank(ss []SnakeInfo) {
-	r := &vs.rank
-	r.reset()
-	for i := range ss {
-		if ss[i].Alive {
-			r.count(ss[i].Length)
-		}
-	}
-	r.sum()
-	for i := range ss {
-		ss[i].Rank = 0
-		if ss[i].Alive {
-			ss[i].Rank = r.rank(ss[i].Length)
-		}
-	}
-}
-
 // next returns the buffer to publish into: of those that are not the
 // newest and have no reader, the most up to date; else a new one while the
 // pool has room (it joins the pool); else nil (every buffer is held).
@@ -223,6 +211,7 @@ func (vs *Views) next() *View {
 		W: w, H: h,
 		Pix:    make([]Pixel, w*h),
 		Snakes: make([]SnakeInfo, 0, vs.capacity),
+		Heads:  make([]Point, 0, vs.capacity),
 		Top:    make([]Entry, 0, TopN),
 		Kills:  make([]Kill, 0, MaxKills),
 		Shield: make([]uint64, 0, (vs.capacity+63)/64),
@@ -324,8 +313,8 @@ type bandIndex struct {
 
 // ranker ranks live snakes by length with a counting sort, allocating only
 // when a length passes the longest it has seen: reset, count each live
-// snake's length, sum, then rank(l) is 1 + the number of live snakes
-// longer than l (equal lengths share a rank).
+// snake's length, sum, then above(l) is the number of live snakes longer
+// than l: a view's ranks (View.Rank).
 type ranker struct {
 	longer  []int32 // by length: the snakes counted of that length; after sum, those longer
 	longest int     // the longest length counted
@@ -364,11 +353,15 @@ func (r *ranker) add(o *ranker) {
 }
 
 // sum turns the counts into, by length, the number of snakes longer.
-func (r *ranker) sum() {
+func (r *ranker) sum() { suffix(r.longer[:r.longest+2]) }
+
+// suffix turns counts by length into, by length, the count of those
+// longer: what is after each entry.
+func suffix(a []int32) {
 	var above int32
-	for l := r.longest + 1; l >= 0; l-- {
-		c := r.longer[l]
-		r.longer[l] = above
+	for l := len(a) - 1; l >= 0; l-- {
+		c := a[l]
+		a[l] = above
 		above += c
 	}
 }
@@ -376,6 +369,3 @@ func (r *ranker) sum() {
 // above returns the number of counted snakes longer than length (after
 // sum; length at most the longest + 1).
 func (r *ranker) above(length int) int { return int(r.longer[length]) }
-
-// rank returns the rank of a counted length (after sum).
-func (r *ranker) rank(length int) int { return int(r.longer[length]) + 1 }

@@ -344,9 +344,10 @@ type World struct {
 	heads         []int32 // every live head at the last publish (spawn anchors)
 	near          nearIndex
 
-	// rank's hand-over to rankPart: the view's records and shield, and
-	// the leaderboard's threshold
+	// rank's hand-over to rankPart: the view's records, heads and shield,
+	// and the leaderboard's threshold
 	rdst    []SnakeInfo
+	rheads  []Point
 	rshield []uint64
 	rthr    int
 

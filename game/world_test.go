@@ -107,9 +107,9 @@ func TestLongSim(t *testing.T) {
 			t.Fatalf("leaderboard out of order: %v", v.Top)
 		}
 	}
-	for _, s := range v.Snakes {
-		if s.Alive && (s.Rank < 1 || (len(v.Top) > 0 && s.Length == v.Top[0].Length && s.Rank != 1)) {
-			t.Fatalf("bad rank %+v", s)
+	for i, s := range v.Snakes {
+		if rk := v.Rank(i); s.Alive && (rk < 1 || (len(v.Top) > 0 && s.Length == v.Top[0].Length && rk != 1)) || !s.Alive && rk != 0 {
+			t.Fatalf("bad rank %d: %+v", rk, s)
 		}
 	}
 }
@@ -247,9 +247,9 @@ func checkHeld(v *View, last uint64) error {
 		return fmt.Errorf("view went back in time: %d after %d", v.Tick, last)
 	}
 	a := pixSum(v)
-	for _, s := range v.Snakes {
-		if s.Used && s.Alive && v.At(s.Head.X, s.Head.Y).Kind() != Head {
-			return fmt.Errorf("tick %d: head of %q at %v not a head pixel", v.Tick, s.Name, s.Head)
+	for i, s := range v.Snakes {
+		if h := v.Heads[i]; s.Used && s.Alive && v.At(h.X, h.Y).Kind() != Head {
+			return fmt.Errorf("tick %d: head of %q at %v not a head pixel", v.Tick, s.Name, h)
 		}
 	}
 	if b := pixSum(v); a != b {

@@ -120,8 +120,8 @@ func runSim(tb testing.TB, enc strategy, zone int, term *vtmodel.Term, cut hudCu
 			sizes = append(sizes, len(out))
 		}
 		nf += fruitInView(r)
-		for _, sn := range s.v.Snakes {
-			if onScreen(r, &s.v, sn.Head) {
+		for _, at := range s.v.Heads {
+			if onScreen(r, &s.v, at) {
 				nh++
 			}
 		}
@@ -350,7 +350,7 @@ func TestZeroAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(200, func() {
 		v.Tick++
 		i++
-		v.Snakes[1].Head.X = 290 + i%50 // the radar's text changes
+		v.Heads[1].X = 290 + i%50 // the radar's text changes
 		r.Frame(v, h)
 	}); n != 0 || !r.rad.on || r.rad.scans == scans {
 		t.Errorf("radar: %v allocs per frame (on %v, %d scans)", n, r.rad.on, r.rad.scans-scans)

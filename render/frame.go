@@ -555,7 +555,8 @@ func (r *Renderer) camera(v *game.View, h *HUD) (dx, dy int) {
 		s, ok := v.Snake(h.Follow)
 		have = ok && s.Alive
 		if have {
-			tx, ty = s.Head.X, s.Head.Y
+			at := v.Heads[h.Follow.Slot()]
+			tx, ty = at.X, at.Y
 		}
 	}
 	cx, cy := tx-pw/2, ty-ph/2

@@ -31,7 +31,7 @@ type gsnake struct {
 // gview builds a w x h view at tick with these snakes (slot = index,
 // colour = index) and a leaderboard of the longest 10.
 func gview(w, h int, tick uint64, ss ...gsnake) *game.View {
-	v := &game.View{Tick: tick, W: w, H: h, Pix: make([]game.Pixel, w*h), Snakes: make([]game.SnakeInfo, len(ss))}
+	v := &game.View{Tick: tick, W: w, H: h, Pix: make([]game.Pixel, w*h), Snakes: make([]game.SnakeInfo, len(ss)), Heads: make([]game.Point, len(ss))}
 	for i, s := range ss {
 		st := steps[s.dir]
 		for k := s.n - 1; k >= 0; k-- {
@@ -44,9 +44,10 @@ func gview(w, h int, tick uint64, ss ...gsnake) *game.View {
 		}
 		v.Snakes[i] = game.SnakeInfo{
 			ID: game.ID(i) | 1<<16, Name: s.name, Colour: game.Colour(i % 16), Bot: s.bot,
-			Used: true, Alive: true, Dir: s.dir, Head: game.Point{X: s.x, Y: s.y}, Length: s.n,
+			Used: true, Alive: true, Dir: s.dir, Length: s.n,
 			BestLength: s.n,
 		}
+		v.Heads[i] = game.Point{X: s.x, Y: s.y}
 	}
 	rankTop(v)
 	return v
@@ -63,11 +64,11 @@ func rankTop(v *game.View) {
 	slices.SortStableFunc(idx, func(a, b int) int { return v.Snakes[b].Length - v.Snakes[a].Length })
 	v.Top = v.Top[:0]
 	for i, k := range idx {
-		v.Snakes[k].Rank = i + 1
 		if i < game.TopN {
 			v.Top = append(v.Top, game.Entry{Slot: k, Name: v.Snakes[k].Name, Length: v.Snakes[k].Length})
 		}
 	}
+	v.MarkRanks()
 }
 
 // gscreen draws the frames of one golden screen: v at ticks v.Tick,
@@ -225,7 +226,8 @@ func feedView() (*game.View, *HUD) {
 	// away) is nobody's business.
 	for i := 0; i < game.TopN; i++ {
 		v.Snakes = append(v.Snakes, game.SnakeInfo{ID: game.ID(len(v.Snakes)) | 1<<16, Name: fmt.Sprintf("far%d", i),
-			Used: true, Alive: true, Head: game.Point{X: 0, Y: 200}, Length: 50})
+			Used: true, Alive: true, Length: 50})
+		v.Heads = append(v.Heads, game.Point{X: 0, Y: 200})
 	}
 	rankTop(v)
 	return v, h
@@ -298,7 +300,7 @@ func dead(killedBy string) (*game.View, *HUD) {
 	v, h := board()
 	v.Tick = 700
 	s := &v.Snakes[0]
-	s.Alive, s.DeathTick, s.SpawnTick, s.BestLength, s.KilledBy, s.Rank = false, 700, 50, 40, killedBy, 0
+	s.Alive, s.DeathTick, s.SpawnTick, s.BestLength, s.KilledBy = false, 700, 50, 40, killedBy
 	rankTop(v)
 	return v, h
 }

@@ -263,7 +263,7 @@ func (r *Renderer) textRows(v *game.View, h *HUD, you *game.SnakeInfo, ok bool) 
 	if k.ok {
 		switch {
 		case you != nil && you.Alive && !h.Spectator:
-			k.mode, k.name, k.length, k.rank, k.kills, k.dash = modeAlive, you.Name, you.Length, you.Rank, you.Kills, -1
+			k.mode, k.name, k.length, k.rank, k.kills, k.dash = modeAlive, you.Name, you.Length, v.Rank(you.ID.Slot()), you.Kills, -1
 			if you.DashReadyAt > v.Tick {
 				k.dash = int32((you.DashReadyAt - v.Tick + game.TicksPerSecond - 1) / game.TicksPerSecond)
 			}

@@ -49,7 +49,8 @@ func TestHeadsKept(t *testing.T) {
 				for i, sn := range s.v.Snakes {
 					// The stand-in world lets bodies cover heads: a head is
 					// on the playfield when its pixel is.
-					if p := s.v.At(sn.Head.X, sn.Head.Y); sn.Alive && p.Kind() == game.Head && p.Slot() == i && r.onPlayfield(&s.v, sn.Head) {
+					hd := s.v.Heads[i]
+					if p := s.v.At(hd.X, hd.Y); sn.Alive && p.Kind() == game.Head && p.Slot() == i && r.onPlayfield(&s.v, hd) {
 						want = append(want, int32(i))
 					}
 				}
@@ -219,7 +220,7 @@ func TestRadarOnlyWhenAlone(t *testing.T) {
 	for i := 0; i < n; i++ {
 		v.Tick++
 		// bob circles: the distance changes all the time.
-		v.Snakes[1].Head = game.Point{X: 290 + i%40, Y: 160 - i%30}
+		v.Heads[1] = game.Point{X: 290 + i%40, Y: 160 - i%30}
 		r.Frame(v, h)
 		if r.rad.on {
 			shown++
@@ -289,7 +290,7 @@ func TestTagLeash(t *testing.T) {
 	for i := 1; i <= 20; i++ {
 		// bob's head moves right a pixel a tick (the pixels do not matter
 		// to the leash, only the head's position).
-		v.Snakes[1].Head.X++
+		v.Heads[1].X++
 		v.Tick++
 		setHead(v, 1)
 		r.Frame(v, h)
@@ -297,7 +298,7 @@ func TestTagLeash(t *testing.T) {
 		if tg == nil {
 			t.Fatalf("tick %d: bob's tag is gone", i)
 		}
-		hx := mod(v.Snakes[1].Head.X-r.camX, v.W)
+		hx := mod(v.Heads[1].X-r.camX, v.W)
 		if tg.x != x0 || tg.y != y0 {
 			moves++
 			if hx <= x0+tg.n-1+leashX {
@@ -321,7 +322,7 @@ func setHead(v *game.View, i int) {
 			v.Pix[k] = game.MakePixel(game.Body, i, p.Colour())
 		}
 	}
-	hd := v.Snakes[i].Head
+	hd := v.Heads[i]
 	v.Pix[mod(hd.Y, v.H)*v.W+mod(hd.X, v.W)] = game.MakePixel(game.Head, i, v.Snakes[i].Colour)
 }
 
@@ -456,8 +457,9 @@ func TestStatusRowHold(t *testing.T) {
 		}
 	}
 	has(frame(), "bot6 49", true)
-	v.Top[0].Length = 50 // the change right after the first frame's board waits
-	v.Snakes[0].Rank = 4
+	v.Top[0].Length = 50    // the change right after the first frame's board waits
+	v.Snakes[3].Length = 30 // bot3 passes alice: she is 4th
+	v.MarkRanks()
 	for range boardEvery - 1 {
 		s := frame()
 		has(s, "bot6 49", true)

@@ -213,8 +213,10 @@ func session(t *testing.T, seed uint64, frames int) {
 				sn.BestLength = rng.IntN(100)
 			case 2:
 				sn.Kills = rng.IntN(10)
-			default:
-				sn.Rank = 1 + rng.IntN(10)
+			default: // the player's rank, by another snake's length
+				o := &s.v.Snakes[1+rng.IntN(len(s.v.Snakes)-1)]
+				o.Length = 1 + rng.IntN(2*sn.Length+2)
+				s.v.MarkRanks()
 			}
 		case k < 34:
 			z := rng.IntN(101)

@@ -61,8 +61,7 @@ type radar struct {
 func (r *Renderer) radarOrigin(v *game.View, h *HUD) (p game.Point, ok bool) {
 	switch {
 	case r.focus >= 0:
-		s := &v.Snakes[r.focus]
-		return s.Head, s.Alive
+		return v.Heads[r.focus], v.Snakes[r.focus].Alive
 	case h.Follow == 0:
 		return game.Point{X: r.camX + r.cols/2, Y: r.camY + r.pfRows}, true
 	}
@@ -118,7 +117,7 @@ func (r *Renderer) scanRadar(v *game.View, own int, o game.Point) {
 		if !s.Alive || !s.Used || i == own || i == r.focus {
 			continue
 		}
-		dx, dy := wrapDelta(s.Head.X-o.X, v.W), wrapDelta(s.Head.Y-o.Y, v.H)
+		dx, dy := wrapDelta(v.Heads[i].X-o.X, v.W), wrapDelta(v.Heads[i].Y-o.Y, v.H)
 		switch d := dx*dx + dy*dy; {
 		case best < 0 || d < best:
 			best, second, rd.near = d, best, s.ID
@@ -147,12 +146,10 @@ func (r *Renderer) radarText(v *game.View, own int, o game.Point) {
 		}
 	}
 	if rd.near != 0 && rd.near != lead && r.radarTarget(v, own, rd.near) {
-		s, _ := v.Snake(rd.near)
-		r.radarLine(v, o, s.Head, "nearest ", "near ")
+		r.radarLine(v, o, v.Heads[rd.near.Slot()], "nearest ", "near ")
 	}
 	if lead != 0 {
-		s, _ := v.Snake(lead)
-		r.radarLine(v, o, s.Head, "leader  ", "lead ")
+		r.radarLine(v, o, v.Heads[lead.Slot()], "leader  ", "lead ")
 	}
 }
 

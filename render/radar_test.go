@@ -28,17 +28,17 @@ func BenchmarkRadar(b *testing.B) {
 
 func radarBench(b *testing.B, n int) {
 	const w, hgt, total = 2048, 512, 2500
-	v := &game.View{W: w, H: hgt, Pix: make([]game.Pixel, w*hgt), Snakes: make([]game.SnakeInfo, total)}
+	v := &game.View{W: w, H: hgt, Pix: make([]game.Pixel, w*hgt), Snakes: make([]game.SnakeInfo, total), Heads: make([]game.Point, total)}
 	v.Dirty = make([]uint64, game.TilesW(w)*game.TilesH(hgt))
 	rng := rand.New(rand.NewPCG(5, 5))
 	for i := range v.Snakes {
-		v.Snakes[i] = game.SnakeInfo{ID: game.ID(i) | 1<<16, Name: "s", Used: true, Alive: true, Length: 5,
-			Head: game.Point{X: rng.IntN(w), Y: rng.IntN(hgt)}, Dir: game.Right}
+		v.Snakes[i] = game.SnakeInfo{ID: game.ID(i) | 1<<16, Name: "s", Used: true, Alive: true, Length: 5, Dir: game.Right}
+		v.Heads[i] = game.Point{X: rng.IntN(w), Y: rng.IntN(hgt)}
 	}
 	// The sessions' snakes: 25 x 11 grid points, 82 x 46 pixels apart (an
 	// 80x24 screen is 80 x 44), the first n of them.
 	put := func(i int, on bool) {
-		hd := v.Snakes[i].Head
+		hd := v.Heads[i]
 		for k := 0; k < 5; k++ {
 			px := game.Pixel(0)
 			if on {
@@ -54,7 +54,7 @@ func radarBench(b *testing.B, n int) {
 		}
 	}
 	for i := 0; i < n; i++ {
-		v.Snakes[i].Head = game.Point{X: i % 25 * 82, Y: i / 25 * 46}
+		v.Heads[i] = game.Point{X: i % 25 * 82, Y: i / 25 * 46}
 		put(i, true)
 	}
 	runtime.LockOSThread()
@@ -72,7 +72,7 @@ func radarBench(b *testing.B, n int) {
 		v.Tick++
 		for i := 0; i < n; i++ {
 			put(i, false)
-			v.Snakes[i].Head.X = mod(v.Snakes[i].Head.X+1, w)
+			v.Heads[i].X = mod(v.Heads[i].X+1, w)
 			put(i, true)
 		}
 	}
@@ -122,12 +122,12 @@ func BenchmarkRadarScan(b *testing.B) {
 	v, h := alone()
 	rng := rand.New(rand.NewPCG(6, 6))
 	for len(v.Snakes) < 2500 {
-		v.Snakes = append(v.Snakes, game.SnakeInfo{ID: game.ID(len(v.Snakes)) | 1<<16, Used: true, Alive: true,
-			Head: game.Point{X: rng.IntN(v.W), Y: rng.IntN(v.H)}})
+		v.Snakes = append(v.Snakes, game.SnakeInfo{ID: game.ID(len(v.Snakes)) | 1<<16, Used: true, Alive: true})
+		v.Heads = append(v.Heads, game.Point{X: rng.IntN(v.W), Y: rng.IntN(v.H)})
 	}
 	r := newKept(ANSI16, 80, 24)
 	r.Frame(v, h)
-	o := v.Snakes[0].Head
+	o := v.Heads[0]
 	for b.Loop() {
 		r.scanRadar(v, 0, o)
 	}

@@ -75,7 +75,7 @@ func TestScreens(t *testing.T) {
 		t.Errorf("first frame: want synchronized output, alt screen and hidden cursor; starts %q", out[:min(len(out), 30)])
 	}
 	// Own head bright white, in the middle of the playfield.
-	hd := s.v.Snakes[0].Head
+	hd := s.v.Heads[0]
 	r := newKept(ANSI16, 80, 24)
 	r.Frame(&s.v, h)
 	x, y := mod(hd.X-r.camX, s.v.W), mod(hd.Y-r.camY, s.v.H)
@@ -231,9 +231,10 @@ func TestNilAndOddViews(t *testing.T) {
 }
 
 func TestCameraDeadZone(t *testing.T) {
-	v := &game.View{W: 1000, H: 500, Pix: make([]game.Pixel, 1000*500), Snakes: make([]game.SnakeInfo, 1)}
+	v := &game.View{W: 1000, H: 500, Pix: make([]game.Pixel, 1000*500), Snakes: make([]game.SnakeInfo, 1), Heads: make([]game.Point, 1)}
 	id := game.ID(1 << 16)
-	v.Snakes[0] = game.SnakeInfo{ID: id, Used: true, Alive: true, Head: game.Point{X: 500, Y: 250}}
+	v.Snakes[0] = game.SnakeInfo{ID: id, Used: true, Alive: true}
+	v.Heads[0] = game.Point{X: 500, Y: 250}
 	h := &HUD{You: id, Follow: id, ShutdownIn: -1}
 	r := newKept(ANSI16, 80, 24) // playfield 80 x 44 pixels
 	r.Frame(v, h)
@@ -243,7 +244,7 @@ func TestCameraDeadZone(t *testing.T) {
 	}
 	// Inside the central half: the camera stays.
 	for _, p := range []game.Point{{X: 481, Y: 240}, {X: 519, Y: 260}, {X: 500, Y: 239}} {
-		v.Snakes[0].Head = p
+		v.Heads[0] = p
 		v.Tick++
 		r.Frame(v, h)
 		if r.camX != x0 || r.camY != y0 {
@@ -251,19 +252,19 @@ func TestCameraDeadZone(t *testing.T) {
 		}
 	}
 	// Leaving it re-centres, y in whole rows.
-	v.Snakes[0].Head = game.Point{X: 521, Y: 250}
+	v.Heads[0] = game.Point{X: 521, Y: 250}
 	r.Frame(v, h)
 	if r.camX != 481 || r.camY != y0 {
 		t.Fatalf("head right of the box: camera %d,%d, want 481,%d", r.camX, r.camY, y0)
 	}
-	v.Snakes[0].Head = game.Point{X: 521, Y: 272}
+	v.Heads[0] = game.Point{X: 521, Y: 272}
 	r.Frame(v, h)
 	if r.camY != 250 || (r.camY-y0)%2 != 0 {
 		t.Fatalf("head below the box: camera y %d, want 250", r.camY)
 	}
 	// Follow every tick with zone 0; wraps across the world's edge.
 	r.SetZone(0)
-	v.Snakes[0].Head = game.Point{X: 5, Y: 3}
+	v.Heads[0] = game.Point{X: 5, Y: 3}
 	r.Frame(v, h)
 	if r.camX != 965 || r.camY != 480 {
 		t.Fatalf("zone 0 across the edge: camera %d,%d, want 965,480 (481 snapped to whole rows)", r.camX, r.camY)

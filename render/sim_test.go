@@ -39,7 +39,7 @@ var steps = [...]game.Point{game.Up: {X: 0, Y: -1}, game.Right: {X: 1}, game.Dow
 // number of fruit; snake 0 is the one to follow.
 func newSim(seed uint64, w, h, n, l, fruit int) *sim {
 	s := &sim{rng: rand.New(rand.NewPCG(seed, 7))}
-	s.v = game.View{W: w, H: h, Pix: make([]game.Pixel, w*h), Snakes: make([]game.SnakeInfo, n)}
+	s.v = game.View{W: w, H: h, Pix: make([]game.Pixel, w*h), Snakes: make([]game.SnakeInfo, n), Heads: make([]game.Point, n)}
 	s.dirty = make([]uint64, game.TilesW(w)*game.TilesH(h))
 	s.fresh = make([]uint64, game.FreshWords(w)*game.TilesH(h))
 	s.freshA = make([]int32, game.TilesH(h)+1)
@@ -57,8 +57,9 @@ func newSim(seed uint64, w, h, n, l, fruit int) *sim {
 		s.snakes = append(s.snakes, sn)
 		s.v.Snakes[i] = game.SnakeInfo{
 			ID: game.ID(i) | 1<<16, Name: "snake" + string(rune('a'+i%26)), Colour: game.Colour(i % 16),
-			Used: true, Alive: true, Length: l, Rank: i + 1, Head: sn.body[0],
+			Used: true, Alive: true, Length: l,
 		}
+		s.v.Heads[i] = sn.body[0]
 	}
 	for k := 0; k < fruit; k++ {
 		s.put(s.rng.IntN(w*h), game.MakePixel(game.Fruit, 0, 0))
@@ -137,6 +138,7 @@ func (s *sim) tick() {
 		}
 	}
 	s.v.MarkShields()
+	s.v.MarkRanks()
 }
 
 func (s *sim) draw() {
@@ -153,6 +155,7 @@ func (s *sim) draw() {
 		}
 	}
 	s.v.MarkShields()
+	s.v.MarkRanks()
 }
 
 func turn(d game.Dir, right bool) game.Dir {
@@ -242,7 +245,7 @@ func (s *sim) step() {
 		sn.body[0] = nh
 		s.set(hd, game.MakePixel(game.Body, i, game.Colour(i%16)))
 		s.set(nh, game.MakePixel(game.Head, i, game.Colour(i%16)))
-		s.v.Snakes[i].Head = nh
+		s.v.Heads[i] = nh
 		s.v.Snakes[i].Dir = sn.dir
 	}
 }
@@ -259,7 +262,7 @@ func (s *sim) kill(i int, by string) {
 	}
 	sn.alive = false
 	in := &s.v.Snakes[i]
-	in.Alive, in.DeathTick, in.KilledBy, in.Rank = false, s.v.Tick, by, 0
+	in.Alive, in.DeathTick, in.KilledBy = false, s.v.Tick, by
 }
 
 // respawn puts snake i back, in a tick of its own, at a random place (half
@@ -279,6 +282,7 @@ func (s *sim) respawn(i int) {
 	}
 	sn.dir, sn.alive = game.Right, true
 	in := &s.v.Snakes[i]
-	in.Alive, in.SpawnTick, in.ProtectedUntil, in.Head = true, s.v.Tick, s.v.Tick+30, sn.body[0]
+	in.Alive, in.SpawnTick, in.ProtectedUntil = true, s.v.Tick, s.v.Tick+30
+	s.v.Heads[i] = sn.body[0]
 	s.draw()
 }

@@ -57,7 +57,7 @@ func worldRunWith(tb testing.TB, enc strategy, term *vtmodel.Term, cut hudCut) (
 			}
 			lsum += s.Length
 			lnum++
-			if onScreen(r, v, s.Head) {
+			if onScreen(r, v, v.Heads[id.Slot()]) {
 				vsum++
 			}
 			if next[i]--; next[i] > 0 {
@@ -66,7 +66,8 @@ func worldRunWith(tb testing.TB, enc strategy, term *vtmodel.Term, cut hudCut) (
 			next[i] = 2 + rng.IntN(6)
 			d := turn(s.Dir, rng.IntN(2) == 0)
 			if i > 0 && lead != nil && lead.Alive {
-				dx, dy := wrapDelta(lead.Head.X-s.Head.X, v.W), wrapDelta(lead.Head.Y-s.Head.Y, v.H)
+				lh, sh := v.Heads[ids[0].Slot()], v.Heads[id.Slot()]
+				dx, dy := wrapDelta(lh.X-sh.X, v.W), wrapDelta(lh.Y-sh.Y, v.H)
 				switch {
 				case dx > 20 && s.Dir != game.Left:
 					d = game.Right

@@ -507,7 +507,7 @@ func (s *session) camera(v *game.View, hud *render.HUD) (rank int) {
 			sl := v.Top[s.follow].Slot
 			if sl >= 0 && sl < len(v.Snakes) && v.Snakes[sl].Used {
 				hud.Follow = v.Snakes[sl].ID
-				s.cam = v.Snakes[sl].Head
+				s.cam = v.Heads[sl]
 			}
 		}
 	} else if v.W > 0 && v.H > 0 {

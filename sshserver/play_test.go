@@ -23,9 +23,9 @@ func perpendicular(d game.Dir) (string, game.Dir) {
 }
 
 // waitSnake waits until alice's snake satisfies cond.
-func waitSnake(t *testing.T, w *game.World, name, what string, cond func(game.SnakeInfo) bool) game.SnakeInfo {
+func waitSnake(t *testing.T, w *game.World, name, what string, cond func(testkit.Snake) bool) testkit.Snake {
 	t.Helper()
-	var got game.SnakeInfo
+	var got testkit.Snake
 	if !testkit.Eventually(10*time.Second, func() bool {
 		s, ok := testkit.SnakeNamed(w, name)
 		got = s
@@ -42,11 +42,11 @@ func TestPlay(t *testing.T) {
 
 	// Frames arrive and the banner names the game.
 	tm.waitScreen("1 playing")
-	s0 := waitSnake(t, h.w, "alice", "join", func(s game.SnakeInfo) bool { return s.Alive })
+	s0 := waitSnake(t, h.w, "alice", "join", func(s testkit.Snake) bool { return s.Alive })
 
 	// It moves, and (fruit is dense) it eats.
-	waitSnake(t, h.w, "alice", "moving", func(s game.SnakeInfo) bool { return s.Head != s0.Head })
-	waitSnake(t, h.w, "alice", "eating", func(s game.SnakeInfo) bool { return s.Length > s0.Length })
+	waitSnake(t, h.w, "alice", "moving", func(s testkit.Snake) bool { return s.Head != s0.Head })
+	waitSnake(t, h.w, "alice", "eating", func(s testkit.Snake) bool { return s.Length > s0.Length })
 
 	// Steering: an escape sequence split across two writes still turns.
 	cur, _ := testkit.SnakeNamed(h.w, "alice")
@@ -58,7 +58,7 @@ func TestPlay(t *testing.T) {
 	} else {
 		tm.send(k)
 	}
-	waitSnake(t, h.w, "alice", "turn", func(s game.SnakeInfo) bool { return s.Dir == want })
+	waitSnake(t, h.w, "alice", "turn", func(s testkit.Snake) bool { return s.Dir == want })
 
 	// Die: a tight square into its own body (protection is one tick).
 	die := map[game.Dir][3]string{
@@ -81,12 +81,12 @@ func TestPlay(t *testing.T) {
 		tm.send(seq[2])
 		testkit.Eventually(time.Second, func() bool { s, _ := testkit.SnakeNamed(h.w, "alice"); return !s.Alive })
 	}
-	waitSnake(t, h.w, "alice", "death", func(s game.SnakeInfo) bool { return !s.Alive })
+	waitSnake(t, h.w, "alice", "death", func(s testkit.Snake) bool { return !s.Alive })
 	tm.waitScreen("respawn")
 
 	// Respawn with enter.
 	tm.send("\r")
-	waitSnake(t, h.w, "alice", "respawn", func(s game.SnakeInfo) bool { return s.Alive })
+	waitSnake(t, h.w, "alice", "respawn", func(s testkit.Snake) bool { return s.Alive })
 
 	// Quit: exit status 0, terminal restored, goodbye printed.
 	tm.send("q")

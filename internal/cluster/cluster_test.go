@@ -85,14 +85,14 @@ func (l *link) step() {
 	l.w.Step(l.tick)
 }
 
-func (l *link) snake(id game.ID) (game.SnakeInfo, bool) {
+func (l *link) snake(id game.ID) (testkit.Snake, bool) {
 	v := l.w.Acquire()
 	defer v.Release()
 	s, ok := v.Snake(id)
 	if !ok {
-		return game.SnakeInfo{}, false
+		return testkit.Snake{}, false
 	}
-	return *s, true
+	return testkit.Snake{SnakeInfo: *s, Head: v.Heads[id.Slot()]}, true
 }
 
 // TestJoinAndInputs: a gateway's join gets a snake in the simulation's
@@ -755,7 +755,7 @@ func TestStream(t *testing.T) {
 		}
 		for i := range wv.Snakes {
 			a, b := wv.Snakes[i], fv.Snakes[i]
-			if a.ID != b.ID || a.Head != b.Head || a.Length != b.Length || a.Alive != b.Alive || a.Name != b.Name {
+			if a.ID != b.ID || wv.Heads[i] != fv.Heads[i] || a.Length != b.Length || a.Alive != b.Alive || a.Name != b.Name {
 				return false
 			}
 		}

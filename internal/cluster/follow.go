@@ -204,11 +204,10 @@ func (f *RegionFollower) Covers(v *game.View, follow game.ID, at game.Point, col
 	pw, ph := max(cols, 1), 2*max(rows, 1)
 	hw, hh := pw/2+1, ph/2+2
 	if follow != 0 {
-		s, ok := v.Snake(follow)
-		if !ok {
+		if _, ok := v.Snake(follow); !ok {
 			return true // the camera stays where it was
 		}
-		at, hw, hh = s.Head, pw, ph
+		at, hw, hh = v.Heads[follow.Slot()], pw, ph
 	}
 	ok := true
 	eachRegion(c.g, at.X-hw, at.Y-hh, at.X+hw, at.Y+hh, func(i int) {
@@ -570,12 +569,12 @@ func (st *follow) interest() {
 		case cam.Top:
 			for _, e := range v.Top {
 				if e.Slot < len(v.Snakes) {
-					st.mark(v.Snakes[e.Slot].Head, pw, ph)
+					st.mark(v.Heads[e.Slot], pw, ph)
 				}
 			}
 		case cam.Follow != 0:
-			if s, ok := v.Snake(cam.Follow); ok {
-				st.mark(s.Head, pw, ph)
+			if _, ok := v.Snake(cam.Follow); ok {
+				st.mark(v.Heads[cam.Follow.Slot()], pw, ph)
 			}
 		default:
 			st.mark(cam.At, pw/2+1, ph/2+2)

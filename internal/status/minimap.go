@@ -107,11 +107,11 @@ func (m *minimapper) draw(v *game.View) []byte {
 // some regions has every snake's record but not every pixel.
 func (m *minimapper) shade(v *game.View, mw, mh, scale int) {
 	for i := range v.Snakes {
-		s := &v.Snakes[i]
-		if !s.Used || !s.Alive || s.Head.X < 0 || s.Head.Y < 0 || s.Head.X >= v.W || s.Head.Y >= v.H {
+		s, h := &v.Snakes[i], v.Heads[i]
+		if !s.Used || !s.Alive || h.X < 0 || h.Y < 0 || h.X >= v.W || h.Y >= v.H {
 			continue
 		}
-		m.cover[s.Head.Y/scale*mw+s.Head.X/scale] += int32(max(s.Length, 1))
+		m.cover[h.Y/scale*mw+h.X/scale] += int32(max(s.Length, 1))
 	}
 	per := scale * scale // pixels in a block
 	for i, c := range m.cover {
@@ -138,7 +138,7 @@ func (m *minimapper) mark(v *game.View, mw, mh, scale int) {
 		if e.Slot < 0 || e.Slot >= len(v.Snakes) || !v.Snakes[e.Slot].Used {
 			continue
 		}
-		h := v.Snakes[e.Slot].Head
+		h := v.Heads[e.Slot]
 		x, y := h.X/scale, h.Y/scale
 		c := uint8(pxRank + r - 1)
 		m.rect(x-2, y-2, 5, 5, pxOutline)

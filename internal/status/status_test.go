@@ -117,7 +117,8 @@ func (h hostileView) Acquire() *game.View { return h.v }
 func newHostileView() hostileView {
 	v := &game.View{W: 64, H: 32, Pix: make([]game.Pixel, 64*32), Bots: 1, Tick: 9}
 	for i, n := range hostile[:3] {
-		v.Snakes = append(v.Snakes, game.SnakeInfo{ID: game.ID(i), Name: n, Used: true, Alive: true, Head: game.Point{X: 10 * i, Y: 5}, Length: 9 - i, Bot: i == 2})
+		v.Snakes = append(v.Snakes, game.SnakeInfo{ID: game.ID(i), Name: n, Used: true, Alive: true, Length: 9 - i, Bot: i == 2})
+		v.Heads = append(v.Heads, game.Point{X: 10 * i, Y: 5})
 		v.Top = append(v.Top, game.Entry{Slot: i, Name: n, Length: 9 - i})
 		v.Pix[5*64+10*i] = game.MakePixel(game.Head, i, 1)
 	}
@@ -680,10 +681,11 @@ func TestMinimapSizes(t *testing.T) {
 	}
 	v := &game.View{W: 16384, H: 4096}
 	for i := range 1000 {
-		v.Snakes = append(v.Snakes, game.SnakeInfo{Used: true, Alive: true, Length: 400,
-			Head: game.Point{X: 16383 - i*16, Y: 4095 - i*4}})
+		v.Snakes = append(v.Snakes, game.SnakeInfo{Used: true, Alive: true, Length: 400})
+		v.Heads = append(v.Heads, game.Point{X: 16383 - i*16, Y: 4095 - i*4})
 	}
-	v.Snakes = append(v.Snakes, game.SnakeInfo{Used: true, Alive: true, Length: 5, Head: game.Point{X: -1, Y: 5}}) // bad record: skipped
+	v.Snakes = append(v.Snakes, game.SnakeInfo{Used: true, Alive: true, Length: 5}) // bad head: skipped
+	v.Heads = append(v.Heads, game.Point{X: -1, Y: 5})
 	var m minimapper
 	if b := m.draw(v); len(b) == 0 {
 		t.Fatal("empty")

@@ -73,14 +73,20 @@ func Golden(t testing.TB, name, got string, update bool) {
 	}
 }
 
+// Snake is a snake's info and head, as a view shows them.
+type Snake struct {
+	game.SnakeInfo
+	Head game.Point
+}
+
 // SnakeNamed finds a used slot's snake by name in w's newest view.
-func SnakeNamed(w *game.World, name string) (game.SnakeInfo, bool) {
+func SnakeNamed(w *game.World, name string) (Snake, bool) {
 	v := w.Acquire()
 	defer v.Release()
-	for _, s := range v.Snakes {
+	for i, s := range v.Snakes {
 		if s.Used && s.Name == name {
-			return s, true
+			return Snake{s, v.Heads[i]}, true
 		}
 	}
-	return game.SnakeInfo{}, false
+	return Snake{}, false
 }

@@ -245,7 +245,7 @@ func (e *Encoder) appendRecords(dst []byte, seq uint64) []byte {
 			}
 			dst = binary.AppendUvarint(dst, uint64(i-last))
 			last = i
-			dst = appendRecord(dst, m, sh, q, &r.SnakeInfo)
+			dst = appendRecord(dst, m, sh, q, &r.SnakeInfo, game.Point{})
 			*sh, *q = nsh, nq
 		}
 	}
@@ -280,14 +280,14 @@ func (c *sent) diff(q *sent) uint64 {
 	return m
 }
 
-// appendRecord appends mask m and the fields of snake s it names,
-// integers that move as differences from sh and q. The head (fHead) goes
-// only in snapshots, whose baseline is an empty slot.
-func appendRecord(dst []byte, m uint64, sh *shape, q *sent, s *game.SnakeInfo) []byte {
+// appendRecord appends mask m and the fields of snake s and its head it
+// names, integers that move as differences from sh and q. The head (fHead)
+// goes only in snapshots, whose baseline is an empty slot.
+func appendRecord(dst []byte, m uint64, sh *shape, q *sent, s *game.SnakeInfo, head game.Point) []byte {
 	dst = binary.AppendUvarint(dst, m)
 	if m&fHead != 0 {
-		dst = binary.AppendUvarint(dst, zig(s.Head.X))
-		dst = binary.AppendUvarint(dst, zig(s.Head.Y))
+		dst = binary.AppendUvarint(dst, zig(head.X))
+		dst = binary.AppendUvarint(dst, zig(head.Y))
 	}
 	if m&fDir != 0 {
 		dst = append(dst, byte(s.Dir))
@@ -361,12 +361,9 @@ func appendBest(dst []byte, b game.Entry) []byte {
 	return binary.AppendUvarint(dst, uint64(b.Length))
 }
 
-// diff returns the mask of the fields of b that differ from a (Rank aside).
+// diff returns the mask of the fields of b that differ from a.
 func diff(a, b *game.SnakeInfo) uint64 {
 	var m uint64
-	if a.Head != b.Head {
-		m |= fHead
-	}
 	if a.Dir != b.Dir {
 		m |= fDir
 	}

@@ -120,9 +120,10 @@ func (r *reader) pix(c *pixCoder, d *dims) game.Pixel {
 	return game.MakePixel(k, slot, game.Colour(b&15))
 }
 
-// snake reads a record's fields into s, integers that move as differences
-// from s, and checks the result. A delta's records hold no head.
-func (r *reader) snake(s *game.SnakeInfo, d *dims, delta bool) uint64 {
+// snake reads a record's fields into s and its head into head, integers
+// that move as differences from what they hold, and checks the result. A
+// delta's records hold no head.
+func (r *reader) snake(s *game.SnakeInfo, head *game.Point, d *dims, delta bool) uint64 {
 	m := r.uvarint("snake mask")
 	if m&^fAll != 0 || delta && m&fHead != 0 {
 		r.fail("snake mask")
@@ -130,8 +131,8 @@ func (r *reader) snake(s *game.SnakeInfo, d *dims, delta bool) uint64 {
 	}
 	area := d.w * d.h
 	if m&fHead != 0 {
-		s.Head.X += unzig(r.uvarint("head x"))
-		s.Head.Y += unzig(r.uvarint("head y"))
+		head.X += unzig(r.uvarint("head x"))
+		head.Y += unzig(r.uvarint("head y"))
 	}
 	if m&fDir != 0 {
 		s.Dir = game.Dir(r.byte("dir"))
@@ -174,7 +175,7 @@ func (r *reader) snake(s *game.SnakeInfo, d *dims, delta bool) uint64 {
 		s.KilledBy = r.str("killed by", s.KilledBy)
 	}
 	s.BestLength = max(s.BestLength, s.Length) // see the Encoder
-	if s.Head.X < 0 || s.Head.X >= d.w || s.Head.Y < 0 || s.Head.Y >= d.h || s.Dir > game.Left ||
+	if head.X < 0 || head.X >= d.w || head.Y < 0 || head.Y >= d.h || s.Dir > game.Left ||
 		s.Length < 0 || s.Length > area || s.Kills < 0 || s.BestLength < 0 || s.BestLength > area {
 		r.fail("snake record out of range")
 	}
@@ -199,7 +200,7 @@ func (r *reader) snakes(recs []snakeRec, d *dims, base func(int) game.SnakeInfo,
 		last = slot
 		recs = append(recs, snakeRec{slot: slot, info: base(slot)})
 		x := &recs[len(recs)-1]
-		x.dir = r.snake(&x.info, d, delta)&fDir != 0
+		x.dir = r.snake(&x.info, &x.head, d, delta)&fDir != 0
 	}
 	return recs
 }

@@ -520,13 +520,12 @@ func RegionInfo(msg []byte) (region int, tick uint64, err error) {
 
 // regional is a Replica's state as a follower of regions.
 type regional struct {
-	g        Regions
-	follow   []bool // by region
-	hlog     []game.Write
-	gmoves   []moveDir
-	straight []straight   // the snakes that moved once in their dir, and where to
-	staged   []game.Write // region snapshots' pixels, for the next publish
-	got      []bool       // scratch: regions given to ApplyRegions
+	g      Regions
+	follow []bool // by region
+	hlog   []game.Write
+	gmoves []moveDir
+	staged []game.Write // region snapshots' pixels, for the next publish
+	got    []bool       // scratch: regions given to ApplyRegions
 }
 
 // FollowRegions makes r a follower of regions of rw x rh pixels
@@ -663,7 +662,7 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	rd.b = rd.b[nb:]
 	var t tailRec
 	d := r.decodeRecords(&rd, &t)
-	g.straight = r.decodeStraight(&rd, &d, g.straight[:0])
+	straight := r.checkStraight(&rd, &d)
 	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0], false) // the heads: no pixel is kept
 	g.gmoves = append(g.gmoves[:0], r.moves...)
 	if rd.err == nil && len(rd.b) != 0 {
@@ -687,15 +686,9 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 			return fmt.Errorf("%w (region %d's message of tick %d with the global one of tick %d)", ErrGap, reg, t, tick)
 		}
 		g.got[reg] = true
-		start := len(log)
-		log = r.decodeRegion(&rr, &d, log, reg)
+		log = r.decodeRegion(&rr, &d, log, reg) // each write in the region
 		if rr.err == nil && len(rr.b) != 0 {
 			rr.fail("trailing bytes")
-		}
-		for _, c := range log[start:] {
-			if rr.err == nil && g.g.Of(c.Index()) != reg {
-				rr.fail("a write outside its region")
-			}
 		}
 		if rr.err != nil {
 			return rr.err
@@ -706,28 +699,22 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 			return fmt.Errorf("%w (no message of region %d at tick %d)", ErrGap, reg, tick)
 		}
 	}
-	// valid: commit, as Apply does, the heads from the global message
+	// valid: commit, as Apply does, the heads from the global message: the
+	// straight moves in the dirs from before it (a snake its records leave
+	// without length loses its head below)
+	r.moveStraight(straight)
 	r.commitRecords(g.gmoves)
-	for _, m := range g.straight {
-		if s := &r.snakes[m.slot]; s.Length > 0 {
-			s.Head = game.Point{X: int(m.x), Y: int(m.y)}
-		}
-	}
 	for _, c := range g.hlog {
 		if p := c.Pixel(); p.Kind() == game.Head {
-			if s := &r.snakes[p.Slot()]; s.Length > 0 {
-				s.Head = game.Point{X: c.Index() % r.w, Y: c.Index() / r.w}
+			if s := p.Slot(); r.has[s] {
+				r.at[s] = game.Point{X: c.Index() % r.w, Y: c.Index() / r.w}
 			}
 		}
 	}
 	for _, c := range log[len(g.staged):] {
 		r.grid[c.Index()] = c.Pixel()
 	}
-	for _, x := range r.recs {
-		if x.info.Length == 0 {
-			r.snakes[x.slot].Head = game.Point{}
-		}
-	}
+	r.noHeads()
 	g.staged = g.staged[:0]
 	r.nslots = d.nslots
 	r.commitTail(&t)
@@ -737,18 +724,16 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	return nil
 }
 
-// straight is a snake that moved once in its dir, and its new head.
-type straight struct{ slot, x, y int32 }
-
-// decodeStraight reads the bitset of the slots that moved once in their
-// dir (see Regions) and appends their moves to moves: their dir stays.
-func (r *Replica) decodeStraight(rd *reader, d *dims, moves []straight) []straight {
+// checkStraight reads the bitset of the slots that moved once in their
+// dir (see Regions), checks that each is a snake with a head and a dir,
+// and returns it for moveStraight.
+func (r *Replica) checkStraight(rd *reader, d *dims) []byte {
 	nb := rd.int("head bits", (d.nslots+7)/8)
 	if rd.err == nil && (nb != (d.nslots+7)/8 || nb > len(rd.b)) {
 		rd.fail("head bits")
 	}
 	if rd.err != nil {
-		return moves
+		return nil
 	}
 	hb := rd.b[:nb]
 	rd.b = rd.b[nb:]
@@ -757,34 +742,51 @@ func (r *Replica) decodeStraight(rd *reader, d *dims, moves []straight) []straig
 			slot := k*8 + bits.TrailingZeros8(b)
 			if slot >= r.nslots {
 				rd.fail("a straight move of a slot not in use")
-				return moves
+				return nil
 			}
-			s := &r.snakes[slot]
-			x, y := s.Head.X, s.Head.Y
-			switch {
-			case s.Length == 0:
-				rd.fail("a straight move of a snake without a head")
-				return moves
-			case s.Dir == game.Up:
-				y = (y + r.h - 1) % r.h
-			case s.Dir == game.Down:
-				y = (y + 1) % r.h
-			case s.Dir == game.Left:
-				x = (x + r.w - 1) % r.w
-			case s.Dir == game.Right:
-				x = (x + 1) % r.w
-			default:
-				rd.fail("a straight move of a snake without a dir")
-				return moves
+			if d := r.way[slot]; !r.has[slot] || d == game.None || d > game.Left {
+				rd.fail("a straight move of a snake without a head or dir")
+				return nil
 			}
-			moves = append(moves, straight{int32(slot), int32(x), int32(y)})
 		}
 	}
-	return moves
+	return hb
 }
 
+// moveStraight moves the head of each snake of hb (checkStraight's) one
+// pixel on in its dir, which stays: call it before the message's dirs
+// and records are committed.
+func (r *Replica) moveStraight(hb []byte) {
+	for k, b := range hb {
+		for ; b != 0; b &= b - 1 {
+			slot := k*8 + bits.TrailingZeros8(b)
+			d, at := r.way[slot], &r.at[slot]
+			x, y := at.X+stepX[d], at.Y+stepY[d]
+			if x < 0 {
+				x += r.w
+			} else if x >= r.w {
+				x -= r.w
+			}
+			if y < 0 {
+				y += r.h
+			} else if y >= r.h {
+				y -= r.h
+			}
+			*at = game.Point{X: x, Y: y}
+		}
+	}
+}
+
+// stepX and stepY are a step in each dir (None, Up, Right, Down, Left).
+var (
+	stepX = [...]int{0, 0, 1, 0, -1}
+	stepY = [...]int{0, -1, 0, 1, 0}
+)
+
 // decodeRegion reads region reg's items (Split.appendRegion) onto log and
-// returns it; moves as decodeWrites reads them. On an error it leaves
+// returns it; moves as decodeWrites reads them. Every write it appends is
+// in region reg: a write's place is counted within the region, and a move
+// whose head or next pixel is elsewhere is refused. On an error it leaves
 // rd.err set.
 func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) []game.Write {
 	n := rd.uvarint("pixel count") // grid writes, a move's two
@@ -805,7 +807,7 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 			if !ok {
 				break
 			}
-			if x < x0 || x >= x0+rw || y < y0 || y >= y0+rh {
+			if x < x0 || x >= x0+rw || y < y0 || y >= y0+rh || r.reg.g.Of(h) != reg {
 				rd.fail("a move out of its region")
 				break
 			}

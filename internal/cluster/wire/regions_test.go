@@ -89,7 +89,7 @@ func (rf *regionFollower) check(t testing.TB) {
 			masked[i] = wv.Pix[i]
 		}
 	}
-	if err := sameView(wv, withPix(rv, masked, rv.FreshPix)); err != nil {
+	if err := sameViewPix(wv, rv, masked); err != nil {
 		t.Fatalf("tick %d: %v", wv.Tick, err)
 	}
 	if rf.prev != nil {
@@ -125,7 +125,7 @@ func (rf *regionFollower) check(t testing.TB) {
 
 // withPix returns a copy of v with other pixels.
 func withPix(v *game.View, pix, freshPix []game.Pixel) *game.View {
-	return &game.View{Tick: v.Tick, Serial: v.Serial, W: v.W, H: v.H, Pix: pix, Snakes: v.Snakes, Top: v.Top,
+	return &game.View{Tick: v.Tick, Serial: v.Serial, W: v.W, H: v.H, Pix: pix, Snakes: v.Snakes, Heads: v.Heads, Top: v.Top,
 		Players: v.Players, Bots: v.Bots, Best: v.Best, Kills: v.Kills, Dirty: v.Dirty, Fresh: v.Fresh,
 		FreshX: v.FreshX, FreshAt: v.FreshAt, FreshBlk: v.FreshBlk, FreshPix: freshPix, Shield: v.Shield}
 }
@@ -266,16 +266,32 @@ func TestRegionsCorrupt(t *testing.T) {
 	for _, r := range rf.s.Changed() {
 		msgs = append(msgs, slices.Clone(rf.s.Region(int(r))))
 	}
-	if err := fresh().ApplyRegions(global, msgs); err != nil {
+	want := fresh()
+	if err := want.ApplyRegions(global, msgs); err != nil {
 		t.Fatal(err)
 	}
+	wv := want.Acquire()
+	defer wv.Release()
+	refused := 0
 	try := func(what string, g []byte, ms [][]byte) {
 		r := fresh()
-		tick := r.Tick()
-		if err := r.ApplyRegions(g, ms); err != nil && r.Tick() != tick {
-			t.Fatalf("%s: refused (%v) but the replica moved on", what, err)
+		if err := r.ApplyRegions(g, ms); err != nil {
+			refused++
+			if err := r.ApplyRegions(global, msgs); err != nil {
+				t.Fatalf("%s: refused, then the genuine messages too: %v", what, err)
+			}
+			v := r.Acquire()
+			defer v.Release()
+			if err := sameView(wv, v); err != nil {
+				t.Fatalf("%s: refused, then the genuine messages left: %v", what, err)
+			}
 		}
 	}
+	defer func() {
+		if refused == 0 {
+			t.Error("no change was refused")
+		}
+	}()
 	for k := range global {
 		for _, b := range []byte{0, 0xff, global[k] ^ 1, global[k] + 1} {
 			g := slices.Clone(global)
@@ -402,7 +418,12 @@ func FuzzRegionsDecode(f *testing.F) {
 	f.Add(slices.Clone(s.Global()), slices.Clone(s.Region(int(s.Changed()[0]))))
 	f.Add(AppendRegionSnapshot(nil, fl.w, s.Regions(), 3), []byte{Version, msgRegion, 1, 2})
 	f.Add([]byte{}, []byte{})
-	f.Fuzz(func(t *testing.T, g, m []byte) {
+	global := slices.Clone(s.Global())
+	var msgs [][]byte
+	for _, k := range s.Changed() {
+		msgs = append(msgs, slices.Clone(s.Region(int(k))))
+	}
+	fresh := func(t testing.TB) *Replica {
 		r, err := NewReplica(chunks)
 		if err == nil {
 			err = r.FollowRegions(32, 16)
@@ -413,9 +434,28 @@ func FuzzRegionsDecode(f *testing.F) {
 		for k := range r.Regions().Count() {
 			r.Follow(k)
 		}
-		tick := r.Tick()
-		if err := r.ApplyRegions(g, [][]byte{m}); err != nil && r.Tick() != tick {
-			t.Fatalf("refused (%v) but moved on", err)
+		return r
+	}
+	want := fresh(f)
+	if err := want.ApplyRegions(global, msgs); err != nil {
+		f.Fatal(err)
+	}
+	wv := want.Acquire()
+	defer wv.Release()
+	f.Fuzz(func(t *testing.T, g, m []byte) {
+		r := fresh(t)
+		if err := r.ApplyRegions(g, [][]byte{m}); err != nil {
+			// refused: the replica takes the genuine tick as if it had
+			// never seen these
+			if err := r.ApplyRegions(global, msgs); err != nil {
+				t.Fatalf("refused, then the genuine messages too: %v", err)
+			}
+			v := r.Acquire()
+			err := sameView(wv, v)
+			v.Release()
+			if err != nil {
+				t.Fatalf("refused, then the genuine messages left: %v", err)
+			}
 		}
 		_, _ = r.ApplyRegionSnapshot(g)
 		_, _ = r.ApplyRegionSnapshot(m)

@@ -21,14 +21,24 @@ type Replica struct {
 	tick      uint64
 	seq       uint64 // deltas applied, plus 1 for the snapshot: the step Views has
 	grid      []game.Pixel
-	snakes    []game.SnakeInfo // by slot, Rank unused; len maxSnakes
-	views     *game.Views
-	top       [game.TopN]int32
-	ntop      int
-	players   int
-	bots      int
-	best      game.Entry
-	reg       *regional // a follower of regions' state (FollowRegions); nil for a whole world's
+	snakes    []game.SnakeInfo // by slot; len maxSnakes
+	at        []game.Point     // by slot: heads (View.Heads); len maxSnakes
+	has       []bool           // by slot: the snake has a head (its length is not 0)
+	way       []game.Dir       // by slot: its dir
+	lens      game.Lengths     // the live snakes of snakes by length (the views' ranks)
+	prot      []int32          // the slots whose protection may not have ended (see protect)
+	inProt    []bool           // by slot: in prot
+
+	// changed[s%keptSteps] lists the slots whose record step s changed
+	// (its snakes' copies in the views are brought up to date from them)
+	changed [keptSteps][]int32
+	views   *game.Views
+	top     [game.TopN]int32
+	ntop    int
+	players int
+	bots    int
+	best    game.Entry
+	reg     *regional // a follower of regions' state (FollowRegions); nil for a whole world's
 
 	// Apply's scratch, kept between calls
 	recs  []snakeRec
@@ -38,11 +48,16 @@ type Replica struct {
 	tries uint64     // Apply calls that decoded grid writes
 }
 
-// snakeRec is one decoded snake record: the slot's new info, and whether
-// it set the dir.
+// keptSteps is how many steps back a view buffer game.Views fills again
+// may be (game.Filler).
+const keptSteps = 16
+
+// snakeRec is one decoded snake record: the slot's new info and head (a
+// snapshot's), and whether it set the dir.
 type snakeRec struct {
 	slot int
 	info game.SnakeInfo
+	head game.Point
 	dir  bool
 }
 
@@ -189,6 +204,10 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 		w: d.w, h: d.h, maxSnakes: d.max, nslots: d.nslots, tick: tick, seq: 1,
 		grid:   make([]game.Pixel, area),
 		snakes: make([]game.SnakeInfo, d.max),
+		at:     make([]game.Point, d.max),
+		has:    make([]bool, d.max),
+		way:    make([]game.Dir, d.max),
+		inProt: make([]bool, d.max),
 		heads:  make([]headMark, d.max),
 	}
 	r.views = game.NewViews(r.grid, r.w, r.h, r.maxSnakes, (*filler)(r))
@@ -202,7 +221,8 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 		i += x.n
 	}
 	for _, x := range recs {
-		r.snakes[x.slot] = x.info
+		r.setRecord(x.slot, x.info)
+		r.at[x.slot] = x.head
 	}
 	r.commitTail(&t)
 	r.views.Publish(r.seq, r.tick, nil)
@@ -254,16 +274,12 @@ func (r *Replica) Apply(msg []byte) error {
 		p := c.Pixel()
 		r.grid[c.Index()] = p
 		if p.Kind() == game.Head {
-			if s := &r.snakes[p.Slot()]; s.Length > 0 {
-				s.Head = game.Point{X: c.Index() % r.w, Y: c.Index() / r.w}
+			if s := p.Slot(); r.has[s] {
+				r.at[s] = game.Point{X: c.Index() % r.w, Y: c.Index() / r.w}
 			}
 		}
 	}
-	for _, x := range r.recs {
-		if x.info.Length == 0 {
-			r.snakes[x.slot].Head = game.Point{}
-		}
-	}
+	r.noHeads()
 	r.nslots = d.nslots
 	log = r.expired(log, base, tick)
 	r.commitTail(&t)
@@ -291,17 +307,49 @@ func (r *Replica) decodeRecords(rd *reader, t *tailRec) dims {
 }
 
 // commitRecords commits, once a message is valid, the dirs of its moves
-// and the records decodeRecords read: a snake's dir is its last move's,
-// unless its record sets it.
+// and the records decodeRecords read, as the changes of step r.seq+1: a
+// snake's dir is its last move's, unless its record sets it.
 func (r *Replica) commitRecords(moves []moveDir) {
+	chg := r.changed[(r.seq+1)%keptSteps][:0]
 	for _, m := range moves {
-		r.snakes[m.slot].Dir = m.dir
+		if s := &r.snakes[m.slot]; s.Dir != m.dir {
+			s.Dir, r.way[m.slot] = m.dir, m.dir
+			chg = append(chg, m.slot)
+		}
 	}
 	for _, x := range r.recs {
-		dir := r.snakes[x.slot].Dir
-		r.snakes[x.slot] = x.info
 		if !x.dir {
-			r.snakes[x.slot].Dir = dir
+			x.info.Dir = r.snakes[x.slot].Dir
+		}
+		r.setRecord(x.slot, x.info)
+		chg = append(chg, int32(x.slot))
+	}
+	r.changed[(r.seq+1)%keptSteps] = chg
+}
+
+// setRecord makes in slot's record, keeping the count of lengths, whether
+// it has a head and its dir, and the list of protections.
+func (r *Replica) setRecord(slot int, in game.SnakeInfo) {
+	if old := &r.snakes[slot]; old.Alive {
+		r.lens.Add(old.Length, -1)
+	}
+	if in.Alive {
+		r.lens.Add(in.Length, 1)
+	}
+	r.snakes[slot] = in
+	r.has[slot], r.way[slot] = in.Length > 0, in.Dir
+	if in.ProtectedUntil > r.tick && !r.inProt[slot] {
+		r.inProt[slot] = true
+		r.prot = append(r.prot, int32(slot))
+	}
+}
+
+// noHeads moves the heads of the snakes whose records this message left
+// without length to the origin.
+func (r *Replica) noHeads() {
+	for _, x := range r.recs {
+		if x.info.Length == 0 {
+			r.at[x.slot] = game.Point{}
 		}
 	}
 }
@@ -401,8 +449,8 @@ func (r *Replica) headAt(slot int, look bool) (int, game.Pixel) {
 	if m := r.heads[slot]; m.try == r.tries {
 		return int(m.i), m.p
 	}
-	if s := &r.snakes[slot]; s.Length > 0 {
-		i := s.Head.Y*r.w + s.Head.X
+	if r.has[slot] {
+		i := r.at[slot].Y*r.w + r.at[slot].X
 		if !look {
 			return i, 0
 		}
@@ -419,12 +467,14 @@ func (r *Replica) headAt(slot int, look bool) (int, game.Pixel) {
 // slot connected to its head: no other pixel holds its slot.
 func (r *Replica) expired(log []game.Write, from, to uint64) []game.Write {
 	const seen = 1 << 31 // above a Pixel's bits: set while a fill runs
-	for i := range r.snakes[:r.nslots] {
+	r.protect(from)
+	for _, slot := range r.prot {
+		i := int(slot)
 		s := &r.snakes[i]
 		if !s.Alive || s.ProtectedUntil <= from || s.ProtectedUntil > to || s.Length == 0 {
 			continue
 		}
-		h := s.Head.Y*r.w + s.Head.X
+		h := r.at[i].Y*r.w + r.at[i].X
 		if p := r.grid[h]; p.Kind() < game.Body || p.Slot() != i {
 			continue
 		}
@@ -471,17 +521,53 @@ type filler Replica
 
 // Fill copies the decoded snakes into v, ranks them and fills the
 // leaderboard from its slots and the counters.
-func (f *filler) Fill(v *game.View) {
+func (f *filler) Fill(v *game.View, since uint64) {
 	r := (*Replica)(f)
-	v.Snakes = append(v.Snakes[:0], r.snakes[:r.nslots]...)
-	r.views.Rank(v.Snakes)
-	v.MarkShields()
+	n := r.nslots
+	if old := len(v.Snakes); since == 0 || old > n {
+		v.Snakes = append(v.Snakes[:0], r.snakes[:n]...)
+	} else {
+		v.Snakes = append(v.Snakes, r.snakes[old:n]...)
+		for s := since + 1; s <= r.seq; s++ {
+			for _, slot := range r.changed[s%keptSteps] {
+				v.Snakes[slot] = r.snakes[slot]
+			}
+		}
+	}
+	v.Heads = append(v.Heads[:0], r.at[:n]...)
+	v.SetRanks(&r.lens)
+	r.protect(v.Tick)
+	if nw := (n + 63) / 64; cap(v.Shield) >= nw {
+		v.Shield = v.Shield[:nw]
+		clear(v.Shield)
+	} else {
+		v.Shield = make([]uint64, nw)
+	}
+	for _, s := range r.prot {
+		if v.Tick < r.snakes[s].ProtectedUntil {
+			v.Shield[s/64] |= 1 << (s % 64)
+		}
+	}
 	v.Top = v.Top[:0]
 	for _, s := range r.top[:r.ntop] {
 		in := &v.Snakes[s]
 		v.Top = append(v.Top, game.Entry{Slot: int(s), Name: in.Name, Length: in.Length})
 	}
 	v.Players, v.Bots, v.Best = r.players, r.bots, r.best
+}
+
+// protect drops from r.prot the slots whose protection ended at or before
+// tick: it then holds every slot protected after tick (and maybe more).
+func (r *Replica) protect(tick uint64) {
+	keep := r.prot[:0]
+	for _, s := range r.prot {
+		if r.snakes[s].ProtectedUntil > tick {
+			keep = append(keep, s)
+		} else {
+			r.inProt[s] = false
+		}
+	}
+	r.prot = keep
 }
 
 // Expired marks nothing: Apply filed the pixels of the protections that

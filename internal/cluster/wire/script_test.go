@@ -30,6 +30,7 @@ func (p *players) act(w *game.World) {
 		if !ok {
 			continue
 		}
+		head := v.Heads[id.Slot()]
 		if !s.Alive {
 			if v.Tick >= s.DeathTick+2*game.TicksPerSecond {
 				w.Respawn(id)
@@ -37,26 +38,26 @@ func (p *players) act(w *game.World) {
 			continue
 		}
 		r := p.rng.IntN(1200)
-		if blocked(v, s.Head, s.Dir) && r < 1140 {
+		if blocked(v, head, s.Dir) && r < 1140 {
 			d := left(s.Dir)
 			if r&1 == 0 {
 				d = right(s.Dir)
 			}
-			if blocked(v, s.Head, d) {
+			if blocked(v, head, d) {
 				d = reverse(d)
 			}
 			w.Turn(id, d)
 			continue
 		}
 		if r < 600 {
-			if d := fruitSide(v, s.Head, s.Dir); d != game.None {
+			if d := fruitSide(v, head, s.Dir); d != game.None {
 				w.Turn(id, d)
 				continue
 			}
 		}
 		switch {
 		case r < 120:
-			if d := game.Dir(1 + r%4); !blocked(v, s.Head, d) {
+			if d := game.Dir(1 + r%4); !blocked(v, head, d) {
 				w.Turn(id, d)
 			}
 		case r < 128:

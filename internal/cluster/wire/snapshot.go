@@ -19,8 +19,10 @@ func Snapshot(w *game.World, maxChunk int) ([][]byte, error) {
 	}
 	f := w.Feed()
 	snakes := make([]game.SnakeInfo, f.Slots())
+	heads := make([]game.Point, f.Slots())
 	for i := range snakes {
-		snakes[i] = f.Record(i).SnakeInfo
+		r := f.Record(i)
+		snakes[i], heads[i] = r.SnakeInfo, r.Head
 	}
 	var kills []game.Kill
 	for k := f.Deaths() - min(f.Deaths(), game.MaxKills); k < f.Deaths(); k++ {
@@ -30,7 +32,7 @@ func Snapshot(w *game.World, maxChunk int) ([][]byte, error) {
 	}
 	width, height := f.Size()
 	return snapshot(maxChunk, f.Capacity(), &game.View{
-		Tick: f.Tick(), W: width, H: height, Pix: f.Pixels(), Snakes: snakes, Top: f.Top(),
+		Tick: f.Tick(), W: width, H: height, Pix: f.Pixels(), Snakes: snakes, Heads: heads, Top: f.Top(),
 		Players: f.Players(), Bots: f.Bots(), Best: f.Best(), Kills: kills,
 	}), nil
 }
@@ -78,7 +80,7 @@ func errChunk(n int) error {
 	return fmt.Errorf("wire: snapshot chunks of %d bytes: at least %d", n, MinChunk)
 }
 
-// snapshot writes world v (its pixels, snakes by slot with len(v.Snakes)
+// snapshot writes world v (its pixels, snakes and heads by slot with len(v.Snakes)
 // the slot count, leaderboard, counters, best snake and recent deaths) of
 // a world of capacity snakes as a snapshot, in chunks of at most maxChunk
 // (at least MinChunk) bytes.
@@ -107,10 +109,14 @@ func snapshot(maxChunk, capacity int, v *game.View) [][]byte {
 	last := -1
 	for i := range v.Snakes {
 		in := &v.Snakes[i]
-		if m := diff(&zero, in); m != 0 {
+		m := diff(&zero, in)
+		if v.Heads[i] != (game.Point{}) {
+			m |= fHead
+		}
+		if m != 0 {
 			b = binary.AppendUvarint(b, uint64(i-last))
 			last = i
-			b = appendRecord(b, m, &sh, &q, in)
+			b = appendRecord(b, m, &sh, &q, in, v.Heads[i])
 		}
 	}
 	b = append(b, 0)

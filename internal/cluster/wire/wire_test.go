@@ -115,28 +115,38 @@ func (f *follower) check(t testing.TB) {
 }
 
 // sameView reports how b differs from a, Dirty aside.
-func sameView(a, b *game.View) error {
+func sameView(a, b *game.View) error { return sameViewPix(a, b, b.Pix) }
+
+// sameViewPix is sameView with pix for b's pixels.
+func sameViewPix(a, b *game.View, pix []game.Pixel) error {
 	switch {
 	case a.Tick != b.Tick || a.W != b.W || a.H != b.H:
 		return fmt.Errorf("tick/size %d %dx%d, replica %d %dx%d", a.Tick, a.W, a.H, b.Tick, b.W, b.H)
-	case !slices.Equal(a.Pix, b.Pix):
+	case !slices.Equal(a.Pix, pix):
 		for i := range a.Pix {
-			if a.Pix[i] != b.Pix[i] {
-				return fmt.Errorf("pixel %d: %x, replica %x", i, a.Pix[i], b.Pix[i])
+			if a.Pix[i] != pix[i] {
+				return fmt.Errorf("pixel %d: %x, replica %x", i, a.Pix[i], pix[i])
 			}
 		}
 	case len(a.Snakes) != len(b.Snakes):
 		return fmt.Errorf("%d slots, replica %d", len(a.Snakes), len(b.Snakes))
+	case !slices.Equal(a.Heads, b.Heads):
+		return fmt.Errorf("heads %v, replica %v", a.Heads, b.Heads)
 	case a.Players != b.Players || a.Bots != b.Bots || a.Best != b.Best:
 		return fmt.Errorf("counters %d %d %+v, replica %d %d %+v", a.Players, a.Bots, a.Best, b.Players, b.Bots, b.Best)
 	case !slices.Equal(a.Top, b.Top):
 		return fmt.Errorf("top %+v, replica %+v", a.Top, b.Top)
 	case !slices.Equal(a.Kills, b.Kills):
 		return fmt.Errorf("kills %+v, replica %+v", a.Kills, b.Kills)
+	case !slices.Equal(a.Shield, b.Shield):
+		return fmt.Errorf("shields %x, replica %x", a.Shield, b.Shield)
 	}
 	for i := range a.Snakes {
 		if !reflect.DeepEqual(a.Snakes[i], b.Snakes[i]) {
 			return fmt.Errorf("slot %d: %+v, replica %+v", i, a.Snakes[i], b.Snakes[i])
+		}
+		if a.Rank(i) != b.Rank(i) {
+			return fmt.Errorf("slot %d: rank %d, replica %d", i, a.Rank(i), b.Rank(i))
 		}
 	}
 	return nil
