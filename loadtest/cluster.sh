@@ -22,6 +22,7 @@
 # gateways' SSH ports, comma-separated; default: free ports the kernel picks),
 # MAX_SESSIONS (the processes' -max-sessions, which sizes the world; default
 # N+100, at least 3000), SIM_ARGS (more flags for the simulation),
+# SIM_ENV (its environment's additions, such as GOGC=100),
 # GATEWAY_ARGS (more flags for each gateway, ";" between gateways: the
 # first part goes to gateway 1, and so on), FOLLOWERS and CAMERAS (bin/loadtest
 # -followers FOLLOWERS -cameras CAMERAS on the embedded NATS beside the
@@ -122,7 +123,7 @@ IFS=';' read -r -a gw_args <<<"${GATEWAY_ARGS:-}"
 
 mkdir -m 700 "$tmp/sim"
 sim_maddr="127.0.0.1:$(free_port)"
-"$SNAKED_BIN" -role sim -nats-embed "$NATS_ADDR" -state-dir "$tmp/sim" -max-sessions "$cap" \
+${SIM_ENV:+env $SIM_ENV} "$SNAKED_BIN" -role sim -nats-embed "$NATS_ADDR" -state-dir "$tmp/sim" -max-sessions "$cap" \
   -metrics-addr "$sim_maddr" -shutdown-grace 1s ${SIM_ARGS:-} >"$OUT/sim.log" 2>&1 &
 sim=$!
 # Wait (at most LIVE_WAIT s) for the embedded NATS.
