@@ -43,12 +43,15 @@ type FollowReport struct {
 
 // String is the report on one line.
 func (r FollowReport) String() string {
-	per := 0.0
-	if r.Followers > 0 && r.Seconds > 0 {
-		per = float64(r.Bytes) / float64(r.Followers) / r.Seconds
+	per, all := 0.0, 0.0
+	if r.Seconds > 0 {
+		all = float64(r.Bytes) / r.Seconds
+	}
+	if r.Followers > 0 {
+		per = all / float64(r.Followers)
 	}
 	return fmt.Sprintf("followers %d: %.0f B/s each (%.1f KB/s all), %d ticks applied, %d gaps, %.1f regions each (%.0f %% of the world), all synced in %.1f s",
-		r.Followers, per, float64(r.Bytes)/r.Seconds/1000, r.Applied, r.Gaps, r.Regions, 100*r.Share, r.SyncSec)
+		r.Followers, per, all/1000, r.Applied, r.Gaps, r.Regions, 100*r.Share, r.SyncSec)
 }
 
 // follower is one headless follower and the snakes its cameras follow.

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,4 +69,15 @@ func TestFollow(t *testing.T) {
 		t.Errorf("two 80x24 cameras on a 2048x1024 world follow %.2f of its regions", r.Share)
 	}
 	t.Log(r)
+}
+
+// TestFollowReportString: a report of no time and no followers reads as
+// zeros, never NaN or Inf; a real one divides its bytes by both.
+func TestFollowReportString(t *testing.T) {
+	if s := (FollowReport{Bytes: 100}).String(); strings.Contains(s, "NaN") || strings.Contains(s, "Inf") || !strings.Contains(s, "0 B/s each (0.0 KB/s all)") {
+		t.Fatalf("empty report: %q", s)
+	}
+	if s := (FollowReport{Followers: 2, Bytes: 8000, Seconds: 2}).String(); !strings.Contains(s, "2000 B/s each (4.0 KB/s all)") {
+		t.Fatalf("report: %q", s)
+	}
 }
