@@ -179,12 +179,11 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 }
 
 // render renders one frame of the game on c for send to write; lastTick
-// is the tick drawn last, updated.
+// is the tick drawn last, updated when it draws one.
 func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	cols, rows, repaint := s.refresh(c, hud)
 	s.fillHUD(hud)
 	v := s.srv.w.Acquire()
-	s.noteTick(v.Tick, lastTick)
 	play, rank := phase(s.phase.Load()) == phasePlay, 0
 	if play {
 		s.keepSnake(v, s.followPlayer(hud))
@@ -200,6 +199,7 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 		v.Release()
 		return
 	}
+	s.noteTick(v.Tick, lastTick) // a tick waited for counts as skipped
 	if !play {
 		if k, ok := s.castOf(c, hud, rank, cols, rows); ok {
 			s.castFrame(k, c, hud, v, repaint)

@@ -45,9 +45,15 @@ const (
 )
 
 // Bounds of what a RegionFollower holds: messages in its channel, and
-// kept while a whole snapshot is on its way.
+// kept while a whole snapshot is on its way. A tick of a 100,000-snake
+// world is a global message and up to a few hundred regions' (about
+// 600 KB in all when every region is followed), so the channel holds
+// about 100 such ticks, as the whole-feed Follower's subscription holds
+// about 100 deltas (NATS's 64 MB of pending bytes): a gateway starved of
+// CPU for seconds catches up instead of losing regions to NATS's slow
+// consumer drops.
 const (
-	regionInbound = 8192
+	regionInbound = 32768
 	regionPending = 8192
 )
 

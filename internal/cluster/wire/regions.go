@@ -707,7 +707,8 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	for _, c := range g.hlog {
 		if p := c.Pixel(); p.Kind() == game.Head {
 			if s := p.Slot(); r.has[s] {
-				r.at[s] = game.Point{X: c.Index() % r.w, Y: c.Index() / r.w}
+				x, y := r.xy(c.Index())
+				r.at[s] = game.Point{X: x, Y: y}
 			}
 		}
 	}
@@ -795,7 +796,7 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 	}
 	x0, y0, rw, rh := r.reg.g.Rect(reg)
 	var pc pixCoder
-	r.tries++
+	r.newTry()
 	r.moves = r.moves[:0]
 	n += uint64(len(log))
 	prev := 0
@@ -803,20 +804,20 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 		u := rd.uvarint("grid write")
 		if u < itemWrite {
 			// a move: the Body at the snake's head, the Head one pixel on
-			s, h, hp, x, y, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n, true)
+			m, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n, true)
 			if !ok {
 				break
 			}
-			if x < x0 || x >= x0+rw || y < y0 || y >= y0+rh || r.reg.g.Of(h) != reg {
+			if m.x < x0 || m.x >= x0+rw || m.y < y0 || m.y >= y0+rh || m.hx < x0 || m.hx >= x0+rw || m.hy < y0 || m.hy >= y0+rh {
 				rd.fail("a move out of its region")
 				break
 			}
-			i := y*r.w + x
+			i := m.y*r.w + m.x
 			dir := moveDirs[u>>5&3]
-			head := game.MakePixel(game.Head, s, hp.Colour())
-			log = append(log, game.MakeWrite(h, game.MakePixel(game.Body, s, hp.Colour()), dir), game.MakeWrite(i, head, game.None))
-			pc.slot, prev = s, (y-y0)*rw+x-x0
-			r.heads[s] = headMark{r.tries, int32(i), head}
+			head := game.MakePixel(game.Head, m.s, m.hp.Colour())
+			log = append(log, game.MakeWrite(m.h, game.MakePixel(game.Body, m.s, m.hp.Colour()), dir), game.MakeWrite(i, head, game.None))
+			pc.slot, prev = m.s, (m.y-y0)*rw+m.x-x0
+			r.markHead(m.s, int32(i), head)
 			continue
 		}
 		l := prev + unzig((u-itemWrite)>>1)
@@ -835,7 +836,7 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 		i := (y0+l/rw)*r.w + x0 + l%rw
 		log = append(log, game.MakeWrite(i, p, game.None))
 		if p.Kind() == game.Head {
-			r.heads[p.Slot()] = headMark{r.tries, int32(i), p}
+			r.markHead(p.Slot(), int32(i), p)
 		}
 	}
 	return log

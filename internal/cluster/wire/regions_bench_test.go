@@ -16,16 +16,18 @@ var regionSizes = [][2]int{{128, 64}, {256, 128}, {512, 256}}
 // (a 648x395 rectangle at its middle) receives and spends each tick on
 // the regional form against the whole delta, for each region size:
 //
-//   - follow=full: Replica.Apply of the whole deltas of 100 recorded
-//     ticks (the first 10 after each new replica untimed: its view
-//     buffers are copied whole at first); bytes/tick is their size,
-//     cpu-ns/tick the CPU time of the benchmark's (locked) thread in
-//     Apply, which leaves out other processes.
-//   - follow=regions: Replica.ApplyRegions of the same ticks' global
-//     message and the messages of the regions the rectangle touches;
-//     bytes/tick is theirs, global-bytes/tick the global message's,
-//     regions the regions followed, area-% their share of the world,
-//     msgs/tick the messages a tick.
+//   - follow: an op is one of 100 recorded ticks (the first 10 after
+//     each pair of new replicas untimed: their view buffers are copied
+//     whole at first) applied side by side: Replica.Apply of its whole
+//     delta, and Replica.ApplyRegions of its global message and the
+//     messages of the regions the rectangle touches. full-cpu-ns/tick
+//     and regions-cpu-ns/tick are the CPU time of the benchmark's
+//     (locked) thread in each, which leaves out other processes, and
+//     cpu-% the second's share of the first; full-bytes/tick and
+//     regions-bytes/tick what each receives (bytes-% the share),
+//     global-bytes/tick the global message, regions the regions
+//     followed, area-% their share of the world, msgs/tick the regional
+//     messages a tick.
 //   - encode=full and encode=split: what the simulation pays to write
 //     each tick's delta (Step, then AppendDelta, or AppendDeltaSplit,
 //     which writes the delta and its regional form); enc-ns the encoding
@@ -101,46 +103,59 @@ func BenchmarkRegions(b *testing.B) {
 				}
 				return r
 			}
-			// timeApply times apply(r, k) for the ticks after warm on a
-			// fresh replica (regions: following the chosen ones) and
-			// returns the thread's CPU time a tick.
-			timeApply := func(b *testing.B, regions bool, apply func(r *Replica, k int) error) float64 {
-				var r *Replica
-				var cpu, n int64
+			// follow: each op is one recorded tick applied to a replica
+			// on the whole deltas and to one on regions, in an order
+			// that alternates, each timed by the thread's CPU clock;
+			// every ticks-warm ops, two fresh replicas take the first
+			// warm ticks untimed (their view buffers are copied whole
+			// at first).
+			b.Run("follow", func(b *testing.B) {
+				if cpuclock.Thread() < 0 {
+					b.Skip("no thread CPU clock here")
+				}
+				var whole, reg *Replica
+				var cw, cr int64
+				cost := cpuclock.Cost() // a reading of the clock
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if i%ticks == 0 {
+					k := warm + i%(ticks-warm)
+					if k == warm {
 						b.StopTimer()
-						r = newReplica(regions)
-						for k := range warm { // the view buffers, copied whole at first
-							if err := apply(r, k); err != nil {
+						whole, reg = newReplica(false), newReplica(true)
+						for j := range warm {
+							if err := whole.Apply(full[j]); err != nil {
+								b.Fatal(err)
+							}
+							if err := reg.ApplyRegions(global[j], regions[j]); err != nil {
 								b.Fatal(err)
 							}
 						}
 						b.StartTimer()
 					}
-					if i%ticks < warm {
-						continue
+					for j := range 2 {
+						c0 := cpuclock.Thread()
+						var err error
+						if (i+j)%2 == 0 {
+							err = whole.Apply(full[k])
+							cw += cpuclock.Thread() - c0 - cost
+						} else {
+							err = reg.ApplyRegions(global[k], regions[k])
+							cr += cpuclock.Thread() - c0 - cost
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
 					}
-					c0 := cpuclock.Thread()
-					if err := apply(r, i%ticks); err != nil {
-						b.Fatal(err)
-					}
-					cpu += cpuclock.Thread() - c0
-					n++
 				}
-				return float64(cpu) / float64(n)
-			}
-			b.Run("follow=full", func(b *testing.B) {
-				b.ReportMetric(timeApply(b, false, func(r *Replica, k int) error { return r.Apply(full[k]) }), "cpu-ns/tick")
-				b.ReportMetric(float64(fullBytes)/ticks, "bytes/tick")
-			})
-			b.Run("follow=regions", func(b *testing.B) {
-				b.ReportMetric(timeApply(b, true, func(r *Replica, k int) error { return r.ApplyRegions(global[k], regions[k]) }), "cpu-ns/tick")
-				b.ReportMetric(float64(regBytes)/ticks, "bytes/tick")
+				b.ReportMetric(float64(cw)/float64(b.N), "full-cpu-ns/tick")
+				b.ReportMetric(float64(cr)/float64(b.N), "regions-cpu-ns/tick")
+				b.ReportMetric(100*float64(cr)/float64(cw), "cpu-%")
+				b.ReportMetric(float64(fullBytes)/ticks, "full-bytes/tick")
+				b.ReportMetric(float64(regBytes)/ticks, "regions-bytes/tick")
+				b.ReportMetric(100*float64(regBytes)/float64(fullBytes), "bytes-%")
 				b.ReportMetric(float64(globalBytes)/ticks, "global-bytes/tick")
 				b.ReportMetric(float64(len(follow)), "regions")
 				b.ReportMetric(100*float64(area)/float64(g.W*g.H), "area-%")

@@ -17,6 +17,7 @@ import (
 type Replica struct {
 	w, h      int
 	maxSnakes int
+	inv       uint64 // i*inv>>invShift is i/w for a pixel index i (xy)
 	nslots    int
 	tick      uint64
 	seq       uint64 // deltas applied, plus 1 for the snapshot: the step Views has
@@ -44,8 +45,9 @@ type Replica struct {
 	recs  []snakeRec
 	nkill []game.Kill
 	moves []moveDir
-	heads []headMark // by slot
-	tries uint64     // Apply calls that decoded grid writes
+	heads  []headMark // by slot: its last Head write in the writes being decoded, when hmarks has it
+	hmarks []uint64   // bitset by slot: the slots heads holds a Head write of (see newTry)
+	hslots []int32    // the slots of hmarks' bits
 }
 
 // keptSteps is how many steps back a view buffer game.Views fills again
@@ -202,6 +204,7 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 	}
 	r := &Replica{
 		w: d.w, h: d.h, maxSnakes: d.max, nslots: d.nslots, tick: tick, seq: 1,
+		inv:    (1<<invShift + uint64(d.w) - 1) / uint64(d.w),
 		grid:   make([]game.Pixel, area),
 		snakes: make([]game.SnakeInfo, d.max),
 		at:     make([]game.Point, d.max),
@@ -209,6 +212,7 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 		way:    make([]game.Dir, d.max),
 		inProt: make([]bool, d.max),
 		heads:  make([]headMark, d.max),
+		hmarks: make([]uint64, (d.max+63)/64),
 	}
 	r.views = game.NewViews(r.grid, r.w, r.h, r.maxSnakes, (*filler)(r))
 	i := 0
@@ -275,7 +279,8 @@ func (r *Replica) Apply(msg []byte) error {
 		r.grid[c.Index()] = p
 		if p.Kind() == game.Head {
 			if s := p.Slot(); r.has[s] {
-				r.at[s] = game.Point{X: c.Index() % r.w, Y: c.Index() / r.w}
+				x, y := r.xy(c.Index())
+				r.at[s] = game.Point{X: x, Y: y}
 			}
 		}
 	}
@@ -366,24 +371,24 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write, look bool)
 	}
 	var pc pixCoder
 	area := r.w * r.h
-	r.tries++
+	r.newTry()
 	r.moves = r.moves[:0]
 	n += uint64(len(log)) // the writes go after those log has
 	for rd.err == nil && uint64(len(log)) < n {
 		u := rd.uvarint("grid write")
 		if u < itemWrite {
 			// a move: the Body at the snake's head, the Head one pixel on
-			s, h, hp, x, y, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n, look)
+			m, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n, look)
 			if !ok {
 				break
 			}
-			i := y*r.w + x
+			i := m.y*r.w + m.x
 			dir := moveDirs[u>>5&3]
-			head := game.MakePixel(game.Head, s, hp.Colour())
-			log = append(log, game.MakeWrite(h, game.MakePixel(game.Body, s, hp.Colour()), dir), game.MakeWrite(i, head, game.None))
-			pc.i, pc.slot = int32(i), s
-			r.heads[s] = headMark{r.tries, int32(i), head}
-			r.moves = append(r.moves, moveDir{int32(s), dir})
+			head := game.MakePixel(game.Head, m.s, m.hp.Colour())
+			log = append(log, game.MakeWrite(m.h, game.MakePixel(game.Body, m.s, m.hp.Colour()), dir), game.MakeWrite(i, head, game.None))
+			pc.i, pc.slot = int32(i), m.s
+			r.markHead(m.s, int32(i), head)
+			r.moves = append(r.moves, moveDir{int32(m.s), dir})
 			continue
 		}
 		i := int(pc.i) + unzig(u-itemWrite)
@@ -398,47 +403,89 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write, look bool)
 		pc.i = int32(i)
 		log = append(log, game.MakeWrite(i, p, game.None))
 		if p.Kind() == game.Head {
-			r.heads[p.Slot()] = headMark{r.tries, int32(i), p}
+			r.markHead(p.Slot(), int32(i), p)
 		}
 	}
 	return log
 }
 
-// move decodes move item u, which follows the move of slot last, given
-// room for its two writes: the moving snake's slot, its head's index and
-// pixel (see headAt) and the pixel it enters, at x, y. Without room, or
-// for a snake without a head, it leaves rd.err set and ok false.
-func (r *Replica) move(rd *reader, d *dims, u uint64, last int, room, look bool) (s, h int, hp game.Pixel, x, y int, ok bool) {
-	s = last + 1 + int(u&moveGap)
-	if u&moveGap == moveGap {
-		s = rd.int("move slot", game.MaxCapacity-1)
-	}
-	h = -1
-	if rd.err == nil && s < d.nslots {
-		h, hp = r.headAt(s, look)
-	}
-	if h < 0 || !room {
-		rd.fail("move of a snake without a head")
-		return 0, 0, 0, 0, 0, false
-	}
-	x, y = h%r.w, h/r.w
-	step := 1 // towards the higher index: Right, Down
-	if u&moveHigher == 0 {
-		step = -1
-	}
-	if u&moveVertical != 0 {
-		y = (y + step + r.h) % r.h
-	} else {
-		x = (x + step + r.w) % r.w
-	}
-	return s, h, hp, x, y, true
+// moved is a decoded move: the moving snake's slot, its head's index h,
+// place (hx, hy) and pixel (see headAt), and the pixel it enters, at x, y.
+type moved struct {
+	s, h, hx, hy, x, y int
+	hp                 game.Pixel
 }
 
-// headMark is where a delta being decoded last wrote a slot's Head pixel.
+// move decodes move item u, which follows the move of slot last, given
+// room for its two writes. Without room, or for a snake without a head,
+// it leaves rd.err set and ok false.
+func (r *Replica) move(rd *reader, d *dims, u uint64, last int, room, look bool) (m moved, ok bool) {
+	m.s = last + 1 + int(u&moveGap)
+	if u&moveGap == moveGap {
+		m.s = rd.int("move slot", game.MaxCapacity-1)
+	}
+	m.h = -1
+	if rd.err == nil && m.s < d.nslots {
+		m.h, m.hp = r.headAt(m.s, look)
+	}
+	if m.h < 0 || !room {
+		rd.fail("move of a snake without a head")
+		return moved{}, false
+	}
+	m.hx, m.hy = r.xy(m.h)
+	m.x, m.y = m.hx, m.hy
+	// towards the higher index (Right, Down) or the lower, wrapping
+	switch u & (moveVertical | moveHigher) {
+	case moveVertical | moveHigher:
+		if m.y++; m.y == r.h {
+			m.y = 0
+		}
+	case moveVertical:
+		if m.y--; m.y < 0 {
+			m.y = r.h - 1
+		}
+	case moveHigher:
+		if m.x++; m.x == r.w {
+			m.x = 0
+		}
+	default:
+		if m.x--; m.x < 0 {
+			m.x = r.w - 1
+		}
+	}
+	return m, true
+}
+
+// xy returns pixel index i's column and row, without a division (see
+// invShift).
+func (r *Replica) xy(i int) (x, y int) {
+	y = int(uint64(i) * r.inv >> invShift)
+	return i - y*r.w, y
+}
+
+// headMark is where the writes being decoded last wrote a slot's Head
+// pixel.
 type headMark struct {
-	try uint64 // the Apply that wrote it (Replica.tries); else stale
-	i   int32
-	p   game.Pixel
+	i int32
+	p game.Pixel
+}
+
+// newTry starts the decoding of a message's writes: no slot has a Head
+// write in them yet.
+func (r *Replica) newTry() {
+	for _, s := range r.hslots {
+		r.hmarks[s/64] = 0
+	}
+	r.hslots = r.hslots[:0]
+}
+
+// markHead notes slot's Head write of pixel p at i.
+func (r *Replica) markHead(slot int, i int32, p game.Pixel) {
+	if w := &r.hmarks[slot/64]; *w>>(slot%64)&1 == 0 {
+		*w |= 1 << (slot % 64)
+		r.hslots = append(r.hslots, int32(slot))
+	}
+	r.heads[slot] = headMark{i, p}
 }
 
 // headAt returns the pixel index of slot's head as the writes decoded so
@@ -446,7 +493,8 @@ type headMark struct {
 // the delta set it): its last Head pixel in the delta, else the snake's
 // head from its record; -1 when the snake has no length (no head).
 func (r *Replica) headAt(slot int, look bool) (int, game.Pixel) {
-	if m := r.heads[slot]; m.try == r.tries {
+	if r.hmarks[slot/64]>>(slot%64)&1 != 0 {
+		m := r.heads[slot]
 		return int(m.i), m.p
 	}
 	if r.has[slot] {
