@@ -663,7 +663,7 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	var t tailRec
 	d := r.decodeRecords(&rd, &t)
 	straight := r.checkStraight(&rd, &d)
-	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0], false) // the heads: no pixel is kept
+	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0]) // the heads: no pixel is kept
 	g.gmoves = append(g.gmoves[:0], r.moves...)
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.fail("trailing bytes")
@@ -804,7 +804,7 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 		u := rd.uvarint("grid write")
 		if u < itemWrite {
 			// a move: the Body at the snake's head, the Head one pixel on
-			m, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n, true)
+			m, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n)
 			if !ok {
 				break
 			}
@@ -814,8 +814,8 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 			}
 			i := m.y*r.w + m.x
 			dir := moveDirs[u>>5&3]
-			head := game.MakePixel(game.Head, m.s, m.hp.Colour())
-			log = append(log, game.MakeWrite(m.h, game.MakePixel(game.Body, m.s, m.hp.Colour()), dir), game.MakeWrite(i, head, game.None))
+			head := game.MakePixel(game.Head, m.s, m.c)
+			log = append(log, game.MakeWrite(m.h, game.MakePixel(game.Body, m.s, m.c), dir), game.MakeWrite(i, head, game.None))
 			pc.slot, prev = m.s, (m.y-y0)*rw+m.x-x0
 			r.markHead(m.s, int32(i), head)
 			continue

@@ -25,6 +25,7 @@ type Replica struct {
 	snakes    []game.SnakeInfo // by slot; len maxSnakes
 	at        []game.Point     // by slot: heads (View.Heads); len maxSnakes
 	has       []bool           // by slot: the snake has a head (its length is not 0)
+	col       []game.Colour    // by slot: its colour
 	way       []game.Dir       // by slot: its dir
 	lens      game.Lengths     // the live snakes of snakes by length (the views' ranks)
 	prot      []int32          // the slots whose protection may not have ended (see protect)
@@ -209,6 +210,7 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 		snakes: make([]game.SnakeInfo, d.max),
 		at:     make([]game.Point, d.max),
 		has:    make([]bool, d.max),
+		col:    make([]game.Colour, d.max),
 		way:    make([]game.Dir, d.max),
 		inProt: make([]bool, d.max),
 		heads:  make([]headMark, d.max),
@@ -264,7 +266,7 @@ func (r *Replica) Apply(msg []byte) error {
 	}
 	var t tailRec
 	d := r.decodeRecords(&rd, &t)
-	log := r.decodeWrites(&rd, &d, r.views.Log(r.seq+1), true)
+	log := r.decodeWrites(&rd, &d, r.views.Log(r.seq+1))
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.fail("trailing bytes")
 	}
@@ -342,7 +344,7 @@ func (r *Replica) setRecord(slot int, in game.SnakeInfo) {
 		r.lens.Add(in.Length, 1)
 	}
 	r.snakes[slot] = in
-	r.has[slot], r.way[slot] = in.Length > 0, in.Dir
+	r.has[slot], r.way[slot], r.col[slot] = in.Length > 0, in.Dir, in.Colour
 	if in.ProtectedUntil > r.tick && !r.inProt[slot] {
 		r.inProt[slot] = true
 		r.prot = append(r.prot, int32(slot))
@@ -361,10 +363,8 @@ func (r *Replica) noHeads() {
 
 // decodeWrites reads a delta's grid writes onto log and returns it, with
 // the moves (r.moves) and the last Head pixel of each slot (r.heads) it
-// found; on an error it leaves rd.err set. Without look it does not read
-// the grid for a move's colour (the writes are read for their heads only):
-// its moves' pixels have colour 0.
-func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write, look bool) []game.Write {
+// found; on an error it leaves rd.err set.
+func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write) []game.Write {
 	n := rd.uvarint("pixel count") // grid writes, a move's two (in 1 byte or more)
 	if rd.err == nil && n > 2*uint64(len(rd.b)) {
 		rd.fail("pixel count")
@@ -378,14 +378,14 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write, look bool)
 		u := rd.uvarint("grid write")
 		if u < itemWrite {
 			// a move: the Body at the snake's head, the Head one pixel on
-			m, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n, look)
+			m, ok := r.move(rd, d, u, pc.slot, uint64(len(log))+2 <= n)
 			if !ok {
 				break
 			}
 			i := m.y*r.w + m.x
 			dir := moveDirs[u>>5&3]
-			head := game.MakePixel(game.Head, m.s, m.hp.Colour())
-			log = append(log, game.MakeWrite(m.h, game.MakePixel(game.Body, m.s, m.hp.Colour()), dir), game.MakeWrite(i, head, game.None))
+			head := game.MakePixel(game.Head, m.s, m.c)
+			log = append(log, game.MakeWrite(m.h, game.MakePixel(game.Body, m.s, m.c), dir), game.MakeWrite(i, head, game.None))
 			pc.i, pc.slot = int32(i), m.s
 			r.markHead(m.s, int32(i), head)
 			r.moves = append(r.moves, moveDir{int32(m.s), dir})
@@ -409,24 +409,25 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write, look bool)
 	return log
 }
 
-// moved is a decoded move: the moving snake's slot, its head's index h,
-// place (hx, hy) and pixel (see headAt), and the pixel it enters, at x, y.
+// moved is a decoded move: the moving snake's slot and colour, its head's
+// index h and place (hx, hy) (see headAt), and the pixel it enters, at
+// x, y.
 type moved struct {
 	s, h, hx, hy, x, y int
-	hp                 game.Pixel
+	c                  game.Colour
 }
 
 // move decodes move item u, which follows the move of slot last, given
 // room for its two writes. Without room, or for a snake without a head,
 // it leaves rd.err set and ok false.
-func (r *Replica) move(rd *reader, d *dims, u uint64, last int, room, look bool) (m moved, ok bool) {
+func (r *Replica) move(rd *reader, d *dims, u uint64, last int, room bool) (m moved, ok bool) {
 	m.s = last + 1 + int(u&moveGap)
 	if u&moveGap == moveGap {
 		m.s = rd.int("move slot", game.MaxCapacity-1)
 	}
 	m.h = -1
 	if rd.err == nil && m.s < d.nslots {
-		m.h, m.hp = r.headAt(m.s, look)
+		m.h, m.c = r.headAt(m.s)
 	}
 	if m.h < 0 || !room {
 		rd.fail("move of a snake without a head")
@@ -489,20 +490,17 @@ func (r *Replica) markHead(slot int, i int32, p game.Pixel) {
 }
 
 // headAt returns the pixel index of slot's head as the writes decoded so
-// far leave it, and the pixel there (0 when look is false and no write of
-// the delta set it): its last Head pixel in the delta, else the snake's
-// head from its record; -1 when the snake has no length (no head).
-func (r *Replica) headAt(slot int, look bool) (int, game.Pixel) {
+// far leave it, and its colour: its last Head pixel in the message, else
+// the snake's head and colour from before it (a live snake's Head pixel
+// has its record's colour, so the grid is not read); -1 when the snake
+// has no length (no head).
+func (r *Replica) headAt(slot int) (int, game.Colour) {
 	if r.hmarks[slot/64]>>(slot%64)&1 != 0 {
 		m := r.heads[slot]
-		return int(m.i), m.p
+		return int(m.i), m.p.Colour()
 	}
 	if r.has[slot] {
-		i := r.at[slot].Y*r.w + r.at[slot].X
-		if !look {
-			return i, 0
-		}
-		return i, r.grid[i]
+		return r.at[slot].Y*r.w + r.at[slot].X, r.col[slot]
 	}
 	return -1, 0
 }
