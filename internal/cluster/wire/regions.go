@@ -124,6 +124,7 @@ type Split struct {
 	heads []game.Write
 	hbits []byte
 	prot  []protected // snakes whose spawn protection may end
+	until []uint64    // by slot: the end of the protection prot lists for it (0: none)
 	fill  []int32     // scratch: a body being found
 
 	// of's tables: a pixel's row is its index times inv >> invShift
@@ -178,7 +179,8 @@ func NewSplit(e *Encoder, rw, rh int) (*Split, error) {
 	n := g.Count()
 	c := e.f.Capacity()
 	s := &Split{g: g, msgs: make([][]byte, n), items: make([][]game.Write, n), bits: make([]byte, (n+7)/8),
-		stamp: make([]uint64, c), hreg: make([]int32, c), hn: make([]int32, c), hone: make([]bool, c), dir: make([]game.Dir, c)}
+		stamp: make([]uint64, c), hreg: make([]int32, c), hn: make([]int32, c), hone: make([]bool, c), dir: make([]game.Dir, c),
+		until: make([]uint64, c)}
 	s.tables()
 	s.rebase(e.f)
 	return s, nil
@@ -189,6 +191,7 @@ func NewSplit(e *Encoder, rw, rh int) (*Split, error) {
 func (s *Split) rebase(f game.Feed) {
 	s.prot = s.prot[:0]
 	clear(s.dir)
+	clear(s.until)
 	for i := range f.Slots() {
 		s.watch(f, i)
 		s.dir[i] = f.Shape(i).Dir
@@ -215,11 +218,13 @@ func (s *Split) reset() {
 	s.global = s.global[:0]
 }
 
-// watch notes slot i's snake when its spawn protection has not ended.
+// watch notes slot i's snake when its spawn protection has not ended and
+// is not noted yet (a record changes more than once while protected).
 func (s *Split) watch(f game.Feed, i int) {
 	r := f.Record(i)
-	if r.Used && r.Alive && r.ProtectedUntil > f.Tick() {
+	if r.Used && r.Alive && r.ProtectedUntil > f.Tick() && s.until[i] != r.ProtectedUntil {
 		s.prot = append(s.prot, protected{int32(i), r.ID, r.ProtectedUntil})
+		s.until[i] = r.ProtectedUntil
 	}
 }
 
@@ -245,6 +250,9 @@ func (s *Split) split(e *Encoder, recs []byte, seq uint64) {
 		if p.until > tick {
 			keep = append(keep, p)
 			continue
+		}
+		if s.until[p.slot] == p.until {
+			s.until[p.slot] = 0
 		}
 		if p.until > base {
 			s.expire(f, p)

@@ -511,3 +511,40 @@ func TestRegionsAfterGap(t *testing.T) {
 		rf.next(t)
 	}
 }
+
+// TestSplitWatchOnce: a snake whose record changes again while it is
+// spawn-protected (here: it dashes) is listed once among the protections
+// that will end, so the pixels of its body are filed once when its
+// protection ends, and the replica still has the world's views.
+func TestSplitWatchOnce(t *testing.T) {
+	f := newFollowed(t, 4, 128, 64, 12)
+	for range 5 {
+		f.step(t)
+	}
+	rf := newRegionFollower(t, f, 32, 16)
+	for r := range rf.rr.Regions().Count() {
+		rf.rr.Follow(r)
+	}
+	dashed := 0
+	for range 300 {
+		v := f.w.Acquire()
+		for _, id := range f.p.ids {
+			if s, ok := v.Snake(id); ok && s.Alive && v.Tick < s.ProtectedUntil && s.DashReadyAt <= v.Tick {
+				f.w.Dash(id)
+				dashed++
+			}
+		}
+		v.Release()
+		rf.next(t)
+		seen := map[protected]bool{}
+		for _, p := range rf.s.prot {
+			if seen[p] {
+				t.Fatalf("tick %d: slot %d's protection until %d listed twice", f.w.Feed().Tick(), p.slot, p.until)
+			}
+			seen[p] = true
+		}
+	}
+	if dashed == 0 {
+		t.Fatal("no protected snake dashed")
+	}
+}

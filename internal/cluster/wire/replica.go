@@ -43,9 +43,9 @@ type Replica struct {
 	reg     *regional // a follower of regions' state (FollowRegions); nil for a whole world's
 
 	// Apply's scratch, kept between calls
-	recs  []snakeRec
-	nkill []game.Kill
-	moves []moveDir
+	recs   []snakeRec
+	nkill  []game.Kill
+	moves  []moveDir
 	heads  []headMark // by slot: its last Head write in the writes being decoded, when hmarks has it
 	hmarks []uint64   // bitset by slot: the slots heads holds a Head write of (see newTry)
 	hslots []int32    // the slots of hmarks' bits
