@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"runtime"
@@ -40,25 +39,34 @@ type link struct {
 
 func newLink(t *testing.T, lease time.Duration, maxSnakes int) *link {
 	t.Helper()
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, maxSnakes, 0, 3
+	l := newSimLink(t, gc, lease)
+	var err error
+	if l.gw, err = NewGateway(l.conn("t", "gw"), "t", "gw", localViews{l.w}, lease); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.gw.Close)
+	return l
+}
+
+// newSimLink is a link of world gc and a Sim with opts, without its
+// gateway.
+func newSimLink(t *testing.T, gc game.Config, lease time.Duration, opts ...SimOption) *link {
+	t.Helper()
 	ns, err := Embed("127.0.0.1:0", Auth{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ns.Shutdown)
 	l := &link{t: t, url: ns.ClientURL()}
-	gc := game.DefaultConfig()
-	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, maxSnakes, 0, 3
 	if l.w, err = game.New(gc); err != nil {
 		t.Fatal(err)
 	}
-	if l.sim, err = NewSim(l.conn("t", ""), l.w, "t", lease); err != nil {
+	if l.sim, err = NewSim(l.conn("t", ""), l.w, "t", lease, opts...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(l.sim.Close)
-	if l.gw, err = NewGateway(l.conn("t", "gw"), "t", "gw", localViews{l.w}, lease); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(l.gw.Close)
 	l.raw = l.conn("t", "raw")
 	return l
 }
@@ -1533,21 +1541,8 @@ type roleLink struct {
 
 func newRoleLink(t *testing.T) *roleLink {
 	t.Helper()
-	users := []User{{RoleSim, "sim", "simpw"}, {RoleGateway, "gw1", "pw1"}, {RoleGateway, "gw2", "pw2"}}
-	ns, err := Embed("127.0.0.1:0", Auth{Users: users, Prefix: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ns.Shutdown)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	conn := func(user, pw, gateway string) *nats.Conn {
-		nc, err := Connect(Options{URL: ns.ClientURL(), User: user, Password: pw, Prefix: "p", Gateway: gateway, Log: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		return nc
-	}
+	_, _, conn := roleNATS(t)
+	var err error
 	r := &roleLink{gw1: conn("gw1", "pw1", "gw1"), gw2: conn("gw2", "pw2", "gw2")}
 	snc := conn("sim", "simpw", "")
 	gc := game.DefaultConfig()
@@ -1882,21 +1877,9 @@ func roleNATS(t *testing.T) (*server.Server, *testkit.SyncBuf, func(user, pw, ga
 // while two gateways' players come in turn into one world of bots (without
 // WithGroups at most one of either's 7 does).
 func TestSpawnNearGateway(t *testing.T) {
-	ns, err := Embed("127.0.0.1:0", Auth{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ns.Shutdown)
-	l := &link{t: t, url: ns.ClientURL()}
 	gc := game.DefaultConfig()
 	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 1024, 512, 64, 40, 5
-	if l.w, err = game.New(gc); err != nil {
-		t.Fatal(err)
-	}
-	if l.sim, err = NewSim(l.conn("t", ""), l.w, "t", time.Second, WithGroups()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(l.sim.Close)
+	l := newSimLink(t, gc, time.Second, WithGroups())
 	gws := map[string]*Gateway{}
 	for _, name := range []string{"gwa", "gwb"} {
 		g, err := NewGateway(l.conn("t", name), "t", name, localViews{l.w}, time.Second)
