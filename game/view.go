@@ -264,7 +264,12 @@ func (v *View) MarkRanks() {
 			longest = max(longest, v.Snakes[i].Length)
 		}
 	}
-	v.ranks = append(v.ranks[:0], make([]int32, longest+2)...)
+	if n := longest + 2; cap(v.ranks) >= n {
+		v.ranks = v.ranks[:n]
+		clear(v.ranks)
+	} else {
+		v.ranks = make([]int32, n)
+	}
 	for i := range v.Snakes {
 		if v.Snakes[i].Alive {
 			v.ranks[v.Snakes[i].Length]++
