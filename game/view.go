@@ -292,7 +292,9 @@ func (v *View) SetRanks(c *Lengths) {
 // (View.SetRanks). The zero value counts none.
 type Lengths struct{ r ranker }
 
-// Add adds d (-1 or 1) snakes of the given length.
+// Add adds d (-1 or 1) snakes of the given length. The longest length
+// counted follows the snakes down as well as up, so what SetRanks copies
+// is as long as the longest snake now.
 func (c *Lengths) Add(length, d int) {
 	r := &c.r
 	if length+2 > len(r.longer) {
@@ -300,6 +302,9 @@ func (c *Lengths) Add(length, d int) {
 	}
 	r.longer[length] += int32(d)
 	r.longest = max(r.longest, length)
+	for r.longest > 0 && r.longer[r.longest] == 0 {
+		r.longest--
+	}
 }
 
 // Shielded reports whether the snake in slot s is spawn-protected (see

@@ -64,8 +64,8 @@ type Filler interface {
 	// of v.Tick: Snakes and Heads (one per slot in use), Shield, ranks
 	// (View.SetRanks), Top, Players, Bots and Best. v held them as of step
 	// since before (0: v holds nothing it may keep; else one of the last
-	// 16 steps published), so a Filler that knows what changed since may
-	// write only that.
+	// KeptSteps-1 steps published), so a Filler that knows what changed
+	// since may write only that.
 	Fill(v *View, since uint64)
 
 	// Expired is called when the view being published was brought up to

@@ -17,8 +17,13 @@ const (
 	BotRespawn = 20 // ticks a dead bot waits before it respawns
 	MaxName    = 16 // bytes kept of a name
 
-	logN     = 16 // steps whose writes and marks are kept (Views, Feed)
-	maxViews = 8  // bound on the view pool
+	// KeptSteps is how many of the last steps' writes and marks a world or
+	// replica keeps (Views, Feed): a view buffer further behind is filled
+	// whole, and a Filler's since is one of the last KeptSteps-1 steps.
+	KeptSteps = 16
+
+	logN     = KeptSteps
+	maxViews = 8 // bound on the view pool
 )
 
 // palette is the set of colours handed out to snakes: the 16-colour palette

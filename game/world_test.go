@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -354,5 +355,30 @@ func fuzzOne(t *testing.T, in []byte) {
 				}
 			}
 		}
+	}
+}
+
+// TestLengths: a count kept as snakes come and go ranks as a view's own
+// count does (MarkRanks), and what SetRanks copies shrinks when the
+// longest snake goes: a long snake once counted costs nothing after.
+func TestLengths(t *testing.T) {
+	var c Lengths
+	v := &View{Snakes: []SnakeInfo{{Alive: true, Length: 5}, {Alive: true, Length: 9}, {Alive: true, Length: 5}, {Length: 3}}}
+	for _, s := range v.Snakes {
+		if s.Alive {
+			c.Add(s.Length, 1)
+		}
+	}
+	c.Add(100000, 1) // a snake that comes and goes
+	c.Add(100000, -1)
+	v.SetRanks(&c)
+	if len(v.ranks) > 16 {
+		t.Fatalf("ranks of %d lengths after the longest went", len(v.ranks))
+	}
+	got := []int{v.Rank(0), v.Rank(1), v.Rank(2), v.Rank(3), v.Rank(4)}
+	v.MarkRanks()
+	want := []int{v.Rank(0), v.Rank(1), v.Rank(2), v.Rank(3), v.Rank(4)}
+	if !slices.Equal(got, want) || !slices.Equal(want, []int{2, 1, 2, 0, 0}) {
+		t.Fatalf("ranks %v, counted whole %v, want [2 1 2 0 0]", got, want)
 	}
 }

@@ -51,9 +51,9 @@ type Replica struct {
 	hslots []int32    // the slots of hmarks' bits
 }
 
-// keptSteps is how many steps back a view buffer game.Views fills again
-// may be (game.Filler).
-const keptSteps = 16
+// keptSteps is how many steps' changed slots a replica keeps: as many as
+// game.Views keeps steps, so every step after a Filler's since has its list.
+const keptSteps = game.KeptSteps
 
 // snakeRec is one decoded snake record: the slot's new info and head (a
 // snapshot's), and whether it set the dir.

@@ -455,6 +455,13 @@ func TestReplicaCorrupt(t *testing.T) {
 		Players, Bots int
 		Best          game.Entry
 		Logs          [15][]game.Write
+		At            []game.Point
+		Has           []bool
+		Way           []game.Dir
+		Col           []game.Colour
+		Prot          []int32
+		InProt        []bool
+		Changed       [15][]int32
 		ViewSerial    uint64
 		ViewTick      uint64
 		ViewPix       []game.Pixel
@@ -465,6 +472,9 @@ func TestReplicaCorrupt(t *testing.T) {
 		ViewBest      game.Entry
 		ViewDirty     []uint64
 		ViewFresh     []uint64
+		ViewHeads     []game.Point
+		ViewShield    []uint64
+		ViewRanks     []int
 	}
 	stateOf := func(r *Replica) state {
 		v := r.Acquire()
@@ -475,11 +485,20 @@ func TestReplicaCorrupt(t *testing.T) {
 			ViewTick: v.Tick, ViewPix: slices.Clone(v.Pix), ViewSnakes: slices.Clone(v.Snakes), ViewTop: slices.Clone(v.Top),
 			ViewKills: slices.Clone(v.Kills), ViewPeople: [2]int{v.Players, v.Bots}, ViewBest: v.Best,
 			ViewDirty: slices.Clone(v.Dirty), ViewFresh: slices.Clone(v.Fresh),
+			At: slices.Clone(r.at), Has: slices.Clone(r.has), Way: slices.Clone(r.way), Col: slices.Clone(r.col),
+			Prot: slices.Clone(r.prot), InProt: slices.Clone(r.inProt),
+			ViewHeads: slices.Clone(v.Heads), ViewShield: slices.Clone(v.Shield),
 		}
 		for k := range st.Logs {
 			if s := r.seq - uint64(k); s >= 1 && s <= r.seq && len(r.views.Writes(s)) > 0 {
 				st.Logs[k] = slices.Clone(r.views.Writes(s))
 			}
+			if s := r.seq - uint64(k); s >= 1 && s <= r.seq {
+				st.Changed[k] = slices.Clone(r.changed[s%keptSteps])
+			}
+		}
+		for i := range v.Snakes {
+			st.ViewRanks = append(st.ViewRanks, v.Rank(i))
 		}
 		return st
 	}
