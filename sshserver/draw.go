@@ -487,8 +487,8 @@ func (s *session) looksAt() (Camera, bool) {
 	switch {
 	case p == phasePlay:
 		c.Follow = game.ID(s.id.Load())
-	case s.free: // where the pans not applied yet take it
-		c.At = game.Point{X: s.cam.X + s.dx, Y: s.cam.Y + s.dy}
+	case s.free: // where the next frame's pan takes it
+		c.At = game.Point{X: s.cam.X + panStep(s.dx, panTickX), Y: s.cam.Y + panStep(s.dy, panTickY)}
 	default:
 		c.Top = true
 	}
@@ -511,9 +511,10 @@ func (s *session) camera(v *game.View, hud *render.HUD) (rank int) {
 			}
 		}
 	} else if v.W > 0 && v.H > 0 {
-		s.cam.X = ((s.cam.X+s.dx)%v.W + v.W) % v.W
-		s.cam.Y = ((s.cam.Y+s.dy)%v.H + v.H) % v.H
-		s.dx, s.dy = 0, 0
+		mx, my := panStep(s.dx, panTickX), panStep(s.dy, panTickY)
+		s.cam.X = ((s.cam.X+mx)%v.W + v.W) % v.W
+		s.cam.Y = ((s.cam.Y+my)%v.H + v.H) % v.H
+		s.dx, s.dy = s.dx-mx, s.dy-my
 	}
 	hud.Cam = s.cam
 	return s.follow

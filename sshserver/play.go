@@ -11,13 +11,21 @@ import (
 // player's snake or the spectator's camera, by the session's phase.
 
 // The free camera: its step per arrow key in world pixels (a text row
-// holds two pixels), and the most it pans ahead of a frame in either
-// direction.
+// holds two pixels), the most a frame moves it (two keys' worth: a held
+// key's repeats pan smoothly, and a camera never jumps further than a
+// gateway following regions keeps ahead of it), and the most it keeps to
+// pan in later frames (the camera stops two frames after the keys do).
 const (
-	panX   = 8
-	panY   = 4
-	maxPan = 1 << 20
+	panX     = 8
+	panY     = 4
+	panTickX = 2 * panX
+	panTickY = 2 * panY
+	panKeepX = 4 * panX
+	panKeepY = 4 * panY
 )
+
+// panStep is the part of a pending pan d that the next frame applies.
+func panStep(d, most int) int { return max(min(d, most), -most) }
 
 // readBuf is the size of the reader's buffer: more than a client types
 // between two reads.
@@ -161,8 +169,8 @@ func (s *session) watchKey(k key, r byte) {
 		case game.Right:
 			s.dx += panX
 		}
-		s.dx = max(min(s.dx, maxPan), -maxPan)
-		s.dy = max(min(s.dy, maxPan), -maxPan)
+		s.dx = panStep(s.dx, panKeepX)
+		s.dy = panStep(s.dy, panKeepY)
 	case k == keyTab || k == keyRune && (r == 'n' || r == 'N'):
 		s.free = false
 		s.follow++

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"snaked/game"
+	"snaked/render"
 )
 
 type ev struct {
@@ -479,4 +482,35 @@ func TestDeep(t *testing.T) {
 	}()
 	deep(func() { panic("boom") })
 	t.Fatal("deep returned after a panic")
+}
+
+// TestPanBounded: a spectator's arrow keys pan the free camera at most
+// two keys' worth a frame and keep at most four keys' worth for later
+// frames, however many keys come at once, and the camera a gateway is told
+// of is where the next frame puts it.
+func TestPanBounded(t *testing.T) {
+	s := &session{}
+	s.phase.Store(int32(phaseWatch))
+	v := &game.View{W: 1000, H: 500}
+	hud := &render.HUD{}
+	s.camera(v, hud)
+	for range 100 { // a paste of arrows, or a client that sends nothing else
+		s.watchKey(keyRight, 0)
+		s.watchKey(keyDown, 0)
+	}
+	var xs, ys []int
+	for range 4 {
+		c, ok := s.looksAt()
+		s.camera(v, hud)
+		if !ok || c.At != hud.Cam {
+			t.Fatalf("told %+v (%v), the frame shows %v", c, ok, hud.Cam)
+		}
+		xs, ys = append(xs, hud.Cam.X), append(ys, hud.Cam.Y)
+	}
+	if want := []int{panTickX, 2 * panTickX, panKeepX, panKeepX}; !slices.Equal(xs, want) {
+		t.Fatalf("camera x over frames %v, want %v", xs, want)
+	}
+	if want := []int{panTickY, 2 * panTickY, panKeepY, panKeepY}; !slices.Equal(ys, want) {
+		t.Fatalf("camera y over frames %v, want %v", ys, want)
+	}
 }
