@@ -200,7 +200,8 @@ func (r *reader) snakes(recs []snakeRec, d *dims, base func(int) game.SnakeInfo,
 		last = slot
 		recs = append(recs, snakeRec{slot: slot, info: base(slot)})
 		x := &recs[len(recs)-1]
-		x.dir = r.snake(&x.info, &x.head, d, delta)&fDir != 0
+		m := r.snake(&x.info, &x.head, d, delta)
+		x.dir, x.quick = m&fDir != 0, m&^(fDir|fLength|fBest) == 0
 	}
 	return recs
 }

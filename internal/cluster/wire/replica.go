@@ -31,9 +31,12 @@ type Replica struct {
 	prot      []int32          // the slots whose protection may not have ended (see protect)
 	inProt    []bool           // by slot: in prot
 
-	// changed[s%keptSteps] lists the slots whose record step s changed
-	// (its snakes' copies in the views are brought up to date from them)
-	changed [keptSteps][]int32
+	// changed[s%keptSteps] lists the slots whose record step s changed,
+	// and quick[s%keptSteps] those of which it changed only the dir,
+	// length and best length (the views' copies are brought up to date
+	// from them: a record whole, or those three from lng, bst and way)
+	changed, quick [keptSteps][]int32
+	lng, bst       []int32 // by slot: its length and best length
 	views   *game.Views
 	top     [game.TopN]int32
 	ntop    int
@@ -56,12 +59,14 @@ type Replica struct {
 const keptSteps = game.KeptSteps
 
 // snakeRec is one decoded snake record: the slot's new info and head (a
-// snapshot's), and whether it set the dir.
+// snapshot's), whether it set the dir, and whether it set nothing but the
+// dir, length and best length (quick).
 type snakeRec struct {
-	slot int
-	info game.SnakeInfo
-	head game.Point
-	dir  bool
+	slot  int
+	info  game.SnakeInfo
+	head  game.Point
+	dir   bool
+	quick bool
 }
 
 // moveDir is one decoded move: the slot and its direction.
@@ -211,6 +216,8 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 		at:     make([]game.Point, d.max),
 		has:    make([]bool, d.max),
 		col:    make([]game.Colour, d.max),
+		lng:    make([]int32, d.max),
+		bst:    make([]int32, d.max),
 		way:    make([]game.Dir, d.max),
 		inProt: make([]bool, d.max),
 		heads:  make([]headMark, d.max),
@@ -317,11 +324,12 @@ func (r *Replica) decodeRecords(rd *reader, t *tailRec) dims {
 // and the records decodeRecords read, as the changes of step r.seq+1: a
 // snake's dir is its last move's, unless its record sets it.
 func (r *Replica) commitRecords(moves []moveDir) {
-	chg := r.changed[(r.seq+1)%keptSteps][:0]
+	k := (r.seq + 1) % keptSteps
+	chg, q := r.changed[k][:0], r.quick[k][:0]
 	for _, m := range moves {
 		if s := &r.snakes[m.slot]; s.Dir != m.dir {
 			s.Dir, r.way[m.slot] = m.dir, m.dir
-			chg = append(chg, m.slot)
+			q = append(q, m.slot)
 		}
 	}
 	for _, x := range r.recs {
@@ -329,9 +337,13 @@ func (r *Replica) commitRecords(moves []moveDir) {
 			x.info.Dir = r.snakes[x.slot].Dir
 		}
 		r.setRecord(x.slot, x.info)
-		chg = append(chg, int32(x.slot))
+		if x.quick {
+			q = append(q, int32(x.slot))
+		} else {
+			chg = append(chg, int32(x.slot))
+		}
 	}
-	r.changed[(r.seq+1)%keptSteps] = chg
+	r.changed[k], r.quick[k] = chg, q
 }
 
 // setRecord makes in slot's record, keeping the count of lengths, whether
@@ -345,6 +357,7 @@ func (r *Replica) setRecord(slot int, in game.SnakeInfo) {
 	}
 	r.snakes[slot] = in
 	r.has[slot], r.way[slot], r.col[slot] = in.Length > 0, in.Dir, in.Colour
+	r.lng[slot], r.bst[slot] = int32(in.Length), int32(in.BestLength)
 	if in.ProtectedUntil > r.tick && !r.inProt[slot] {
 		r.inProt[slot] = true
 		r.prot = append(r.prot, int32(slot))
@@ -577,6 +590,10 @@ func (f *filler) Fill(v *game.View, since uint64) {
 		for s := since + 1; s <= r.seq; s++ {
 			for _, slot := range r.changed[s%keptSteps] {
 				v.Snakes[slot] = r.snakes[slot]
+			}
+			for _, slot := range r.quick[s%keptSteps] { // from the dense arrays: no load of a record
+				in := &v.Snakes[slot]
+				in.Dir, in.Length, in.BestLength = r.way[slot], int(r.lng[slot]), int(r.bst[slot])
 			}
 		}
 	}

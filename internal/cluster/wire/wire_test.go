@@ -462,6 +462,8 @@ func TestReplicaCorrupt(t *testing.T) {
 		Prot          []int32
 		InProt        []bool
 		Changed       [15][]int32
+		Quick         [15][]int32
+		Lng, Bst      []int32
 		ViewSerial    uint64
 		ViewTick      uint64
 		ViewPix       []game.Pixel
@@ -486,7 +488,7 @@ func TestReplicaCorrupt(t *testing.T) {
 			ViewKills: slices.Clone(v.Kills), ViewPeople: [2]int{v.Players, v.Bots}, ViewBest: v.Best,
 			ViewDirty: slices.Clone(v.Dirty), ViewFresh: slices.Clone(v.Fresh),
 			At: slices.Clone(r.at), Has: slices.Clone(r.has), Way: slices.Clone(r.way), Col: slices.Clone(r.col),
-			Prot: slices.Clone(r.prot), InProt: slices.Clone(r.inProt),
+			Prot: slices.Clone(r.prot), Lng: slices.Clone(r.lng), Bst: slices.Clone(r.bst), InProt: slices.Clone(r.inProt),
 			ViewHeads: slices.Clone(v.Heads), ViewShield: slices.Clone(v.Shield),
 		}
 		for k := range st.Logs {
@@ -495,6 +497,7 @@ func TestReplicaCorrupt(t *testing.T) {
 			}
 			if s := r.seq - uint64(k); s >= 1 && s <= r.seq {
 				st.Changed[k] = slices.Clone(r.changed[s%keptSteps])
+				st.Quick[k] = slices.Clone(r.quick[s%keptSteps])
 			}
 		}
 		for i := range v.Snakes {
