@@ -37,6 +37,7 @@ type Replica struct {
 	// from them: a record whole, or those three from lng, bst and way)
 	changed, quick [keptSteps][]int32
 	lng, bst       []int32 // by slot: its length and best length
+
 	views   *game.Views
 	top     [game.TopN]int32
 	ntop    int
