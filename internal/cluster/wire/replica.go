@@ -579,7 +579,10 @@ func (r *Replica) Skipped() uint64 { return r.views.Skipped() }
 // filler is the Replica as its Views' Filler.
 type filler Replica
 
-// Fill copies the decoded snakes into v, ranks them and fills the
+// Fill brings v's records up to date (whole when since is 0, else the
+// slots changed in the steps after since: a record whole, or its dir,
+// length and best length), copies the heads, gives v the count by length
+// for its ranks, marks the shields of the protected slots, and fills the
 // leaderboard from its slots and the counters.
 func (f *filler) Fill(v *game.View, since uint64) {
 	r := (*Replica)(f)
