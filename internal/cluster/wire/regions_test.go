@@ -40,6 +40,20 @@ func newRegionFollower(t testing.TB, f *follower, rw, rh int) *regionFollower {
 	return rf
 }
 
+// followingAll steps f's world n times, then starts a region follower of
+// rw x rh regions that follows every region.
+func followingAll(t testing.TB, f *follower, n, rw, rh int) *regionFollower {
+	t.Helper()
+	for range n {
+		f.step(t)
+	}
+	rf := newRegionFollower(t, f, rw, rh)
+	for r := range rf.rr.Regions().Count() {
+		rf.rr.Follow(r)
+	}
+	return rf
+}
+
 // next steps the world as follower.next does, applies the whole delta to
 // one replica and its regional form (the followed regions' messages) to
 // the other, and checks the second against the world.
@@ -147,13 +161,7 @@ func TestRegionsFollowAll(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(c.seed), func(t *testing.T) {
 			f := newFollowed(t, c.seed, c.w, c.h, c.people)
-			for range 50 {
-				f.step(t)
-			}
-			rf := newRegionFollower(t, f, c.rw, c.rh)
-			for r := range rf.rr.Regions().Count() {
-				rf.rr.Follow(r)
-			}
+			rf := followingAll(t, f, 50, c.rw, c.rh)
 			for range 400 {
 				rf.next(t)
 			}
@@ -201,13 +209,7 @@ func TestRegionsFollowSome(t *testing.T) {
 // it was; without following that region, it applies.
 func TestRegionsMissing(t *testing.T) {
 	f := newFollowed(t, 4, 128, 64, 20)
-	for range 30 {
-		f.step(t)
-	}
-	rf := newRegionFollower(t, f, 32, 16)
-	for r := range rf.rr.Regions().Count() {
-		rf.rr.Follow(r)
-	}
+	rf := followingAll(t, f, 30, 32, 16)
 	f.step(t)
 	var err error
 	if f.buf, err = f.e.AppendDeltaSplit(f.buf[:0], rf.s); err != nil {
@@ -473,13 +475,7 @@ func FuzzRegionsDecode(f *testing.F) {
 // follows the regional form as before, whatever the snakes did meanwhile.
 func TestRegionsAfterGap(t *testing.T) {
 	f := newFollowed(t, 9, 128, 64, 20)
-	for range 30 {
-		f.step(t)
-	}
-	rf := newRegionFollower(t, f, 32, 16)
-	for r := range rf.rr.Regions().Count() {
-		rf.rr.Follow(r)
-	}
+	rf := followingAll(t, f, 30, 32, 16)
 	for range 20 {
 		rf.next(t)
 	}
@@ -518,13 +514,7 @@ func TestRegionsAfterGap(t *testing.T) {
 // protection ends, and the replica still has the world's views.
 func TestSplitWatchOnce(t *testing.T) {
 	f := newFollowed(t, 4, 128, 64, 12)
-	for range 5 {
-		f.step(t)
-	}
-	rf := newRegionFollower(t, f, 32, 16)
-	for r := range rf.rr.Regions().Count() {
-		rf.rr.Follow(r)
-	}
+	rf := followingAll(t, f, 5, 32, 16)
 	dashed := 0
 	for range 300 {
 		v := f.w.Acquire()
