@@ -713,12 +713,7 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	r.moveStraight(straight)
 	r.commitRecords(g.gmoves)
 	for _, c := range g.hlog {
-		if p := c.Pixel(); p.Kind() == game.Head {
-			if s := p.Slot(); r.has[s] {
-				x, y := r.xy(c.Index())
-				r.at[s] = game.Point{X: x, Y: y}
-			}
-		}
+		r.takeHead(c)
 	}
 	for _, c := range log[len(g.staged):] {
 		r.grid[c.Index()] = c.Pixel()
@@ -753,7 +748,7 @@ func (r *Replica) checkStraight(rd *reader, d *dims) []byte {
 				rd.fail("a straight move of a slot not in use")
 				return nil
 			}
-			if d := r.way[slot]; !r.has[slot] || d == game.None || d > game.Left {
+			if d := r.way[slot]; r.lng[slot] == 0 || d == game.None || d > game.Left {
 				rd.fail("a straight move of a snake without a head or dir")
 				return nil
 			}
@@ -769,19 +764,8 @@ func (r *Replica) moveStraight(hb []byte) {
 	for k, b := range hb {
 		for ; b != 0; b &= b - 1 {
 			slot := k*8 + bits.TrailingZeros8(b)
-			d, at := r.way[slot], &r.at[slot]
-			x, y := at.X+stepX[d], at.Y+stepY[d]
-			if x < 0 {
-				x += r.w
-			} else if x >= r.w {
-				x -= r.w
-			}
-			if y < 0 {
-				y += r.h
-			} else if y >= r.h {
-				y -= r.h
-			}
-			*at = game.Point{X: x, Y: y}
+			at := &r.at[slot]
+			at.X, at.Y = r.step(at.X, at.Y, r.way[slot])
 		}
 	}
 }

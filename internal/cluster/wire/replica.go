@@ -24,7 +24,6 @@ type Replica struct {
 	grid      []game.Pixel
 	snakes    []game.SnakeInfo // by slot; len maxSnakes
 	at        []game.Point     // by slot: heads (View.Heads); len maxSnakes
-	has       []bool           // by slot: the snake has a head (its length is not 0)
 	col       []game.Colour    // by slot: its colour
 	way       []game.Dir       // by slot: its dir
 	lens      game.Lengths     // the live snakes of snakes by length (the views' ranks)
@@ -36,7 +35,7 @@ type Replica struct {
 	// length and best length (the views' copies are brought up to date
 	// from them: a record whole, or those three from lng, bst and way)
 	changed, quick [keptSteps][]int32
-	lng, bst       []int32 // by slot: its length and best length
+	lng, bst       []int32 // by slot: its length (a snake of length 0 has no head) and best length
 
 	views   *game.Views
 	top     [game.TopN]int32
@@ -215,7 +214,6 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 		grid:   make([]game.Pixel, area),
 		snakes: make([]game.SnakeInfo, d.max),
 		at:     make([]game.Point, d.max),
-		has:    make([]bool, d.max),
 		col:    make([]game.Colour, d.max),
 		lng:    make([]int32, d.max),
 		bst:    make([]int32, d.max),
@@ -285,14 +283,8 @@ func (r *Replica) Apply(msg []byte) error {
 	// the delta wrote one, and none when it has no length.
 	r.commitRecords(r.moves)
 	for _, c := range log {
-		p := c.Pixel()
-		r.grid[c.Index()] = p
-		if p.Kind() == game.Head {
-			if s := p.Slot(); r.has[s] {
-				x, y := r.xy(c.Index())
-				r.at[s] = game.Point{X: x, Y: y}
-			}
-		}
+		r.grid[c.Index()] = c.Pixel()
+		r.takeHead(c)
 	}
 	r.noHeads()
 	r.nslots = d.nslots
@@ -347,8 +339,8 @@ func (r *Replica) commitRecords(moves []moveDir) {
 	r.changed[k], r.quick[k] = chg, q
 }
 
-// setRecord makes in slot's record, keeping the count of lengths, whether
-// it has a head and its dir, and the list of protections.
+// setRecord makes in slot's record, keeping the count of lengths, the
+// dense arrays and the list of protections.
 func (r *Replica) setRecord(slot int, in game.SnakeInfo) {
 	if old := &r.snakes[slot]; old.Alive {
 		r.lens.Add(old.Length, -1)
@@ -357,11 +349,22 @@ func (r *Replica) setRecord(slot int, in game.SnakeInfo) {
 		r.lens.Add(in.Length, 1)
 	}
 	r.snakes[slot] = in
-	r.has[slot], r.way[slot], r.col[slot] = in.Length > 0, in.Dir, in.Colour
+	r.way[slot], r.col[slot] = in.Dir, in.Colour
 	r.lng[slot], r.bst[slot] = int32(in.Length), int32(in.BestLength)
 	if in.ProtectedUntil > r.tick && !r.inProt[slot] {
 		r.inProt[slot] = true
 		r.prot = append(r.prot, int32(slot))
+	}
+}
+
+// takeHead makes a committed Head write its slot's head, when the snake
+// has a length (noHeads clears the heads of those that lost theirs).
+func (r *Replica) takeHead(c game.Write) {
+	if p := c.Pixel(); p.Kind() == game.Head {
+		if s := p.Slot(); r.lng[s] > 0 {
+			x, y := r.xy(c.Index())
+			r.at[s] = game.Point{X: x, Y: y}
+		}
 	}
 }
 
@@ -448,27 +451,25 @@ func (r *Replica) move(rd *reader, d *dims, u uint64, last int, room bool) (m mo
 		return moved{}, false
 	}
 	m.hx, m.hy = r.xy(m.h)
-	m.x, m.y = m.hx, m.hy
-	// towards the higher index (Right, Down) or the lower, wrapping
-	switch u & (moveVertical | moveHigher) {
-	case moveVertical | moveHigher:
-		if m.y++; m.y == r.h {
-			m.y = 0
-		}
-	case moveVertical:
-		if m.y--; m.y < 0 {
-			m.y = r.h - 1
-		}
-	case moveHigher:
-		if m.x++; m.x == r.w {
-			m.x = 0
-		}
-	default:
-		if m.x--; m.x < 0 {
-			m.x = r.w - 1
-		}
-	}
+	m.x, m.y = r.step(m.hx, m.hy, moveDirs[u>>5&3])
 	return m, true
+}
+
+// step returns the pixel next to (x, y) in dir d (Up to Left), wrapping
+// onto the world.
+func (r *Replica) step(x, y int, d game.Dir) (int, int) {
+	x, y = x+stepX[d], y+stepY[d]
+	if x < 0 {
+		x += r.w
+	} else if x >= r.w {
+		x -= r.w
+	}
+	if y < 0 {
+		y += r.h
+	} else if y >= r.h {
+		y -= r.h
+	}
+	return x, y
 }
 
 // xy returns pixel index i's column and row, without a division (see
@@ -513,7 +514,7 @@ func (r *Replica) headAt(slot int) (int, game.Colour) {
 		m := r.heads[slot]
 		return int(m.i), m.p.Colour()
 	}
-	if r.has[slot] {
+	if r.lng[slot] > 0 {
 		return r.at[slot].Y*r.w + r.at[slot].X, r.col[slot]
 	}
 	return -1, 0

@@ -456,7 +456,6 @@ func TestReplicaCorrupt(t *testing.T) {
 		Best          game.Entry
 		Logs          [15][]game.Write
 		At            []game.Point
-		Has           []bool
 		Way           []game.Dir
 		Col           []game.Colour
 		Prot          []int32
@@ -487,7 +486,7 @@ func TestReplicaCorrupt(t *testing.T) {
 			ViewTick: v.Tick, ViewPix: slices.Clone(v.Pix), ViewSnakes: slices.Clone(v.Snakes), ViewTop: slices.Clone(v.Top),
 			ViewKills: slices.Clone(v.Kills), ViewPeople: [2]int{v.Players, v.Bots}, ViewBest: v.Best,
 			ViewDirty: slices.Clone(v.Dirty), ViewFresh: slices.Clone(v.Fresh),
-			At: slices.Clone(r.at), Has: slices.Clone(r.has), Way: slices.Clone(r.way), Col: slices.Clone(r.col),
+			At: slices.Clone(r.at), Way: slices.Clone(r.way), Col: slices.Clone(r.col),
 			Prot: slices.Clone(r.prot), Lng: slices.Clone(r.lng), Bst: slices.Clone(r.bst), InProt: slices.Clone(r.inProt),
 			ViewHeads: slices.Clone(v.Heads), ViewShield: slices.Clone(v.Shield),
 		}
