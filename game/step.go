@@ -1011,8 +1011,8 @@ func (w *World) countPart(p *part) {
 }
 
 // rankPart is rank's second pass over part p: its slots' SnakeInfos,
-// heads and shield words, its heads and eyes in their stretches of the world's lists
-// (from p.liveAt and p.eyeAt), and, in slot order, its leaderboard
+// view heads and shield words, its live heads and eyes in their stretches
+// of the world's lists (from p.liveAt and p.eyeAt), and, in slot order, its leaderboard
 // candidates (every snake longer than the threshold and the first TopN
 // at it: enough for any leaderboard) and its first snake longer than any
 // before it and the world's best.

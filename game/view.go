@@ -258,24 +258,18 @@ func (v *View) Rank(s int) int {
 // publish; code that builds a View by hand (tests) calls it after
 // changing Snakes.
 func (v *View) MarkRanks() {
-	longest := 0
+	r := ranker{longer: v.ranks[:cap(v.ranks)]} // counts in the view's own ranks
+	if len(r.longer) < 2 {
+		r.grow(0) // room for sum with no live snake
+	}
+	r.reset()
 	for i := range v.Snakes {
 		if v.Snakes[i].Alive {
-			longest = max(longest, v.Snakes[i].Length)
+			r.count(v.Snakes[i].Length)
 		}
 	}
-	if n := longest + 2; cap(v.ranks) >= n {
-		v.ranks = v.ranks[:n]
-		clear(v.ranks)
-	} else {
-		v.ranks = make([]int32, n)
-	}
-	for i := range v.Snakes {
-		if v.Snakes[i].Alive {
-			v.ranks[v.Snakes[i].Length]++
-		}
-	}
-	suffix(v.ranks)
+	r.sum()
+	v.ranks = r.longer[:r.longest+2]
 }
 
 // SetRanks sets what Rank reads from c, the count of the live snakes of
