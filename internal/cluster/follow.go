@@ -193,6 +193,22 @@ func (c *coverage) valid(i int, tick uint64) {
 // stale makes region i's pixels stale in the views after tick.
 func (c *coverage) stale(i int, tick uint64) { c.to[i].Store(tick) }
 
+// camArea returns where a camera of cols x rows cells may show, as a
+// centre and half-extents: around the head of the snake it follows, a
+// whole screen each way (the renderer's camera trails its snake), or
+// around its own centre at, half a screen and a little; false when the
+// snake followed is gone.
+func camArea(v *game.View, follow game.ID, at game.Point, cols, rows int) (c game.Point, hw, hh int, ok bool) {
+	pw, ph := max(cols, 1), 2*max(rows, 1)
+	if follow == 0 {
+		return at, pw/2 + 1, ph/2 + 2, true
+	}
+	if _, ok := v.Snake(follow); !ok {
+		return at, 0, 0, false
+	}
+	return v.Heads[follow.Slot()], pw, ph, true
+}
+
 // Covers reports whether view v (one of the follower's) holds the world's
 // pixels wherever a camera may show, of a terminal of cols x rows cells
 // that follows snake follow (its head within a screen of the camera's
@@ -207,15 +223,10 @@ func (f *RegionFollower) Covers(v *game.View, follow game.ID, at game.Point, col
 	if c == nil || c.g.W != v.W || c.g.H != v.H {
 		return false
 	}
-	pw, ph := max(cols, 1), 2*max(rows, 1)
-	hw, hh := pw/2+1, ph/2+2
-	if follow != 0 {
-		if _, ok := v.Snake(follow); !ok {
-			return true // the camera stays where it was
-		}
-		at, hw, hh = v.Heads[follow.Slot()], pw, ph
+	at, hw, hh, ok := camArea(v, follow, at, cols, rows)
+	if !ok {
+		return true // the camera stays where it was
 	}
-	ok := true
 	eachRegion(c.g, at.X-hw, at.Y-hh, at.X+hw, at.Y+hh, func(i int) {
 		to := c.to[i].Load() // before from: see valid
 		ok = ok && v.Tick <= to && c.from[i].Load() <= v.Tick
@@ -570,20 +581,18 @@ func (st *follow) interest() {
 	clear(st.keep)
 	v := st.r.Acquire()
 	for _, cam := range st.cams {
-		pw, ph := max(cam.Cols, 1), 2*max(cam.Rows, 1)
-		switch {
-		case cam.Top:
-			for _, e := range v.Top {
-				if e.Slot < len(v.Snakes) {
-					st.mark(v.Heads[e.Slot], pw, ph)
+		if !cam.Top {
+			if at, hw, hh, ok := camArea(v, cam.Follow, cam.At, cam.Cols, cam.Rows); ok {
+				st.mark(at, hw, hh)
+			}
+			continue
+		}
+		for _, e := range v.Top { // the leaderboard's next snake is a key away
+			if e.Slot < len(v.Snakes) {
+				if at, hw, hh, ok := camArea(v, v.Snakes[e.Slot].ID, cam.At, cam.Cols, cam.Rows); ok {
+					st.mark(at, hw, hh)
 				}
 			}
-		case cam.Follow != 0:
-			if _, ok := v.Snake(cam.Follow); ok {
-				st.mark(v.Heads[cam.Follow.Slot()], pw, ph)
-			}
-		default:
-			st.mark(cam.At, pw/2+1, ph/2+2)
 		}
 	}
 	v.Release()
