@@ -133,10 +133,9 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 		return
 	}
 	since := v.st.seq // what v holds, unless sync copies it whole
-	if step-since > logN-1 || tick <= v.Tick {
+	if vs.sync(v, step, tick) {
 		since = 0
 	}
-	vs.sync(v, step, tick)
 	v.st.seq = step
 	if step == 0 {
 		v.st.seq = 0 // no log reaches back to before the start
@@ -235,8 +234,9 @@ var serials atomic.Uint64
 // the logs of the steps since v's are replayed, noting the last step's
 // cells in vs.cells, and indexed (see index): in bands of tile rows (see
 // band), on the world's workers when it has them (setBands); the bands'
-// indexes are then joined. It does not set v's step or tick.
-func (vs *Views) sync(v *View, seq, tick uint64) {
+// indexes are then joined. It does not set v's step or tick; it reports
+// whether it copied v whole.
+func (vs *Views) sync(v *View, seq, tick uint64) (whole bool) {
 	clear(v.Fresh)
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
 		copy(v.Pix, vs.grid)
@@ -244,7 +244,7 @@ func (vs *Views) sync(v *View, seq, tick uint64) {
 			v.markAll(tick)
 		}
 		v.FreshAt, v.FreshBlk = v.FreshAt[:0], v.FreshBlk[:0]
-		return
+		return true
 	}
 	from := v.Tick
 	vs.cur, vs.tick = v, tick
@@ -264,6 +264,7 @@ func (vs *Views) sync(v *View, seq, tick uint64) {
 		}
 	}
 	vs.bv = nil
+	return false
 }
 
 // setBands has the replay of each publish (see sync) run by run, which
