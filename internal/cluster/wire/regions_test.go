@@ -40,6 +40,23 @@ func newRegionFollower(t testing.TB, f *follower, rw, rh int) *regionFollower {
 	return rf
 }
 
+// replicaOfAll builds a replica from a snapshot's chunks that follows
+// every region of rw x rh pixels.
+func replicaOfAll(t testing.TB, chunks [][]byte, rw, rh int) *Replica {
+	t.Helper()
+	r, err := NewReplica(chunks)
+	if err == nil {
+		err = r.FollowRegions(rw, rh)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range r.Regions().Count() {
+		r.Follow(k)
+	}
+	return r
+}
+
 // followingAll steps f's world n times, then starts a region follower of
 // rw x rh regions that follows every region.
 func followingAll(t testing.TB, f *follower, n, rw, rh int) *regionFollower {
@@ -246,19 +263,7 @@ func TestRegionsCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh := func() *Replica {
-		r, err := NewReplica(chunks)
-		if err == nil {
-			err = r.FollowRegions(32, 16)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := range r.Regions().Count() {
-			r.Follow(k)
-		}
-		return r
-	}
+	fresh := func() *Replica { return replicaOfAll(t, chunks, 32, 16) }
 	f.step(t)
 	if f.buf, err = f.e.AppendDeltaSplit(f.buf[:0], rf.s); err != nil {
 		t.Fatal(err)
@@ -425,19 +430,7 @@ func FuzzRegionsDecode(f *testing.F) {
 	for _, k := range s.Changed() {
 		msgs = append(msgs, slices.Clone(s.Region(int(k))))
 	}
-	fresh := func(t testing.TB) *Replica {
-		r, err := NewReplica(chunks)
-		if err == nil {
-			err = r.FollowRegions(32, 16)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := range r.Regions().Count() {
-			r.Follow(k)
-		}
-		return r
-	}
+	fresh := func(t testing.TB) *Replica { return replicaOfAll(t, chunks, 32, 16) }
 	want := fresh(f)
 	if err := want.ApplyRegions(global, msgs); err != nil {
 		f.Fatal(err)
