@@ -711,6 +711,7 @@ func (w *World) contest(p *part, ph int) {
 			continue
 		}
 		c := w.grid[s.next]
+		s.nextPx = c
 		np, pp := c&nMask/nUnit, c&pMask/pUnit
 		if w.tick < s.protectedUntil {
 			if np > 0 || pp > 1 {
@@ -743,8 +744,8 @@ func (w *World) collide(p *part, ph int) {
 			s.clearNext = !s.blocked // a blocked snake claimed nothing
 			continue
 		}
-		px := w.grid[s.next]
-		tail := false // s.next is a tail that leaves this phase
+		px := s.nextPx // nothing writes the grid between contest and collide
+		tail := false  // s.next is a tail that leaves this phase
 		if px.Kind() == Body {
 			f := &w.snakes[px.Slot()]
 			tail = f.moved && !f.wait && f.tailLeaves && f.tailPixel == s.next
@@ -811,7 +812,9 @@ func (w *World) advance(p *part, ph int) {
 			continue
 		}
 		w.putMove(p, s.head, MakePixel(Body, i, s.colour), s.dir) // then Head at next
-		if w.grid[s.next].Kind() == Fruit {
+		// leave empties tails and claims, never fruit, so next still
+		// holds what contest read
+		if s.nextPx.Kind() == Fruit {
 			p.fruit--
 			s.grow += FruitGrow
 		}

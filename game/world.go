@@ -187,6 +187,7 @@ type snake struct {
 	steps          int32  // pixels to move this tick
 	moveStep       uint32 // the low 32 bits of the step of its last move; it and moveDir outlive the snake in its slot
 	next           int32  // the pixel the head enters this phase
+	nextPx         Pixel  // grid[next] once the phase's claims are made (contest reads it; collide and advance use it)
 	wait           bool   // it stays where it is this phase (protected, blocked)
 	die            bool   // it dies this phase
 	tailLeaves     bool   // its tail leaves its pixel this phase (it is not growing)
