@@ -607,6 +607,7 @@ func (w *World) settle() {
 	r := w.repick[:0]
 	for k := range w.parts {
 		for _, c := range w.parts[k].conflicts {
+			w.share(c)
 			r = w.yielders(c, r)
 		}
 	}
@@ -710,8 +711,11 @@ func (w *World) contest(p *part, ph int) {
 		if !s.moved || s.wait {
 			continue
 		}
-		c := w.grid[s.next]
-		s.nextPx = c
+		c := s.nextPx // phase 0: its claim alone, the pixel otherwise unchanged since aim
+		if ph > 0 || s.shared {
+			c = w.grid[s.next]
+			s.nextPx = c
+		}
 		np, pp := c&nMask/nUnit, c&pMask/pUnit
 		if w.tick < s.protectedUntil {
 			if np > 0 || pp > 1 {
@@ -879,7 +883,7 @@ func (w *World) aim(p *part, i, ph int) {
 	if !s.moved {
 		return
 	}
-	s.wait, s.blocked, s.die, s.headOn, s.killer = false, false, false, false, -1
+	s.wait, s.blocked, s.die, s.headOn, s.shared, s.killer = false, false, false, false, false, -1
 	s.next, s.nextX, s.nextY = w.move(s.head, s.headX, s.headY, s.dir)
 	prot := w.tick < s.protectedUntil
 	if prot && !w.open(s.next) {
@@ -897,8 +901,28 @@ func (w *World) aim(p *part, i, ph int) {
 	if prot {
 		unit = pUnit
 	}
-	if c := w.claim(s.next, unit); ph == 0 && p != nil && claims(c) > 1 {
-		p.conflicts = append(p.conflicts, s.next)
+	c := w.claim(s.next, unit)
+	s.nextPx = c
+	if ph == 0 && claims(c) > 1 {
+		if p != nil {
+			p.conflicts = append(p.conflicts, s.next)
+		} else {
+			w.share(s.next) // again's claim, after settle's
+		}
+	}
+}
+
+// share marks every head aiming at pixel c as shared: contest must load
+// c's claims, which its claim's own value may not count in full.
+func (w *World) share(c int32) {
+	x, y := c%int32(w.w), c/int32(w.w)
+	for d := Up; d <= Left; d++ {
+		m, _, _ := w.move(c, x, y, d)
+		if p := w.grid[m]; p.Kind() == Head {
+			if f := &w.snakes[p.Slot()]; f.moved && !f.wait && f.next == c {
+				f.shared = true
+			}
+		}
 	}
 }
 

@@ -187,7 +187,7 @@ type snake struct {
 	steps          int32  // pixels to move this tick
 	moveStep       uint32 // the low 32 bits of the step of its last move; it and moveDir outlive the snake in its slot
 	next           int32  // the pixel the head enters this phase
-	nextPx         Pixel  // grid[next] once the phase's claims are made (contest reads it; collide and advance use it)
+	nextPx         Pixel  // grid[next] once the phase's claims are made (see contest); collide and advance use it
 	wait           bool   // it stays where it is this phase (protected, blocked)
 	die            bool   // it dies this phase
 	tailLeaves     bool   // its tail leaves its pixel this phase (it is not growing)
@@ -195,6 +195,7 @@ type snake struct {
 	clearNext      bool   // leave clears the claims on next (no Head or leaving tail overwrites them)
 	blocked        bool   // it waits this phase for want of a free pixel, and claims none
 	moved          bool   // it moves this phase
+	shared         bool   // phase 0: another head aims at next too, so contest loads the pixel's claims (see settle)
 	moveDir        Dir    // the direction of its last move
 	killer         int32  // the slot whose body or head it ran into this phase, -1 none
 }
