@@ -280,6 +280,7 @@ type follow struct {
 	cams    []Camera
 	want    []bool // scratch: regions within regionEnter of a camera
 	keep    []bool // scratch: within regionLeave
+	got     []bool // scratch: the regions an incomplete tick has (see finish)
 	req     []byte
 }
 
@@ -469,7 +470,7 @@ func (st *follow) grid(msg []byte) error {
 		}
 	}
 	st.g, st.regions = g, make([]regionState, g.Count())
-	st.want, st.keep = make([]bool, g.Count()), make([]bool, g.Count())
+	st.want, st.keep, st.got = make([]bool, g.Count()), make([]bool, g.Count()), make([]bool, g.Count())
 	st.regionsOn()
 	return nil
 }
@@ -500,10 +501,12 @@ func (st *follow) finish() {
 		return
 	}
 	if len(t.parts) < t.want {
-		got := make(map[int]bool, len(t.parts))
+		got := st.got
+		clear(got)
 		for _, m := range t.parts {
-			r, _, _ := wire.RegionInfo(m)
-			got[r] = true
+			if r, _, err := wire.RegionInfo(m); err == nil && r >= 0 && r < len(got) {
+				got[r] = true
+			}
 		}
 		for i := range st.regions {
 			if st.r.Following(i) && t.changed.Has(i) && !got[i] {
