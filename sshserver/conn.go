@@ -46,9 +46,12 @@ func (c *conn) why(def cause) cause {
 
 // serveConn runs one accepted connection: the handshake under a deadline
 // on this goroutine, then the admission checks and the control loop until
-// the connection closes on a fresh one, which then is the connection's
-// only goroutine besides x/crypto's three and the session's reader and
-// writer. The handshake's deep calls (authentication, signatures) grow a
+// the connection closes on a fresh one. Besides it the connection runs
+// x/crypto's three goroutines and its session's reader and writer for its
+// whole life, and for a while only: a keepalive request in flight (at
+// most one, see keepalive), a screen outside play (the join and scores
+// screens' programs and their own goroutines) and the short calls deep
+// makes. The handshake's deep calls (authentication, signatures) grow a
 // stack to 8 KiB, and the control loop parks too deep in it for the
 // garbage collector ever to shrink it (a quarter of it, with the runtime's
 // margin); a fresh goroutine, whose log records are formatted elsewhere
