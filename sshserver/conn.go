@@ -48,10 +48,10 @@ func (c *conn) why(def cause) cause {
 // on this goroutine, then the admission checks and the control loop until
 // the connection closes on a fresh one. Besides it the connection runs
 // x/crypto's three goroutines and its session's reader and writer for its
-// whole life, and for a while only: a keepalive request in flight (at
+// whole life; for a while it also runs a keepalive request in flight (at
 // most one, see keepalive), a screen outside play (the join and scores
-// screens' programs and their own goroutines) and the short calls deep
-// makes. The handshake's deep calls (authentication, signatures) grow a
+// screens' programs and their own goroutines) and the short calls of
+// deep. The handshake's deep calls (authentication, signatures) grow a
 // stack to 8 KiB, and the control loop parks too deep in it for the
 // garbage collector ever to shrink it (a quarter of it, with the runtime's
 // margin); a fresh goroutine, whose log records are formatted elsewhere
