@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"snaked/game"
+	"snaked/internal/cluster/wire"
 	"snaked/internal/testkit"
 	"snaked/render"
 )
@@ -460,5 +461,127 @@ func TestCoversAllocs(t *testing.T) {
 	}
 	if allocs != 0 {
 		t.Errorf("Covers: %v allocations", allocs)
+	}
+}
+
+// TestRegionsIncompleteTick feeds a regions follower's goroutine state a
+// world's regional messages by hand, holding back one followed region's
+// message for one tick: when the next tick's global message comes, the
+// tick before is applied without it, the region counts as a gap and is
+// no longer followed (its snapshot is to be asked for again), and every
+// region still followed shows the world's pixels.
+func TestRegionsIncompleteTick(t *testing.T) {
+	w, err := game.New(game.Config{W: 256, H: 128, MaxSnakes: 200, Bots: 150, Seed: 5, Unindexed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tk := uint64(1); tk <= 20; tk++ {
+		w.Step(tk)
+	}
+	e := wire.NewEncoder(w)
+	split, err := wire.NewSplit(e, 64, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := wire.Snapshot(w, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := wire.NewReplica(chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &RegionFollower{}
+	st := &follow{f: f, r: &replica{Replica: rep}}
+	// step has the world take a step and the follower its messages, all
+	// but region skip's; before the first, the follower learns the grid
+	// and follows every region (its pixels are the snapshot's).
+	first := true
+	step := func(skip int) {
+		t.Helper()
+		w.Step(w.Feed().Tick() + 1)
+		if _, err := e.AppendDeltaSplit(nil, split); err != nil {
+			t.Fatal(err)
+		}
+		if first {
+			first = false
+			if err := st.grid(split.Global()); err != nil {
+				t.Fatal(err)
+			}
+			for i := range st.regions {
+				st.r.Follow(i)
+				f.followed.Add(1)
+			}
+		}
+		st.global(bytes.Clone(split.Global()))
+		for _, r := range split.Changed() {
+			if int(r) != skip {
+				st.region(bytes.Clone(split.Region(int(r))))
+			}
+		}
+	}
+	step(-1)
+	if st.g.Count() < 4 || st.r.Tick() != w.Feed().Tick() {
+		t.Fatalf("after the first tick: %d regions, the replica at tick %d, the world at %d", st.g.Count(), st.r.Tick(), w.Feed().Tick())
+	}
+	// hold back a region that changes next tick: the busiest one
+	skip := -1
+	for range 50 {
+		step(-1)
+		if c := split.Changed(); len(c) > 0 {
+			skip = int(c[len(c)/2])
+			break
+		}
+	}
+	if skip < 0 {
+		t.Fatal("no region changed in 50 ticks")
+	}
+	// find a tick in which it changes, and hold its message back
+	held := false
+	for range 200 {
+		before := st.r.Tick()
+		step(skip)
+		if st.r.Tick() == before { // waiting for skip's message
+			held = true
+			break
+		}
+	}
+	if !held {
+		t.Fatalf("region %d changed in none of 200 ticks", skip)
+	}
+	if f.gaps.Load() != 0 {
+		t.Fatalf("%d gaps before the next tick came", f.gaps.Load())
+	}
+	step(-1) // its global message ends the incomplete tick
+	if f.gaps.Load() != 1 {
+		t.Fatalf("%d gaps, want 1", f.gaps.Load())
+	}
+	if st.r.Following(skip) {
+		t.Fatalf("region %d, whose message never came, is still followed", skip)
+	}
+	if got, want := f.followed.Load(), int64(len(st.regions)-1); got != want {
+		t.Fatalf("%d regions counted followed, want %d", got, want)
+	}
+	if time.Since(st.regions[skip].asked) < regionRetry {
+		t.Fatalf("region %d's snapshot is not to be asked for again at once", skip)
+	}
+	if st.r.Tick() != w.Feed().Tick() {
+		t.Fatalf("the replica is at tick %d, the world at %d", st.r.Tick(), w.Feed().Tick())
+	}
+	wv, rv := w.Acquire(), st.r.Acquire()
+	defer wv.Release()
+	defer rv.Release()
+	for i := range st.regions {
+		if i == skip {
+			continue
+		}
+		x0, y0, rw, rh := st.g.Rect(i)
+		for y := y0; y < y0+rh; y++ {
+			for x := x0; x < x0+rw; x++ {
+				if a, b := wv.Pix[y*wv.W+x], rv.Pix[y*rv.W+x]; a != b {
+					t.Fatalf("tick %d, region %d, pixel (%d, %d): %v in the world, %v in the replica", wv.Tick, i, x, y, a, b)
+				}
+			}
+		}
 	}
 }
