@@ -588,7 +588,7 @@ func (s *Sim) reap() {
 		case <-s.stop:
 			return
 		case now := <-t.C:
-			if gone := s.reapLocked(now); len(gone) > 0 {
+			if gone := s.expire(now); len(gone) > 0 {
 				for _, id := range gone {
 					s.w.Leave(id)
 					s.expired.Add(1)
@@ -598,9 +598,9 @@ func (s *Sim) reap() {
 	}
 }
 
-// reapLocked does reap's bookkeeping under s.mu and returns the snakes to
+// expire does reap's bookkeeping, taking s.mu, and returns the snakes to
 // remove.
-func (s *Sim) reapLocked(now time.Time) []game.ID {
+func (s *Sim) expire(now time.Time) []game.ID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for r, j := range s.joined {
