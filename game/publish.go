@@ -32,27 +32,37 @@ func (f *filler) Fill(v *View, _ uint64) {
 	v.Players, v.Bots, v.Best = w.players, w.bots, w.best
 }
 
+// protection is a spawn's entry in World.prot: the slot, and the tick its
+// protection lasts until.
+type protection struct {
+	slot  int32
+	until uint64
+}
+
 // Expired marks the bodies of the live snakes whose spawn protection ended
 // after tick from and at or before the world's tick: their look turns from
-// the protected one to their colour without a grid write. Only snakes in
-// w.prot (spawned since the oldest replayable view buffer's tick) are
-// looked at; an entry whose protection ended at or before oldest can
-// matter to no buffer (the others are copied and marked whole) and is
-// dropped.
+// the protected one to their colour without a grid write. Only the spawns
+// in w.prot (since the oldest replayable view buffer's tick) are looked
+// at, and a snake only when its spawn's protection ended in that span and
+// is still its own (it has not died and spawned again since); an entry
+// whose protection ended at or before oldest can matter to no buffer (the
+// others are copied and marked whole) and is dropped. Unindexed views
+// mark nothing.
 func (f *filler) Expired(vs *Views, from, oldest uint64) {
 	w := (*World)(f)
 	keep := w.prot[:0]
-	for _, slot := range w.prot {
-		s := &w.snakes[slot]
-		if s.protectedUntil <= oldest {
+	for _, e := range w.prot {
+		if e.until <= oldest {
 			continue
 		}
-		keep = append(keep, slot)
-		if !s.used || !s.alive || s.protectedUntil <= from || s.protectedUntil > w.tick {
+		keep = append(keep, e)
+		if vs.unindexed || e.until <= from || e.until > w.tick {
 			continue
 		}
-		for k := 0; k < s.length; k++ {
-			vs.Mark(int(s.at(k)))
+		if s := &w.snakes[e.slot]; s.used && s.alive && s.protectedUntil == e.until {
+			for k := 0; k < s.length; k++ {
+				vs.Mark(int(s.at(k)))
+			}
 		}
 	}
 	w.prot = keep

@@ -370,7 +370,7 @@ func (w *World) place(slot int32, f *spot) {
 	s.spawnTick = w.tick
 	s.protectedUntil = w.tick + uint64(w.cfg.Protect)
 	w.touch(slot)
-	w.prot = append(w.prot, slot)
+	w.prot = append(w.prot, protection{slot, s.protectedUntil})
 	s.killedBy, s.killer = "", -1
 	s.targetX, s.targetY, s.rival = -1, -1, -1
 	if s.bot {

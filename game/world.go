@@ -310,9 +310,9 @@ type World struct {
 	seq    uint64 // Steps taken
 	tick   uint64
 	fruit  int
-	chg    []Write // the grid writes of this step (step seq's log)
-	views  *Views  // publishes the views and keeps the last steps' writes
-	prot   []int32 // slots spawned recently enough that protection may still expire into a view
+	chg    []Write      // the grid writes of this step (step seq's log)
+	views  *Views       // publishes the views and keeps the last steps' writes
+	prot   []protection // the snakes spawned recently enough that their protection may still expire into a view
 	spawnq []int32
 	found  []spot     // spawnAll's spots, one for each of the first snakes of spawnq
 	parts  []part     // the step's parts, one a worker (see part)
@@ -447,7 +447,7 @@ func New(cfg Config) (*World, error) {
 		w.parts[k].init(cfg.MaxSnakes, len(w.parts))
 	}
 	w.repick = make([]int32, 0, 1024)
-	w.prot = make([]int32, 0, 1024)
+	w.prot = make([]protection, 0, 1024)
 	w.dirty = make([]int32, 0, cfg.MaxSnakes)
 	w.free = make([]int32, 0, cfg.MaxSnakes)
 	w.scratch = make([]int32, 0, cfg.MaxSnakes)
