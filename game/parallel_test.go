@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,6 +198,37 @@ func TestUnindexedSameWorld(t *testing.T) {
 		}
 		v0.Release()
 	}
+}
+
+// TestTurnsWhileWorkersStep has people turn and dash from other goroutines
+// while a world steps on 2 workers with every pass on them (drain's note
+// of directions among them): under the race detector (make test), input
+// racing the workers fails it.
+func TestTurnsWhileWorkersStep(t *testing.T) {
+	c := newCrowd(t, 2)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Go(func() {
+			for n := 0; n < 1_000_000; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id := c.ids[(n*7+g)%len(c.ids)]
+				c.w.Turn(id, game.Dir(1+n%4))
+				if n%16 == 0 {
+					c.w.Dash(id)
+				}
+			}
+		})
+	}
+	for range 60 {
+		c.w.Step(c.w.Feed().Tick() + 1)
+	}
+	close(stop)
+	wg.Wait()
 }
 
 // viewDiff names the first of a view's fields (but its Serial) in which a

@@ -84,8 +84,15 @@ func (w *World) drain(fill int) {
 	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
 	w.populate(fill)
 	// Turn checks new turns against the current direction; bots see it
-	// in dir0 while they decide.
-	for i := 0; i < w.nslots; i++ {
+	// in dir0 while they decide (dirsPart, on the workers under w.mu).
+	w.split()
+	w.runPass(passDirs, 0)
+}
+
+// dirsPart notes each of part p's snakes' direction where Turn checks
+// turns against it and where bots see it while they decide (dir0).
+func (w *World) dirsPart(p *part) {
+	for i := p.lo; i < p.hi; i++ {
 		s := &w.snakes[i]
 		w.box[i].dir, s.dir0 = s.dir, s.dir
 	}
