@@ -524,7 +524,8 @@ func TestRegionsIncompleteTick(t *testing.T) {
 	if st.g.Count() < 4 || st.r.Tick() != w.Feed().Tick() {
 		t.Fatalf("after the first tick: %d regions, the replica at tick %d, the world at %d", st.g.Count(), st.r.Tick(), w.Feed().Tick())
 	}
-	// hold back a region that changes next tick: the busiest one
+	// the region to hold back: the middle one of the first tick's
+	// changed regions
 	skip := -1
 	for range 50 {
 		step(-1)
@@ -536,7 +537,7 @@ func TestRegionsIncompleteTick(t *testing.T) {
 	if skip < 0 {
 		t.Fatal("no region changed in 50 ticks")
 	}
-	// find a tick in which it changes, and hold its message back
+	// step until a tick in which it changes, holding its message back
 	held := false
 	for range 200 {
 		before := st.r.Tick()
