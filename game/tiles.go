@@ -164,3 +164,19 @@ func (v *View) join(bands []bandIndex) {
 const recipShift = 42
 
 func recip(w int) uint64 { return (1<<recipShift + uint64(w) - 1) / uint64(w) }
+
+// Rows finds a pixel index's column and row in a world of one width with
+// a multiplication instead of a division (see recip).
+type Rows struct {
+	w   int
+	inv uint64
+}
+
+// NewRows returns the Rows of a world w pixels wide (MinSide..MaxSide).
+func NewRows(w int) Rows { return Rows{w, recip(w)} }
+
+// XY returns pixel index i's column and row (0 <= i < MaxPixels).
+func (r Rows) XY(i int) (x, y int) {
+	y = int(uint64(i) * r.inv >> recipShift)
+	return i - y*r.w, y
+}

@@ -134,17 +134,21 @@ func TestDirtyTiles(t *testing.T) {
 	}
 }
 
-// TestRecip checks the division-free i/w of View.apply at every width
-// Config allows, on the indices where rounding would first go wrong: the
-// ends of rows, the first pixels of rows, and the largest index.
+// TestRecip checks the division-free i/w of View.apply and Rows.XY at
+// every width Config allows, on the indices where rounding would first go
+// wrong: the ends of rows, the first pixels of rows, and the largest
+// index.
 func TestRecip(t *testing.T) {
-	for w := 16; w <= 1<<14; w++ {
-		inv := recip(w)
-		h := min(1<<14, (1<<26)/w)
+	for w := MinSide; w <= MaxSide; w++ {
+		inv, rows := recip(w), NewRows(w)
+		h := min(MaxSide, MaxPixels/w)
 		for _, y := range []int{0, 1, h / 2, h - 1} {
 			for _, i := range []int{y * w, y*w + w - 1} {
 				if got := int(uint64(i) * inv >> recipShift); got != i/w {
 					t.Fatalf("w=%d i=%d: got %d, want %d", w, i, got, i/w)
+				}
+				if x, y := rows.XY(i); x != i%w || y != i/w {
+					t.Fatalf("w=%d i=%d: XY gives %d, %d, want %d, %d", w, i, x, y, i%w, i/w)
 				}
 			}
 		}

@@ -127,23 +127,18 @@ type Split struct {
 	until []uint64    // by slot: the end of the protection prot lists for it (0: none)
 	fill  []int32     // scratch: a body being found
 
-	// of's tables: a pixel's row is its index times inv >> invShift
-	inv      uint64
+	// of's tables, by a pixel's row and column (rows finds them)
+	rows     game.Rows
 	rowFirst []int32 // by row: the first region of its band
 	colReg   []int32 // by column: its region in a band
 	rowY0    []int32 // by row: the first row of its band
 	colX0    []int32 // by column: the first column of its region
 }
 
-// invShift makes Split.inv exact: i*inv>>invShift is i/W for every pixel
-// index i of a world (below 2^26) of a width of at least 16 (2^4): 40 >=
-// 26 + 14 bits, and i*inv < 2^26 * (2^40/16 + 1) fits in 64 bits.
-const invShift = 40
-
 // tables makes of's tables for s's grid.
 func (s *Split) tables() {
 	g := s.g
-	s.inv = (1<<invShift + uint64(g.W) - 1) / uint64(g.W)
+	s.rows = game.NewRows(g.W)
 	s.rowFirst, s.rowY0 = make([]int32, g.H), make([]int32, g.H)
 	for y := range g.H {
 		s.rowFirst[y], s.rowY0[y] = int32(y/g.RH*g.NX), int32(y/g.RH*g.RH)
@@ -157,8 +152,7 @@ func (s *Split) tables() {
 // of returns the region of pixel index i, and i's place in it: its row and
 // column there. Regions.Of without a division.
 func (s *Split) of(i int) (r, ly, lx int) {
-	y := int(uint64(i) * s.inv >> invShift)
-	x := i - y*s.g.W
+	x, y := s.rows.XY(i)
 	return int(s.rowFirst[y] + s.colReg[x]), y - int(s.rowY0[y]), x - int(s.colX0[x])
 }
 

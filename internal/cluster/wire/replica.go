@@ -17,7 +17,7 @@ import (
 type Replica struct {
 	w, h      int
 	maxSnakes int
-	inv       uint64 // i*inv>>invShift is i/w for a pixel index i (xy)
+	rows      game.Rows // a pixel index's column and row (xy)
 	nslots    int
 	tick      uint64
 	seq       uint64 // deltas applied, plus 1 for the snapshot: the step Views has
@@ -210,7 +210,7 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 	}
 	r := &Replica{
 		w: d.w, h: d.h, maxSnakes: d.max, nslots: d.nslots, tick: tick, seq: 1,
-		inv:    (1<<invShift + uint64(d.w) - 1) / uint64(d.w),
+		rows:   game.NewRows(d.w),
 		grid:   make([]game.Pixel, area),
 		snakes: make([]game.SnakeInfo, d.max),
 		at:     make([]game.Point, d.max),
@@ -472,12 +472,8 @@ func (r *Replica) step(x, y int, d game.Dir) (int, int) {
 	return x, y
 }
 
-// xy returns pixel index i's column and row, without a division (see
-// invShift).
-func (r *Replica) xy(i int) (x, y int) {
-	y = int(uint64(i) * r.inv >> invShift)
-	return i - y*r.w, y
-}
+// xy returns pixel index i's column and row, without a division.
+func (r *Replica) xy(i int) (x, y int) { return r.rows.XY(i) }
 
 // headMark is where the writes being decoded last wrote a slot's Head
 // pixel.
