@@ -24,7 +24,9 @@ const (
 	panKeepY = 4 * panY
 )
 
-// panStep is the part of a pending pan d that the next frame applies.
+// panStep bounds a pan d to most either way: the part of a pending pan
+// that the next frame applies (panTick), or what a session keeps pending
+// (panKeep).
 func panStep(d, most int) int { return max(min(d, most), -most) }
 
 // readBuf is the size of the reader's buffer: more than a client types
