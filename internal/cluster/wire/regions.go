@@ -798,12 +798,8 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 				rd.fail("a move out of its region")
 				break
 			}
-			i := m.y*r.w + m.x
-			dir := moveDirs[u>>5&3]
-			head := game.MakePixel(game.Head, m.s, m.c)
-			log = append(log, game.MakeWrite(m.h, game.MakePixel(game.Body, m.s, m.c), dir), game.MakeWrite(i, head, game.None))
+			log = r.appendMove(log, m)
 			pc.slot, prev = m.s, (m.y-y0)*rw+m.x-x0
-			r.markHead(m.s, int32(i), head)
 			continue
 		}
 		l := prev + unzig((u-itemWrite)>>1)

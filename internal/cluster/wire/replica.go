@@ -399,13 +399,9 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write) []game.Wri
 			if !ok {
 				break
 			}
-			i := m.y*r.w + m.x
-			dir := moveDirs[u>>5&3]
-			head := game.MakePixel(game.Head, m.s, m.c)
-			log = append(log, game.MakeWrite(m.h, game.MakePixel(game.Body, m.s, m.c), dir), game.MakeWrite(i, head, game.None))
-			pc.i, pc.slot = int32(i), m.s
-			r.markHead(m.s, int32(i), head)
-			r.moves = append(r.moves, moveDir{int32(m.s), dir})
+			log = r.appendMove(log, m)
+			pc.i, pc.slot = int32(m.y*r.w+m.x), m.s
+			r.moves = append(r.moves, moveDir{int32(m.s), m.d})
 			continue
 		}
 		i := int(pc.i) + unzig(u-itemWrite)
@@ -428,10 +424,20 @@ func (r *Replica) decodeWrites(rd *reader, d *dims, log []game.Write) []game.Wri
 
 // moved is a decoded move: the moving snake's slot and colour, its head's
 // index h and place (hx, hy) (see headAt), and the pixel it enters, at
-// x, y.
+// x, y, in dir d.
 type moved struct {
 	s, h, hx, hy, x, y int
 	c                  game.Colour
+	d                  game.Dir
+}
+
+// appendMove appends move m's two writes to log, the Body at its head and
+// the Head it enters, and notes the Head (markHead).
+func (r *Replica) appendMove(log []game.Write, m moved) []game.Write {
+	i := m.y*r.w + m.x
+	head := game.MakePixel(game.Head, m.s, m.c)
+	r.markHead(m.s, int32(i), head)
+	return append(log, game.MakeWrite(m.h, game.MakePixel(game.Body, m.s, m.c), m.d), game.MakeWrite(i, head, game.None))
 }
 
 // move decodes move item u, which follows the move of slot last, given
@@ -451,7 +457,8 @@ func (r *Replica) move(rd *reader, d *dims, u uint64, last int, room bool) (m mo
 		return moved{}, false
 	}
 	m.hx, m.hy = r.xy(m.h)
-	m.x, m.y = r.step(m.hx, m.hy, moveDirs[u>>5&3])
+	m.d = moveDirs[u>>5&3]
+	m.x, m.y = r.step(m.hx, m.hy, m.d)
 	return m, true
 }
 
