@@ -88,7 +88,7 @@ func (w *World) decide(p *part, i int, s *snake) {
 	if !ok {
 		return // boxed in: straight on it goes
 	}
-	s.dir = d
+	w.setDir(int32(i), s, d)
 	if !s.bold || w.tick < s.dashReadyAt {
 		return
 	}
@@ -182,7 +182,7 @@ func (w *World) again(i int) {
 		w.grid[s.next] += unit
 		return
 	}
-	s.dir = d
+	w.setDir(int32(i), s, d)
 	w.aim(nil, i, 0)
 	if s.steps > 1 {
 		if r, _ := w.run(pn, px, py, d, DashLen+1); r <= DashLen {
@@ -266,7 +266,7 @@ func off(a, n int) int {
 // it, fewer lanes than pixels behind.
 func (w *World) cutoff(s *snake) (int, int) {
 	r := &w.snakes[s.rival]
-	rdir := r.dir0 // r's own decision may be under way
+	rdir := w.dir0[s.rival] // r's own decision may be under way
 	ox, oy := off(int(s.headX-r.headX), w.w), off(int(s.headY-r.headY), w.h)
 	if !r.alive || abs(ox)+abs(oy) > 2*cutAhead {
 		s.rival = -1 // gone, or left behind: forget it

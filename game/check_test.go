@@ -7,7 +7,7 @@ import (
 
 // check verifies the world's invariants: the occupancy grid equals the union
 // of the live bodies and the fruit, bodies are disjoint and contiguous, the
-// counters agree, the bot bookkeeping (list, numbers, names) agrees with
+// counters agree, every record's dir is in World.dirs, the bot bookkeeping (list, numbers, names) agrees with
 // the snakes, and the newest view's pixels equal the grid and its Kills
 // the world's recent deaths. Call it between Steps with no Join or Leave
 // queued.
@@ -33,6 +33,11 @@ func (w *World) check() error {
 		return fmt.Errorf("fruit count %d, grid has %d", w.fruit, fruit)
 	}
 	players, bots := 0, 0
+	for i := range w.snakes {
+		if w.dirs[i] != w.snakes[i].dir {
+			return fmt.Errorf("slot %d: dirs has %v, its record %v", i, w.dirs[i], w.snakes[i].dir)
+		}
+	}
 	for i := 0; i < w.nslots; i++ {
 		s := &w.snakes[i]
 		if !s.used {

@@ -36,7 +36,8 @@ func placeBot(t *testing.T, w *World, id ID, d Dir, body ...Point) {
 		}
 		w.set(i, MakePixel(kind, id.Slot(), s.colour))
 	}
-	s.dir, s.protectedUntil = d, 0
+	w.setDir(int32(id.Slot()), s, d)
+	s.protectedUntil = 0
 }
 
 // kills returns a copy of the newest view's Kills.

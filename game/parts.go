@@ -39,7 +39,6 @@ const (
 	passCount               // a publish's count of the live snakes by length (see rank)
 	passRank                // a publish's records, ranks and lists of heads (see rank)
 	passSpawn               // the spots of the snakes waiting for a life, a stretch of the queue a part (see spawnAll)
-	passDirs                // drain's note of every snake's direction (see dirsPart)
 )
 
 // part is one worker's share of a step: slots lo..hi-1, and what its
@@ -150,8 +149,6 @@ func (w *World) runPart(k int) {
 		w.rankPart(p)
 	case passSpawn:
 		w.findPart(k)
-	case passDirs:
-		w.dirsPart(p)
 	}
 }
 

@@ -43,8 +43,9 @@ func place(t *testing.T, w *World, name string, d Dir, body ...Point) ID {
 		w.set(i, MakePixel(kind, id.Slot(), s.colour))
 	}
 	s.best = s.length
-	s.dir, s.alive, s.wantLife = d, true, false
-	w.box[id.Slot()].dir = d
+	s.alive, s.wantLife = true, false
+	w.setDir(int32(id.Slot()), s, d)
+	w.heading[id.Slot()] = d
 	return id
 }
 

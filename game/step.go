@@ -70,11 +70,10 @@ func (w *World) drain(fill int) {
 				break
 			}
 			if d != s.dir && d != reverse(s.dir) {
-				s.dir = d
+				w.setDir(slot, s, d)
 				break
 			}
 		}
-		b.dir = s.dir
 		if b.nt > 0 {
 			keep = append(keep, slot)
 		} else {
@@ -83,19 +82,16 @@ func (w *World) drain(fill int) {
 	}
 	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
 	w.populate(fill)
-	// Turn checks new turns against the current direction; bots see it
-	// in dir0 while they decide (dirsPart, on the workers under w.mu).
 	w.split()
-	w.runPass(passDirs, 0)
+	// Turn checks new turns against the current direction; bots see it
+	// in dir0 while they decide.
+	copy(w.heading[:w.nslots], w.dirs[:w.nslots])
+	copy(w.dir0[:w.nslots], w.dirs[:w.nslots])
 }
 
-// dirsPart notes each of part p's snakes' direction where Turn checks
-// turns against it and where bots see it while they decide (dir0).
-func (w *World) dirsPart(p *part) {
-	for i := p.lo; i < p.hi; i++ {
-		s := &w.snakes[i]
-		w.box[i].dir, s.dir0 = s.dir, s.dir
-	}
+// setDir turns snake s, in slot i, to d: in its record and in dirs.
+func (w *World) setDir(i int32, s *snake, d Dir) {
+	s.dir, w.dirs[i] = d, d
 }
 
 func (w *World) initSnake(slot int32, b *inbox) {
@@ -103,6 +99,7 @@ func (w *World) initSnake(slot int32, b *inbox) {
 	body, moveDir, moveStep := s.body, s.moveDir, s.moveStep
 	*s = snake{id: b.id, name: b.name, bot: b.bot, used: true, body: body, killer: -1, targetX: -1, targetY: -1, rival: -1, wantLife: true,
 		moveDir: moveDir, moveStep: moveStep, group: b.group}
+	w.dirs[slot] = s.dir
 	if g := b.group; g > 0 {
 		if int(g) >= len(w.groups) {
 			w.groups = append(w.groups, make([][]int32, int(g)+1-len(w.groups))...)
@@ -151,6 +148,7 @@ func (w *World) remove(slot int32) {
 	}
 	body, moveDir, moveStep := s.body, s.moveDir, s.moveStep
 	*s = snake{body: body, killer: -1, targetX: -1, targetY: -1, rival: -1, moveDir: moveDir, moveStep: moveStep}
+	w.dirs[slot] = s.dir
 	w.touch(slot)
 }
 
@@ -372,7 +370,8 @@ func (w *World) place(slot int32, f *spot) {
 			w.set(i, MakePixel(Body, int(slot), s.colour))
 		}
 	}
-	s.dir, s.dir0 = d, d
+	w.setDir(slot, s, d)
+	w.dir0[slot] = d
 	s.alive, s.wantLife = true, false
 	s.spawnTick = w.tick
 	s.protectedUntil = w.tick + uint64(w.cfg.Protect)
@@ -895,9 +894,11 @@ func (w *World) aim(p *part, i, ph int) {
 	prot := w.tick < s.protectedUntil
 	if prot && !w.open(s.next) {
 		if n, x, y := w.move(s.head, s.headX, s.headY, left(s.dir)); w.open(n) {
-			s.dir, s.next, s.nextX, s.nextY = left(s.dir), n, x, y
+			w.setDir(int32(i), s, left(s.dir))
+			s.next, s.nextX, s.nextY = n, x, y
 		} else if n, x, y := w.move(s.head, s.headX, s.headY, right(s.dir)); w.open(n) {
-			s.dir, s.next, s.nextX, s.nextY = right(s.dir), n, x, y
+			w.setDir(int32(i), s, right(s.dir))
+			s.next, s.nextX, s.nextY = n, x, y
 		} else {
 			s.wait, s.blocked = true, true
 			w.touchQuick(int32(i))

@@ -154,8 +154,7 @@ type snake struct {
 	wantLife bool  // waiting for a spawn (join, respawn)
 	group    int32 // its JoinNear group, 0 none
 	colour   Colour
-	dir      Dir
-	dir0     Dir // dir at the start of the tick's decisions (what other bots see)
+	dir      Dir // kept equal to World.dirs[slot] (setDir)
 
 	body   []int32 // ring of pixel indices, len a power of two
 	tail   int     // ring index of the tail
@@ -268,7 +267,6 @@ type inbox struct {
 	evict   bool  // a join took this slot from a bot: remove the bot first
 	turns   [2]Dir
 	nt      uint8
-	dir     Dir // the direction turns are checked against
 	dash    bool
 	respawn bool
 	join    bool
@@ -306,6 +304,8 @@ type World struct {
 	w, h   int
 	grid   []Pixel // the master occupancy grid, row-major (claim bits in phases)
 	snakes []snake
+	dirs   []Dir // each slot's snake.dir, densely: every write of one is a write of both (setDir)
+	dir0   []Dir // dirs as of drain, and a spawn's since: what bots see of each other while they decide (cutoff)
 	rng    *rand.Rand
 	seq    uint64 // Steps taken
 	tick   uint64
@@ -358,8 +358,9 @@ type World struct {
 	rshield []uint64
 	rthr    int
 
-	mu       sync.Mutex // guards box, dirty, free, names, slots, count and the bot bookkeeping below
+	mu       sync.Mutex // guards box, heading, dirty, free, names, slots, count and the bot bookkeeping below
 	box      []inbox
+	heading  []Dir // per slot: the direction Turn checks new turns against (dirs as of drain)
 	dirty    []int32
 	free     []int32
 	names    map[string]int32
@@ -388,14 +389,17 @@ func New(cfg Config) (*World, error) {
 		return nil, err
 	}
 	w := &World{
-		cfg:    cfg,
-		w:      cfg.W,
-		h:      cfg.H,
-		grid:   make([]Pixel, cfg.W*cfg.H),
-		snakes: make([]snake, cfg.MaxSnakes),
-		box:    make([]inbox, cfg.MaxSnakes),
-		names:  make(map[string]int32),
-		rng:    rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		cfg:     cfg,
+		w:       cfg.W,
+		h:       cfg.H,
+		grid:    make([]Pixel, cfg.W*cfg.H),
+		snakes:  make([]snake, cfg.MaxSnakes),
+		dirs:    make([]Dir, cfg.MaxSnakes),
+		dir0:    make([]Dir, cfg.MaxSnakes),
+		box:     make([]inbox, cfg.MaxSnakes),
+		heading: make([]Dir, cfg.MaxSnakes),
+		names:   make(map[string]int32),
+		rng:     rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 	}
 	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
 	w.views.setBands(max(cfg.Workers, 1), w.publishBands)
@@ -588,7 +592,7 @@ func (w *World) Turn(id ID, d Dir) {
 	if b == nil || b.nt >= 2 {
 		return
 	}
-	last := b.dir
+	last := w.heading[id.Slot()]
 	if b.nt > 0 {
 		last = b.turns[b.nt-1]
 	}
