@@ -28,7 +28,9 @@
 # -followers FOLLOWERS -cameras CAMERAS on the embedded NATS beside the
 # swarm: headless region followers standing for more gateways), LATE (1: a
 # gateway on the whole deltas starts once the swarm's ramp is over; the time
-# until it is live is its resync), LIVE_WAIT (seconds a process may take to
+# until it is live is its resync; when it is not live by the swarm's end, it
+# has LATE_WAIT more seconds, default 40, with the swarm and the followers
+# stopped), LIVE_WAIT (seconds a process may take to
 # come up; default 20), NICE (the niceness of every process but the
 # simulation, default 0: with 10 the simulation runs first, as on a machine
 # of its own, and the others share what it leaves).
@@ -247,9 +249,27 @@ for g in "${gws[@]}"; do g1+=("$(ticks "$g")"); done
 for i in $(seq 1 "$GATEWAYS"); do scrape "${maddrs[$((i - 1))]}" "$OUT/gw$i.after.prom"; done
 scrape "$sim_maddr" "$OUT/sim.after.prom"
 if [ -n "$follow" ]; then
+  # The followers' window starts once they all have a replica: it ends
+  # with the swarm's (they report what they took in until then).
+  kill -INT "$follow" 2>/dev/null || true
   wait "$follow" || echo "cluster.sh: the followers failed (see $OUT/followers.txt)" >&2
   follow=""
 fi
+# A late gateway not live yet gets LATE_WAIT more seconds with the swarm and
+# the followers stopped: whether it only wanted the CPU they took.
+late_after=""
+if [ -n "$late" ] && [ -z "$late_live" ]; then
+  t_end=$(date +%s.%N)
+  for _ in $(seq 1 $((${LATE_WAIT:-40} * 2))); do
+    if curl -fsS --max-time 1 "http://$late_maddr/metrics" 2>/dev/null | grep -q '^snaked_cluster_live 1$'; then
+      late_live=$(awk -v a="$late_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+      late_after=$(awk -v a="$t_end" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+      break
+    fi
+    sleep 0.5
+  done
+fi
+if [ -n "$late" ]; then scrape "$late_maddr" "$OUT/late.prom"; fi
 
 cat "$OUT/cluster.txt"
 if [ -s "$OUT/swarm.err" ]; then
@@ -310,7 +330,10 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
     "$(awk -v x=$(($(metric "$sa" snaked_nats_in_bytes_total) - $(metric "$sb" snaked_nats_in_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')" \
     "$(awk -v x=$(($(metric "$sa" snaked_cluster_delta_bytes_total) - $(metric "$sb" snaked_cluster_delta_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')"
   if [ "${LATE:-0}" = 1 ]; then
-    echo "late gateway (whole deltas, started after the ramp): live after ${late_live:-not within the window} s"
+    printf 'late gateway (whole deltas, started after the ramp): live after %s s%s; %s snapshots taken, %s gaps\n' \
+      "${late_live:-not within the window and ${LATE_WAIT:-40} s after it}" \
+      "${late_after:+ (${late_after} s after the swarm and the followers stopped)}" \
+      "$(metric "$OUT/late.prom" snaked_cluster_snapshots_total)" "$(metric "$OUT/late.prom" snaked_cluster_gaps_total)"
   fi
   echo "gateways' own counters over the run (metrics before the swarm and after it): frames, bytes, bytes/frame, frames skipped, rejections"
   for i in $(seq 1 "$GATEWAYS"); do
