@@ -245,8 +245,9 @@ type Follower struct {
 	stop      chan struct{}
 	done      chan struct{}
 	mu        sync.Mutex // guards syncing and pending
-	syncing   bool       // a snapshot is on its way: deltas wait in pending
+	syncing   bool       // a snapshot is on its way or being caught up: deltas wait in pending
 	pending   []pendingDelta
+	batch     []pendingDelta // the pending deltas fetch is applying, outside mu (syncLoop's)
 
 	applied, gaps, bad, snaps, foreign atomic.Uint64
 	bytes                              atomic.Uint64 // stream bytes received: deltas and snapshot chunks
@@ -455,9 +456,11 @@ const snapshotWait = 5 * time.Second
 // errSnapshot says a snapshot's chunks did not make one.
 var errSnapshot = errors.New("cluster: bad snapshot")
 
-// fetch asks for a snapshot and builds a replica from it, then applies the
-// deltas of its instance that arrived meanwhile; sessions read the old
-// replica until then.
+// errClosed says Close stopped a follower's catch-up.
+var errClosed = errors.New("cluster: follower closed")
+
+// fetch asks for a snapshot, builds a replica from it and catches it up
+// (catchUp); sessions read the old replica until then.
 func (f *Follower) fetch() error {
 	f.mu.Lock()
 	f.syncing = true // deltas queue from now on; readers keep the old replica
@@ -467,18 +470,40 @@ func (f *Follower) fetch() error {
 	if err != nil {
 		return err
 	}
-	r := &replica{gr, sim}
 	f.snaps.Add(1)
-	f.mu.Lock()
-	for _, d := range f.pending {
-		if d.sim == sim && r.Apply(d.msg) == nil {
-			f.applied.Add(1)
+	return f.catchUp(&replica{gr, sim})
+}
+
+// catchUp applies to r, a replica built while f was syncing, the deltas
+// of its instance that arrived meanwhile, a batch at a time outside mu,
+// so that the connection goes on queueing the deltas that arrive while it
+// applies (at 100,000 snakes a gateway short of CPU takes seconds over a
+// hundred of them; holding the lock that long made NATS drop deltas, and
+// the gap asked for the next snapshot). r goes live when a batch leaves
+// nothing pending.
+func (f *Follower) catchUp(r *replica) error {
+	for {
+		f.mu.Lock()
+		if len(f.pending) == 0 {
+			f.rep.Store(r) // under mu: onDelta queues until here, applies after
+			f.syncing = false
+			f.mu.Unlock()
+			break
 		}
+		f.batch, f.pending = f.pending, f.batch[:0]
+		f.mu.Unlock()
+		select {
+		case <-f.stop:
+			return errClosed // Close waits for syncLoop
+		default:
+		}
+		for _, d := range f.batch {
+			if d.sim == r.sim && r.Apply(d.msg) == nil {
+				f.applied.Add(1)
+			}
+		}
+		clear(f.batch) // the deltas' bytes go
 	}
-	f.pending = f.pending[:0]
-	f.rep.Store(r) // under mu: onDelta queues until here, applies after
-	f.syncing = false
-	f.mu.Unlock()
 	f.last.Store(time.Now().UnixNano())
 	if f.onTick != nil {
 		f.onTick()
