@@ -3,6 +3,7 @@ package cluster
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -10,13 +11,14 @@ import (
 	"snaked/internal/cluster/wire"
 )
 
-// TestCatchUp: a follower catching a new replica up applies every delta
-// that reached it while it synced, those from before the catch-up and
-// those the connection delivers during it (from another goroutine, as
-// NATS does), in order and once each; the replica goes live at the last
-// tick with no gap, and shows the world's pixels. Deltas from another
-// simulation instance and from before the snapshot are left out.
-func TestCatchUp(t *testing.T) {
+// TestFollowerApplier: a whole-feed follower's deltas go through one
+// queue to one applier. Deltas the connection delivers from its own
+// goroutine while the applier works are applied in order, once each, with
+// no gap; one from before the replica's snapshot is passed over; the
+// replica ends at the world's tick with its pixels. A lost delta and a
+// delta of another simulation instance each stop the batch and ask for a
+// snapshot.
+func TestFollowerApplier(t *testing.T) {
 	gc := game.DefaultConfig()
 	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 192, 96, 40, 30, 11
 	w, err := game.New(gc)
@@ -37,50 +39,68 @@ func TestCatchUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gr, err := wire.NewReplica(chunks)
-	if err != nil {
-		t.Fatal(err)
+	newFollower := func() *Follower {
+		gr, err := wire.NewReplica(chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &Follower{wake: make(chan struct{}, 1), empty: game.EmptyView()}
+		f.rep.Store(&replica{gr, 1})
+		return f
 	}
-	const before, during = 60, 150 // fewer than maxPending in all
-	var msgs [][]byte
-	for range before + during {
+	const n = 200 // fewer than maxPending: none is dropped however the two goroutines run
+	msgs := [][]byte{old}
+	for range n {
 		msgs = append(msgs, stream(1))
 	}
-	// Another instance's tick: never applied to this replica.
-	msgs = slices.Insert(msgs, before/2, appendStream(nil, 2))
-	msgs = slices.Insert(msgs, 0, old)
 
-	f := &Follower{stop: make(chan struct{}), empty: game.EmptyView()}
-	f.syncing = true
-	for _, m := range msgs[:before+2] {
-		f.onDelta(&nats.Msg{Data: m})
+	f := newFollower()
+	go func() { // the connection
+		for _, m := range msgs {
+			f.onDelta(&nats.Msg{Data: m})
+		}
+	}()
+	deadline := time.After(10 * time.Second)
+	for f.Stats().Applied < n {
+		select {
+		case <-f.wake:
+		case <-deadline:
+			t.Fatalf("stats %+v after 10 s, want %d applied", f.Stats(), n)
+		}
+		if f.applyPending() {
+			t.Fatalf("a snapshot asked for; stats %+v", f.Stats())
+		}
 	}
-	done := make(chan error, 1)
-	go func() { done <- f.catchUp(&replica{gr, 1}) }()
-	for _, m := range msgs[before+2:] {
-		f.onDelta(&nats.Msg{Data: m})
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	s := f.Stats()
-	if s.Applied != before+during || s.Gaps != 0 || s.Bad != 0 {
-		t.Fatalf("stats %+v: want %d applied, no gap, nothing bad", s, before+during)
-	}
-	f.mu.Lock()
-	left := len(f.pending)
-	f.mu.Unlock()
-	if left != 0 || f.syncing {
-		t.Fatalf("%d deltas left pending, syncing %v", left, f.syncing)
+	if s := f.Stats(); s.Applied != n || s.Gaps != 0 || s.Bad != 0 || s.Foreign != 0 {
+		t.Fatalf("stats %+v: want %d applied, nothing else", s, n)
 	}
 	v := f.Acquire()
-	defer v.Release()
 	wv := w.Acquire()
-	defer wv.Release()
-	if v.Tick != wv.Tick {
-		t.Fatalf("replica at tick %d, world at %d", v.Tick, wv.Tick)
+	if v.Tick != wv.Tick || !slices.Equal(v.Pix, wv.Pix) {
+		t.Fatalf("replica at tick %d, world at %d; pixels equal: %v", v.Tick, wv.Tick, slices.Equal(v.Pix, wv.Pix))
 	}
-	if !slices.Equal(v.Pix, wv.Pix) {
-		t.Fatal("the replica's pixels are not the world's")
+	v.Release()
+	wv.Release()
+
+	for _, c := range []struct {
+		name  string
+		msgs  [][]byte
+		stats FollowerStats
+	}{
+		{"a lost delta", [][]byte{msgs[1], msgs[2], msgs[4], msgs[5]}, FollowerStats{Applied: 2, Gaps: 1}},
+		{"another instance", [][]byte{msgs[1], appendStream(nil, 2), msgs[2]}, FollowerStats{Applied: 1, Foreign: 1}},
+	} {
+		f := newFollower()
+		for _, m := range c.msgs {
+			f.onDelta(&nats.Msg{Data: m})
+		}
+		if !f.applyPending() {
+			t.Errorf("%s: no snapshot asked for", c.name)
+		}
+		s := f.Stats()
+		s.Bytes = 0
+		if s != c.stats {
+			t.Errorf("%s: stats %+v, want %+v", c.name, s, c.stats)
+		}
 	}
 }

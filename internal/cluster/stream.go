@@ -231,7 +231,10 @@ func (p *Publisher) due() []string {
 }
 
 // Follower is a gateway's side of the stream: it keeps a wire.Replica of
-// the simulation's world and is what the gateway's sessions read.
+// the simulation's world and is what the gateway's sessions read. The
+// connection queues each delta (onDelta); one goroutine of its own
+// (syncLoop) takes snapshots and applies the deltas in order; Close stops
+// it.
 type Follower struct {
 	nc        *nats.Conn
 	subj      subjects
@@ -241,13 +244,12 @@ type Follower struct {
 	rep       atomic.Pointer[replica]
 	empty     *game.View
 	sub       *nats.Subscription
-	resync    chan struct{}
+	wake      chan struct{} // a delta was queued (one slot)
 	stop      chan struct{}
 	done      chan struct{}
-	mu        sync.Mutex // guards syncing and pending
-	syncing   bool       // a snapshot is on its way or being caught up: deltas wait in pending
-	pending   []pendingDelta
-	batch     []pendingDelta // the pending deltas fetch is applying, outside mu (syncLoop's)
+	mu        sync.Mutex     // guards pending
+	pending   []pendingDelta // the deltas received, in order, for syncLoop
+	batch     []pendingDelta // the deltas syncLoop is applying (syncLoop's)
 
 	applied, gaps, bad, snaps, foreign atomic.Uint64
 	bytes                              atomic.Uint64 // stream bytes received: deltas and snapshot chunks
@@ -261,13 +263,14 @@ type replica struct {
 	sim uint64
 }
 
-// pendingDelta is a delta received while a snapshot was on its way.
+// pendingDelta is a delta received, for syncLoop.
 type pendingDelta struct {
 	sim uint64
 	msg []byte
 }
 
-// maxPending bounds the deltas kept while a snapshot is on its way.
+// maxPending bounds the deltas queued for syncLoop: 25 s of ticks, for a
+// snapshot on its way or a follower short of CPU.
 const maxPending = 256
 
 // FollowerStats are a follower's counters.
@@ -284,7 +287,8 @@ type FollowerStats struct {
 // NewFollower follows the world streamed under prefix on nc, for gateway
 // name (its snapshot requests go under its name), taking worlds of at most
 // maxPixels pixels (0: game.MaxPixels); onTick (may be nil) runs after
-// every delta applied, on the connection's goroutine. Close stops it.
+// every delta applied and every snapshot taken, on the follower's own
+// goroutine (syncLoop). Close stops it.
 func NewFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func()) (*Follower, error) {
 	return newFollower(nc, prefix, name, maxPixels, onTick, snapshotWait)
 }
@@ -295,13 +299,12 @@ func newFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func(
 		maxPixels = game.MaxPixels
 	}
 	f := &Follower{nc: nc, subj: subjectsOf(prefix, name), maxPixels: maxPixels, onTick: onTick, empty: game.EmptyView(),
-		snapWait: wait, resync: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		snapWait: wait, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	sub, err := nc.Subscribe(f.subj.tick, f.onDelta)
 	if err != nil {
 		return nil, err
 	}
 	f.sub = sub
-	f.resync <- struct{}{}
 	go f.syncLoop()
 	return f, nil
 }
@@ -381,6 +384,9 @@ func (f *Follower) Close() {
 	<-f.done
 }
 
+// onDelta queues a delta for syncLoop, in the order they come; past
+// maxPending waiting it drops the delta (the gap that leaves asks for a
+// snapshot). It takes the lock only to append.
 func (f *Follower) onDelta(m *nats.Msg) {
 	f.bytes.Add(uint64(len(m.Data)))
 	sim, msg, err := decodeStream(m.Data)
@@ -389,64 +395,43 @@ func (f *Follower) onDelta(m *nats.Msg) {
 		return
 	}
 	f.mu.Lock()
-	r := f.rep.Load()
-	if r == nil || f.syncing { // a snapshot is on its way: keep the delta for it
-		if len(f.pending) < maxPending {
-			f.pending = append(f.pending, pendingDelta{sim, append([]byte(nil), msg...)})
-		}
-		f.mu.Unlock()
-		return
+	if len(f.pending) < maxPending {
+		f.pending = append(f.pending, pendingDelta{sim, append([]byte(nil), msg...)})
 	}
 	f.mu.Unlock()
-	if sim != r.sim {
-		// another world's tick: the simulation restarted (or a second one
-		// publishes under this prefix). Never applied to this replica.
-		f.foreign.Add(1)
-		f.askSync()
-		return
-	}
-	switch err := r.Apply(msg); {
-	case err == nil:
-		f.applied.Add(1)
-		f.last.Store(time.Now().UnixNano())
-		if f.onTick != nil {
-			f.onTick()
-		}
-	case errors.Is(err, wire.ErrGap):
-		if base, err := wire.DeltaBase(msg); err == nil && base < r.Tick() {
-			return // from before the snapshot: the replica has it
-		}
-		f.gaps.Add(1)
-		f.askSync()
-	default:
-		f.bad.Add(1)
-	}
-}
-
-func (f *Follower) askSync() {
 	select {
-	case f.resync <- struct{}{}:
+	case f.wake <- struct{}{}:
 	default:
 	}
 }
 
-// syncLoop fetches a snapshot whenever asked (at the start, after a gap),
-// retrying every second until one arrives.
+// syncLoop is the follower's one applier: it fetches a snapshot at the
+// start and whenever the deltas stop following the replica (a gap,
+// another instance), retrying every second until one arrives, and applies
+// the deltas queued, in order, a batch at a time; a gateway short of CPU
+// falls behind by the deltas queued, while the connection keeps
+// delivering them.
 func (f *Follower) syncLoop() {
 	defer close(f.done)
+	need := true // a snapshot
 	for {
+		if need {
+			if err := f.fetch(); err != nil {
+				select {
+				case <-f.stop:
+					return
+				case <-time.After(time.Second):
+				}
+				continue
+			}
+			need = false
+		}
 		select {
 		case <-f.stop:
 			return
-		case <-f.resync:
+		case <-f.wake:
 		}
-		for f.fetch() != nil {
-			select {
-			case <-f.stop:
-				return
-			case <-time.After(time.Second):
-			}
-		}
+		need = f.applyPending()
 	}
 }
 
@@ -456,14 +441,12 @@ const snapshotWait = 5 * time.Second
 // errSnapshot says a snapshot's chunks did not make one.
 var errSnapshot = errors.New("cluster: bad snapshot")
 
-// errClosed says Close stopped a follower's catch-up.
-var errClosed = errors.New("cluster: follower closed")
-
-// fetch asks for a snapshot, builds a replica from it and catches it up
-// (catchUp); sessions read the old replica until then.
+// fetch asks for a snapshot and makes the replica built from it the
+// followed one; the deltas queued from the request on catch it up
+// (applyPending). Sessions read the old replica until then.
 func (f *Follower) fetch() error {
 	f.mu.Lock()
-	f.syncing = true // deltas queue from now on; readers keep the old replica
+	clear(f.pending) // from before the request: older than the snapshot
 	f.pending = f.pending[:0]
 	f.mu.Unlock()
 	gr, sim, err := collectSnapshot(context.Background(), f.nc, f.subj.snapshot, f.maxPixels, f.snapWait, &f.bad, &f.bytes)
@@ -471,44 +454,49 @@ func (f *Follower) fetch() error {
 		return err
 	}
 	f.snaps.Add(1)
-	return f.catchUp(&replica{gr, sim})
-}
-
-// catchUp applies to r, a replica built while f was syncing, the deltas
-// of its instance that arrived meanwhile, a batch at a time outside mu,
-// so that the connection goes on queueing the deltas that arrive while it
-// applies (at 100,000 snakes a gateway short of CPU takes seconds over a
-// hundred of them; holding the lock that long made NATS drop deltas, and
-// the gap asked for the next snapshot). r goes live when a batch leaves
-// nothing pending.
-func (f *Follower) catchUp(r *replica) error {
-	for {
-		f.mu.Lock()
-		if len(f.pending) == 0 {
-			f.rep.Store(r) // under mu: onDelta queues until here, applies after
-			f.syncing = false
-			f.mu.Unlock()
-			break
-		}
-		f.batch, f.pending = f.pending, f.batch[:0]
-		f.mu.Unlock()
-		select {
-		case <-f.stop:
-			return errClosed // Close waits for syncLoop
-		default:
-		}
-		for _, d := range f.batch {
-			if d.sim == r.sim && r.Apply(d.msg) == nil {
-				f.applied.Add(1)
-			}
-		}
-		clear(f.batch) // the deltas' bytes go
-	}
+	f.rep.Store(&replica{gr, sim})
 	f.last.Store(time.Now().UnixNano())
 	if f.onTick != nil {
 		f.onTick()
 	}
 	return nil
+}
+
+// applyPending applies the deltas queued, in order, and reports whether
+// the replica needs a snapshot: a delta of another simulation instance
+// (the simulation restarted, or a second one publishes under this
+// prefix; never applied to this replica), or one that does not follow
+// the replica's tick (a delta lost). Deltas older than the replica (from
+// before its snapshot) are passed over.
+func (f *Follower) applyPending() (resync bool) {
+	f.mu.Lock()
+	f.batch, f.pending = f.pending, f.batch[:0]
+	f.mu.Unlock()
+	defer clear(f.batch) // the deltas' bytes go
+	r := f.rep.Load()
+	for _, d := range f.batch {
+		if d.sim != r.sim {
+			f.foreign.Add(1)
+			return true
+		}
+		switch err := r.Apply(d.msg); {
+		case err == nil:
+			f.applied.Add(1)
+			f.last.Store(time.Now().UnixNano())
+			if f.onTick != nil {
+				f.onTick()
+			}
+		case errors.Is(err, wire.ErrGap):
+			if base, err := wire.DeltaBase(d.msg); err == nil && base < r.Tick() {
+				continue // from before the snapshot: the replica has it
+			}
+			f.gaps.Add(1)
+			return true
+		default:
+			f.bad.Add(1)
+		}
+	}
+	return false
 }
 
 // collectSnapshot asks for a snapshot of the world on subject (a
