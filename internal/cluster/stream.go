@@ -467,7 +467,7 @@ func (f *Follower) fetch() error {
 // (the simulation restarted, or a second one publishes under this
 // prefix; never applied to this replica), or one that does not follow
 // the replica's tick (a delta lost). Deltas older than the replica (from
-// before its snapshot) are passed over.
+// before its snapshot) are passed over. It stops early at Close.
 func (f *Follower) applyPending() (resync bool) {
 	f.mu.Lock()
 	f.batch, f.pending = f.pending, f.batch[:0]
@@ -475,6 +475,11 @@ func (f *Follower) applyPending() (resync bool) {
 	defer clear(f.batch) // the deltas' bytes go
 	r := f.rep.Load()
 	for _, d := range f.batch {
+		select {
+		case <-f.stop:
+			return false // Close waits for syncLoop
+		default:
+		}
 		if d.sim != r.sim {
 			f.foreign.Add(1)
 			return true
