@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,8 @@ func startSim(t *testing.T, bin, natsAddr, stateDir string, extra ...string) *ex
 	if err != nil {
 		t.Fatal(err)
 	}
+	var stderr bytes.Buffer // read once the process is gone (exited)
+	sim.Stderr = &stderr
 	if err := sim.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,8 @@ func startSim(t *testing.T, bin, natsAddr, stateDir string, extra ...string) *ex
 	select {
 	case ok := <-ready:
 		if !ok {
-			t.Fatal("the simulation exited before it was ready")
+			<-exited
+			t.Fatalf("the simulation exited before it was ready; its stderr:\n%s", stderr.String())
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the simulation did not start")

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -56,9 +57,23 @@ func buildSnaked(t *testing.T) string {
 	return bin
 }
 
+// freeLoopbackAddr returns a loopback address whose TCP port is free now,
+// for a process the test starts later. The port is drawn below the
+// kernels' ephemeral ranges (Linux 32768-60999, macOS from 49152), from
+// which every listener on :0 and every outgoing connection of the tests
+// running meanwhile take theirs (a client retrying a port nobody listens
+// on yet can even connect to itself); tests draw at random, so two rarely
+// meet.
 func freeLoopbackAddr(t *testing.T) string {
 	t.Helper()
-	// Let the kernel pick: listen, note the port, close.
+	for range 100 {
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(20000+rand.IntN(12000))))
+		if err == nil {
+			a := l.Addr().String()
+			l.Close()
+			return a
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
