@@ -26,7 +26,8 @@
 # GATEWAY_ARGS (more flags for each gateway, ";" between gateways: the
 # first part goes to gateway 1, and so on), FOLLOWERS and CAMERAS (bin/loadtest
 # -followers FOLLOWERS -cameras CAMERAS on the embedded NATS beside the
-# swarm: headless region followers standing for more gateways), LATE (1: a
+# swarm: headless region followers standing for more gateways; the swarm
+# starts once they have their replicas, and they stop with it), LATE (1: a
 # gateway on the whole deltas starts once the swarm's ramp is over; the time
 # until it is live is its resync; when it is not live by the swarm's end, it
 # has LATE_WAIT more seconds, default 40, with the swarm and the followers
@@ -190,12 +191,21 @@ echo "cluster.sh: $(date -u '+%F %T') UTC, load $(cut -d' ' -f1-3 /proc/loadavg)
 echo "cluster.sh: bin/loadtest ${args[*]} -q -check 0.02 ${LOADTEST_ARGS:-}" >&2
 
 follow=""
-f_ticks=0
+f_ticks=0 f0=0
 if [ "${FOLLOWERS:-0}" -gt 0 ]; then
-  # The followers' window: the swarm's ramp and window.
+  # The followers build their replicas first (at most LIVE_WAIT s), then
+  # the swarm starts; their window ends with the swarm's (see below).
   nice -n "$niceness" bin/loadtest -followers "$FOLLOWERS" -cameras "${CAMERAS:-60}" -nats "nats://$NATS_ADDR" \
-    -duration "$((ramp_s + dur_s))s" >"$OUT/followers.txt" 2>&1 &
+    -duration "$((ramp_s + dur_s + 60))s" >"$OUT/followers.txt" 2>"$OUT/followers.log" &
   follow=$!
+  for _ in $(seq 1 $((live_wait * 2))); do
+    if grep -q '^followers ready$' "$OUT/followers.txt" || ! kill -0 "$follow" 2>/dev/null; then break; fi
+    sleep 0.5
+  done
+  grep -q '^followers ready$' "$OUT/followers.txt" ||
+    echo "cluster.sh: the followers were not ready within ${live_wait} s (see $OUT/followers.log); the swarm starts anyway" >&2
+  f0=$(ticks "$follow" 2>/dev/null || echo 0)
+  f_ticks=$f0
 fi
 late="" late_maddr="" late_t0="" late_live=""
 for i in $(seq 1 "$GATEWAYS"); do scrape "${maddrs[$((i - 1))]}" "$OUT/gw$i.before.prom"; done
@@ -249,10 +259,10 @@ for g in "${gws[@]}"; do g1+=("$(ticks "$g")"); done
 for i in $(seq 1 "$GATEWAYS"); do scrape "${maddrs[$((i - 1))]}" "$OUT/gw$i.after.prom"; done
 scrape "$sim_maddr" "$OUT/sim.after.prom"
 if [ -n "$follow" ]; then
-  # The followers' window starts once they all have a replica: it ends
-  # with the swarm's (they report what they took in until then).
+  # The followers' window ends with the swarm's (they report what they
+  # took in until then).
   kill -INT "$follow" 2>/dev/null || true
-  wait "$follow" || echo "cluster.sh: the followers failed (see $OUT/followers.txt)" >&2
+  wait "$follow" || echo "cluster.sh: the followers failed (see $OUT/followers.log)" >&2
   follow=""
 fi
 # A late gateway not live yet gets LATE_WAIT more seconds with the swarm and
@@ -315,8 +325,8 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
   done
   printf '  %-12s %6s %%  %5s / %5s MiB  (its whole life, sampled every 0.5 s)\n' swarm "$(cpu "$w_ticks")" "$(mib "$w_rss")" "$(mib "$w_hwm")"
   if [ "${FOLLOWERS:-0}" -gt 0 ]; then
-    printf '  %-12s %6s %%  (%s followers, their whole life)\n' followers "$(cpu "$f_ticks")" "$FOLLOWERS"
-    echo "  $(cat "$OUT/followers.txt")"
+    printf '  %-12s %6s %%  (%s followers, from their window'"'"'s start)\n' followers "$(cpu $((f_ticks - f0)))" "$FOLLOWERS"
+    echo "  $(grep -v '^followers ready$' "$OUT/followers.txt" || tail -1 "$OUT/followers.log")"
   fi
   sb="$OUT/sim.before.prom" sa="$OUT/sim.after.prom"
   secs_run=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')

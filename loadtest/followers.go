@@ -27,7 +27,12 @@ type FollowOptions struct {
 	Duration time.Duration // how long to follow once every follower has a replica
 	Sync     time.Duration // how long to wait for every follower's first replica
 	Seed     uint64
+	Ready    func() // if not nil, called as the window starts
 }
+
+// FollowersReady is the line bin/loadtest -followers prints as the
+// followers' window starts (every follower has its replica).
+const FollowersReady = "followers ready"
 
 // FollowReport is what the followers took in over the window.
 type FollowReport struct {
@@ -152,6 +157,9 @@ func Follow(ctx context.Context, o FollowOptions) (FollowReport, error) {
 		before[i] = x.f.Stats()
 	}
 	t0 := time.Now()
+	if o.Ready != nil {
+		o.Ready()
+	}
 	select {
 	case <-ctx.Done():
 	case <-time.After(o.Duration):

@@ -85,7 +85,8 @@ func main() {
 		l.Close()
 		return
 	case *followers > 0:
-		r, err := loadtest.Follow(ctx, loadtest.FollowOptions{NATS: *natsURL, N: *followers, Cameras: *cameras, Duration: o.Duration, Seed: o.Seed})
+		r, err := loadtest.Follow(ctx, loadtest.FollowOptions{NATS: *natsURL, N: *followers, Cameras: *cameras, Duration: o.Duration, Seed: o.Seed,
+			Ready: func() { fmt.Println(loadtest.FollowersReady) }})
 		if err != nil {
 			fatal(err)
 		}
