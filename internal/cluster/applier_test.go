@@ -17,7 +17,7 @@ import (
 // no gap; one from before the replica's snapshot is passed over; the
 // replica ends at the world's tick with its pixels. A lost delta and a
 // delta of another simulation instance each stop the batch and ask for a
-// snapshot.
+// snapshot; Stats counts the deltas queued until the applier takes them.
 func TestFollowerApplier(t *testing.T) {
 	gc := game.DefaultConfig()
 	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 192, 96, 40, 30, 11
@@ -93,6 +93,9 @@ func TestFollowerApplier(t *testing.T) {
 		f := newFollower()
 		for _, m := range c.msgs {
 			f.onDelta(&nats.Msg{Data: m})
+		}
+		if q := f.Stats().Queued; q != uint64(len(c.msgs)) {
+			t.Errorf("%s: %d queued, want %d", c.name, q, len(c.msgs))
 		}
 		if !f.applyPending() {
 			t.Errorf("%s: no snapshot asked for", c.name)

@@ -125,7 +125,7 @@ func (f *RegionFollower) SetCameras(c Cameras) { f.cameras.Store(&c) }
 // Stats returns the counters.
 func (f *RegionFollower) Stats() FollowerStats {
 	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load(),
-		Foreign: f.foreign.Load(), Bytes: f.bytes.Load(), Regions: f.regions.Load()}
+		Foreign: f.foreign.Load(), Bytes: f.bytes.Load(), Regions: f.regions.Load(), Queued: uint64(len(f.in))}
 }
 
 // Followed is the number of regions followed now.

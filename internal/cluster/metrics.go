@@ -100,6 +100,9 @@ func GatewayCollectors(g *Gateway, f Stream) []prometheus.Collector {
 				}
 				return 0
 			}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_queued_messages",
+			Help: "Stream messages received and not yet applied (deltas; following regions, messages of any kind): a gateway short of CPU falls behind by these."},
+			func() float64 { return float64(f.Stats().Queued) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_players", Help: "Players on every gateway of the cluster, as heard."},
 			func() float64 { p, _ := g.localCounts(); q, _ := g.Others(); return float64(p + q) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_spectators", Help: "Spectators on every gateway of the cluster, as heard."},

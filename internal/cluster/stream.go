@@ -282,6 +282,7 @@ type FollowerStats struct {
 	Foreign   uint64 // ticks of another simulation instance
 	Bytes     uint64 // stream bytes received: deltas, their regional form, snapshots
 	Regions   uint64 // region snapshots taken in (a RegionFollower's)
+	Queued    uint64 // messages received and not yet applied (deltas; on regions, messages of any kind): how far behind it is
 }
 
 // NewFollower follows the world streamed under prefix on nc, for gateway
@@ -342,8 +343,11 @@ func (f *Follower) Mode() FollowMode { return FollowFull }
 
 // Stats returns the counters.
 func (f *Follower) Stats() FollowerStats {
+	f.mu.Lock()
+	queued := len(f.pending)
+	f.mu.Unlock()
 	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load(),
-		Foreign: f.foreign.Load(), Bytes: f.bytes.Load()}
+		Foreign: f.foreign.Load(), Bytes: f.bytes.Load(), Queued: uint64(queued)}
 }
 
 // Live reports whether a delta was applied within d: the simulation is
