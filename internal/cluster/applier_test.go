@@ -18,6 +18,7 @@ import (
 // replica ends at the world's tick with its pixels. A lost delta and a
 // delta of another simulation instance each stop the batch and ask for a
 // snapshot; Stats counts the deltas queued until the applier takes them.
+// Once it keeps up, a delta costs no allocation.
 func TestFollowerApplier(t *testing.T) {
 	gc := game.DefaultConfig()
 	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 192, 96, 40, 30, 11
@@ -81,6 +82,25 @@ func TestFollowerApplier(t *testing.T) {
 	}
 	v.Release()
 	wv.Release()
+
+	// A follower that keeps up reuses its buffers: queueing and applying
+	// a delta allocates nothing.
+	const runs = 20
+	next := make([]*nats.Msg, runs+1) // AllocsPerRun runs once more first
+	for i := range next {
+		next[i] = &nats.Msg{Data: stream(1)}
+	}
+	k := 0
+	allocs := testing.AllocsPerRun(runs, func() {
+		f.onDelta(next[k])
+		if f.applyPending() {
+			t.Fatal("a snapshot asked for")
+		}
+		k++
+	})
+	if allocs != 0 || f.Stats().Applied != n+runs+1 {
+		t.Errorf("%v allocations a delta, stats %+v", allocs, f.Stats())
+	}
 
 	for _, c := range []struct {
 		name  string

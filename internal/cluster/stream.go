@@ -247,8 +247,9 @@ type Follower struct {
 	wake      chan struct{} // a delta was queued (one slot)
 	stop      chan struct{}
 	done      chan struct{}
-	mu        sync.Mutex     // guards pending
+	mu        sync.Mutex     // guards pending and spare
 	pending   []pendingDelta // the deltas received, in order, for syncLoop
+	spare     [][]byte       // buffers of deltas applied, for the next ones (at most maxSpare)
 	batch     []pendingDelta // the deltas syncLoop is applying (syncLoop's)
 
 	applied, gaps, bad, snaps, foreign atomic.Uint64
@@ -270,8 +271,10 @@ type pendingDelta struct {
 }
 
 // maxPending bounds the deltas queued for syncLoop: 25 s of ticks, for a
-// snapshot on its way or a follower short of CPU.
-const maxPending = 256
+// snapshot on its way or a follower short of CPU. maxSpare bounds the
+// buffers of applied deltas kept for the next (a follower that keeps up
+// queues one or two at a time).
+const maxPending, maxSpare = 256, 8
 
 // FollowerStats are a follower's counters.
 type FollowerStats struct {
@@ -400,7 +403,11 @@ func (f *Follower) onDelta(m *nats.Msg) {
 	}
 	f.mu.Lock()
 	if len(f.pending) < maxPending {
-		f.pending = append(f.pending, pendingDelta{sim, append([]byte(nil), msg...)})
+		var b []byte
+		if n := len(f.spare); n > 0 {
+			b, f.spare = f.spare[n-1][:0], f.spare[:n-1]
+		}
+		f.pending = append(f.pending, pendingDelta{sim, append(b, msg...)})
 	}
 	f.mu.Unlock()
 	select {
@@ -466,6 +473,20 @@ func (f *Follower) fetch() error {
 	return nil
 }
 
+// recycle keeps up to maxSpare of the batch's buffers for the deltas to
+// come and lets the others go.
+func (f *Follower) recycle() {
+	f.mu.Lock()
+	for _, d := range f.batch {
+		if len(f.spare) == maxSpare {
+			break
+		}
+		f.spare = append(f.spare, d.msg)
+	}
+	f.mu.Unlock()
+	clear(f.batch)
+}
+
 // applyPending applies the deltas queued, in order, and reports whether
 // the replica needs a snapshot: a delta of another simulation instance
 // (the simulation restarted, or a second one publishes under this
@@ -476,7 +497,7 @@ func (f *Follower) applyPending() (resync bool) {
 	f.mu.Lock()
 	f.batch, f.pending = f.pending, f.batch[:0]
 	f.mu.Unlock()
-	defer clear(f.batch) // the deltas' bytes go
+	defer f.recycle()
 	r := f.rep.Load()
 	for _, d := range f.batch {
 		select {
