@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,9 +59,14 @@ func TestFollow(t *testing.T) {
 	defer func() { close(stop); <-done }()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := Follow(ctx, FollowOptions{NATS: ns.ClientURL(), N: 2, Cameras: 2, Duration: time.Second, Seed: 1})
+	var ready atomic.Int32
+	r, err := Follow(ctx, FollowOptions{NATS: ns.ClientURL(), N: 2, Cameras: 2, Duration: time.Second, Seed: 1,
+		Ready: func() { ready.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ready.Load() != 1 {
+		t.Errorf("Ready called %d times, want once", ready.Load())
 	}
 	if r.Followers != 2 || r.Applied == 0 || r.Bytes == 0 {
 		t.Errorf("followers took in nothing: %+v", r)

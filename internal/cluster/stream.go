@@ -453,8 +453,9 @@ const snapshotWait = 5 * time.Second
 var errSnapshot = errors.New("cluster: bad snapshot")
 
 // fetch asks for a snapshot and makes the replica built from it the
-// followed one; the deltas queued from the request on catch it up
-// (applyPending). Sessions read the old replica until then.
+// followed one: sessions read the old replica until the new one is built,
+// then the new one as the deltas queued since the request catch it up
+// (applyPending).
 func (f *Follower) fetch() error {
 	f.mu.Lock()
 	clear(f.pending) // from before the request: older than the snapshot
