@@ -82,7 +82,6 @@ func (w *World) drain(fill int) {
 	}
 	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
 	w.populate(fill)
-	w.split()
 	// Turn checks new turns against the current direction; bots see it
 	// in dir0 while they decide.
 	copy(w.heading[:w.nslots], w.dirs[:w.nslots])
