@@ -201,9 +201,10 @@ func TestUnindexedSameWorld(t *testing.T) {
 }
 
 // TestTurnsWhileWorkersStep has people turn and dash from other goroutines
-// while a world steps on 2 workers with every pass on them (drain's note
-// of directions among them): under the race detector (make test), input
-// racing the workers fails it.
+// while a world steps on 2 workers with every pass on them: under the race
+// detector (make test), input racing the step fails it: Turn checking
+// turns against World.dirs, which the workers write, instead of heading,
+// drain's copy made under the lock Turn takes, does.
 func TestTurnsWhileWorkersStep(t *testing.T) {
 	c := newCrowd(t, 2)
 	stop := make(chan struct{})
