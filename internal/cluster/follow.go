@@ -48,9 +48,9 @@ const (
 // kept while a whole snapshot is on its way. A tick of a 100,000-snake
 // world is a global message and up to a few hundred regions' (about
 // 600 KB in all when every region is followed), so the channel holds
-// about 100 such ticks, as the whole-feed Follower's subscription holds
-// about 100 deltas (NATS's 64 MB of pending bytes): a gateway starved of
-// CPU for seconds catches up instead of losing regions to NATS's slow
+// about 60 such ticks, and more when fewer regions are followed (the
+// whole-feed Follower queues 256 deltas, maxPending): a gateway starved
+// of CPU for seconds catches up instead of losing regions to NATS's slow
 // consumer drops.
 const (
 	regionInbound = 32768
