@@ -35,8 +35,11 @@ type Cameras func(dst []Camera) []Camera
 // for regionLeaveAfter is dropped. A head moves a pixel a tick (three in
 // a dash, every DashCooldown), so regionEnter outruns a camera for 20
 // ticks: the time a region snapshot takes (about two ticks) with room
-// for a slow link. A region snapshot not come within regionRetry is asked
-// for again.
+// for a slow link. A region snapshot is asked for again when it is
+// overdue: asked at least regionRetry ago, and not among the messages that
+// had come by then (see follow.overdue). A follower behind the stream thus
+// asks once, not every regionRetry until it catches up: the answer waits
+// in the channel behind the ticks that came before it.
 const (
 	regionEnter      = 24
 	regionLeave      = 64
@@ -253,6 +256,8 @@ func eachRegion(g wire.Regions, x0, y0, x1, y1 int, do func(i int)) {
 type regionState struct {
 	sub    *nats.Subscription // nil: not subscribed
 	asked  time.Time          // when its snapshot was last asked for; zero once followed
+	due    uint64             // with known: the messages taken by which its snapshot is overdue
+	known  bool               // due is set
 	wanted time.Time          // when a camera was last within regionLeave of it
 }
 
@@ -282,6 +287,7 @@ type follow struct {
 	keep    []bool // scratch: within regionLeave
 	got     []bool // scratch: the regions an incomplete tick has (see finish)
 	req     []byte
+	taken   uint64 // messages taken from the channel
 }
 
 // fetched is a whole snapshot's outcome.
@@ -313,6 +319,7 @@ func (f *RegionFollower) loop() {
 		case <-f.stop:
 			return
 		case m := <-f.in:
+			st.taken++
 			st.take(m)
 		case x := <-st.fetched:
 			st.built(x)
@@ -379,7 +386,7 @@ func (st *follow) regionsOn() {
 	for i := range st.regions {
 		if st.regions[i].sub != nil {
 			st.r.Follow(i)
-			st.regions[i].asked = time.Time{}
+			st.regions[i].forget()
 			c.valid(i, st.r.Tick())
 			n++
 		}
@@ -513,7 +520,7 @@ func (st *follow) finish() {
 				st.f.gaps.Add(1)
 				st.f.cov.Load().stale(i, st.r.Tick())
 				st.r.Unfollow(i)
-				st.regions[i].asked = time.Now().Add(-regionRetry) // ask again at once
+				st.regions[i].askAgain()
 				st.f.followed.Add(-1)
 			}
 		}
@@ -562,13 +569,13 @@ func (st *follow) regionSnapshot(msg []byte) {
 		if !errors.Is(err, wire.ErrGap) {
 			st.f.bad.Add(1)
 		}
-		rs.asked = time.Now().Add(-regionRetry)
+		rs.askAgain()
 		return
 	}
 	st.f.regions.Add(1)
 	st.f.followed.Add(1)
 	st.f.cov.Load().valid(reg, st.r.Tick()+1) // its pixels go out with the next tick's view
-	rs.asked = time.Time{}
+	rs.forget()
 }
 
 // interest follows the regions the cameras need and drops those no
@@ -615,13 +622,14 @@ func (st *follow) interest() {
 			st.ask(i, now)
 		case rs.sub != nil && now.Sub(rs.wanted) > f.leaveFor:
 			_ = rs.sub.Unsubscribe()
-			rs.sub, rs.asked = nil, time.Time{}
+			rs.sub = nil
+			rs.forget()
 			if st.r.Following(i) {
 				f.cov.Load().stale(i, st.r.Tick())
 				st.r.Unfollow(i)
 				f.followed.Add(-1)
 			}
-		case rs.sub != nil && !st.r.Following(i) && now.Sub(rs.asked) >= regionRetry:
+		case rs.sub != nil && !st.r.Following(i) && st.overdue(rs, now):
 			st.ask(i, now)
 		}
 	}
@@ -641,9 +649,36 @@ func (st *follow) rect(set []bool, x0, y0, x1, y1 int) {
 	eachRegion(st.g, x0, y0, x1, y1, func(i int) { set[i] = true })
 }
 
+// overdue reports whether the snapshot of rs asked for at rs.asked is
+// overdue. The answer to a request comes in the stream after every message
+// that came before it, so one that came within regionRetry is among the
+// messages in the channel regionRetry after the request: the first look
+// after that notes how many messages will have been taken once they are
+// (due), and the snapshot is overdue once they are.
+func (st *follow) overdue(rs *regionState, now time.Time) bool {
+	if now.Sub(rs.asked) < regionRetry {
+		return false
+	}
+	if !rs.known {
+		rs.due, rs.known = st.taken+uint64(len(st.f.in)), true
+	}
+	return st.taken >= rs.due
+}
+
+// askAgain has the region's snapshot asked for again at the next look:
+// the request or its answer was lost, or the answer was of no use.
+func (rs *regionState) askAgain() {
+	rs.asked, rs.due, rs.known = time.Time{}, 0, true
+}
+
+// forget clears what rs knows of a request: there is none.
+func (rs *regionState) forget() {
+	rs.asked, rs.due, rs.known = time.Time{}, 0, false
+}
+
 // ask asks for region i's snapshot.
 func (st *follow) ask(i int, now time.Time) {
-	st.regions[i].asked = now
+	st.regions[i].asked, st.regions[i].known = now, false
 	st.req = binary.AppendUvarint(st.req[:0], uint64(i))
 	_ = st.f.nc.PublishRequest(st.f.subj.region, st.f.inbox, st.req)
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -584,5 +585,66 @@ func TestRegionsIncompleteTick(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRegionsBehindAskOnce: a regions follower far behind the stream (its
+// goroutine slowed, the simulation publishing ten ticks to each it
+// applies) asks once for each region its camera comes to need, however
+// long the answer waits in its channel behind the ticks before it: every
+// region snapshot written for it is taken in.
+func TestRegionsBehindAskOnce(t *testing.T) {
+	gc := screensWorld()
+	gc.W, gc.H = 2048, 1024
+	var slow atomic.Bool
+	var at atomic.Int64 // the camera's x
+	at.Store(300)
+	l := newRegionsLink(t, gc, func(f *RegionFollower) {
+		f.SetCameras(func(dst []Camera) []Camera {
+			if slow.Load() {
+				time.Sleep(20 * time.Millisecond) // after each tick applied
+			}
+			return append(dst, Camera{At: game.Point{X: int(at.Load()), Y: 300}, Cols: 80, Rows: 24})
+		})
+	})
+	for range 20 { // the first regions come
+		l.next()
+	}
+	p0, r0 := l.pub.Stats().RegionSnapshots, l.reg.Stats().Regions
+	slow.Store(true)
+	for k := range 150 { // about 0.4 s here; 3 s or more for the follower
+		if k == 120 {
+			at.Store(1300) // other regions, asked for about 100 ticks (2 s) behind
+		}
+		l.step()
+		if err := l.pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	behind := l.reg.Stats().Queued
+	done := func() bool {
+		v := l.reg.Acquire()
+		defer v.Release()
+		return v.Tick == l.tick && l.reg.Stats().Queued == 0
+	}
+	if !testkit.Eventually(20*time.Second, done) {
+		t.Fatalf("the follower did not catch up: %+v", l.reg.Stats())
+	}
+	slow.Store(false)
+	l.next() // a region whose snapshot came last is followed from the next tick
+	asked, took := l.pub.Stats().RegionSnapshots-p0, l.reg.Stats().Regions-r0
+	t.Logf("%d messages queued when the simulation stopped; %d region snapshots written, %d taken in, %d regions followed", behind, asked, took, l.reg.Followed())
+	if behind < 100 {
+		t.Fatalf("the follower was only %d messages behind: the test did not test", behind)
+	}
+	if took == 0 {
+		t.Fatal("no region snapshot taken in after the camera moved")
+	}
+	if asked != took {
+		t.Fatalf("%d region snapshots written for %d taken in: the follower asked again for snapshots on their way", asked, took)
+	}
+	if st := l.reg.Stats(); st.Gaps != 0 || st.Snapshots != 1 {
+		t.Fatalf("follower stats %+v: want no gap and no whole snapshot but the first", st)
 	}
 }
