@@ -179,6 +179,12 @@ func (vs *Views) Mark(i int) {
 	vs.cells[ty*cw+x/64] |= 1 << (x % 64)
 }
 
+// Unindex has the buffers published from now on carry no render index
+// (View.Dirty, Fresh and the cell index), as a world built with
+// Config.Unindexed: for the views of a replica nothing draws from. Call it
+// from the goroutine that publishes.
+func (vs *Views) Unindex() { vs.unindexed = true }
+
 // AddKill files a death for the views' kill feed: each view shows those
 // of its last KillTicks ticks (Tick+KillTicks > View.Tick), oldest first,
 // at most MaxKills (the newest when there were more). Deaths are filed in
@@ -237,6 +243,9 @@ var serials atomic.Uint64
 // indexes are then joined. It does not set v's step or tick; it reports
 // whether it copied v whole.
 func (vs *Views) sync(v *View, seq, tick uint64) (whole bool) {
+	if vs.unindexed && v.Dirty != nil { // a buffer made before Unindex
+		v.Dirty, v.Fresh, v.FreshX, v.FreshAt, v.FreshBlk, v.FreshPix = nil, nil, nil, nil, nil, nil
+	}
 	clear(v.Fresh)
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
 		copy(v.Pix, vs.grid)

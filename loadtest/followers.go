@@ -97,6 +97,7 @@ func Follow(ctx context.Context, o FollowOptions) (FollowReport, error) {
 			nc.Close()
 			return FollowReport{}, err
 		}
+		f.Headless() // nothing draws its views
 		x := &follower{f: f, nc: nc}
 		none := []cluster.Camera{}
 		x.cams.Store(&none)

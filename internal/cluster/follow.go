@@ -86,6 +86,7 @@ type RegionFollower struct {
 	enter     int           // regionEnter (tests change it before SetCameras)
 	leave     int           // regionLeave
 	leaveFor  time.Duration // regionLeaveAfter
+	headless  atomic.Bool   // its replicas' views carry no render index (Headless)
 
 	cov atomic.Pointer[coverage] // which ticks of the views each region's pixels are the world's in
 
@@ -118,6 +119,11 @@ func NewRegionFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick
 	go f.loop()
 	return f, nil
 }
+
+// Headless has the follower's views carry no render index (wire's
+// Replica.Unindex) from the next tick it applies: for a follower whose
+// views no session draws, such as a load test's.
+func (f *RegionFollower) Headless() { f.headless.Store(true) }
 
 // Mode is FollowRegions.
 func (f *RegionFollower) Mode() FollowMode { return FollowRegions }
@@ -288,6 +294,7 @@ type follow struct {
 	got     []bool // scratch: the regions an incomplete tick has (see finish)
 	req     []byte
 	taken   uint64 // messages taken from the channel
+	bare    bool   // r's views carry no render index (Headless)
 }
 
 // fetched is a whole snapshot's outcome.
@@ -357,7 +364,7 @@ func (st *follow) built(x fetched) {
 	}
 	f := st.f
 	f.snaps.Add(1)
-	st.r, st.cur = &replica{x.r, x.sim}, nil
+	st.r, st.cur, st.bare = &replica{x.r, x.sim}, nil, false
 	f.rep.Store(st.r)
 	if st.g.Count() > 0 {
 		st.regionsOn()
@@ -534,6 +541,10 @@ func (st *follow) apply() {
 	st.cur = nil
 	switch err := st.r.ApplyRegions(t.global, t.parts); {
 	case err == nil:
+		if !st.bare && f.headless.Load() {
+			st.r.Unindex()
+			st.bare = true
+		}
 		f.applied.Add(1)
 		f.last.Store(time.Now().UnixNano())
 		if f.onTick != nil {

@@ -648,3 +648,38 @@ func TestRegionsBehindAskOnce(t *testing.T) {
 		t.Fatalf("follower stats %+v: want no gap and no whole snapshot but the first", st)
 	}
 }
+
+// TestRegionsHeadless: a headless regions follower's views carry no render
+// index, and show what the whole feed's do within its camera.
+func TestRegionsHeadless(t *testing.T) {
+	cam := Camera{At: game.Point{X: 700, Y: 300}, Cols: 80, Rows: 24}
+	l := newRegionsLink(t, screensWorld(), func(f *RegionFollower) {
+		f.Headless()
+		f.SetCameras(func(dst []Camera) []Camera { return append(dst, cam) })
+	})
+	for range 20 { // the regions come
+		l.next()
+	}
+	for range 20 {
+		l.next()
+		fv, rv := l.full.Acquire(), l.reg.Acquire()
+		if !l.reg.Covers(rv, cam.Follow, cam.At, cam.Cols, cam.Rows) {
+			t.Fatalf("tick %d: the camera's regions are not followed", rv.Tick)
+		}
+		if n := len(rv.Dirty) + len(rv.Fresh) + len(rv.FreshX) + len(rv.FreshAt) + len(rv.FreshBlk) + len(rv.FreshPix); n != 0 {
+			t.Fatalf("tick %d: a headless follower's view carries a render index", rv.Tick)
+		}
+		if len(fv.Dirty) == 0 {
+			t.Fatalf("tick %d: the whole feed's view carries no render index", fv.Tick)
+		}
+		for y := cam.At.Y - cam.Rows; y < cam.At.Y+cam.Rows; y++ { // a cell is two pixels high
+			for x := cam.At.X - cam.Cols/2; x < cam.At.X+cam.Cols/2; x++ {
+				if a, b := fv.Pix[y*fv.W+x], rv.Pix[y*rv.W+x]; a != b {
+					t.Fatalf("tick %d, pixel (%d, %d): %v on the whole feed, %v on regions", fv.Tick, x, y, a, b)
+				}
+			}
+		}
+		fv.Release()
+		rv.Release()
+	}
+}

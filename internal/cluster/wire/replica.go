@@ -580,6 +580,11 @@ func (r *Replica) Acquire() *game.View { return r.views.Acquire() }
 // buffer was held by a reader.
 func (r *Replica) Skipped() uint64 { return r.views.Skipped() }
 
+// Unindex has the views the replica publishes from now on carry no render
+// index (game.Views.Unindex): for a follower nothing draws from. Call it
+// from the goroutine that applies.
+func (r *Replica) Unindex() { r.views.Unindex() }
+
 // filler is the Replica as its Views' Filler.
 type filler Replica
 

@@ -241,6 +241,59 @@ func TestReplicaFollows(t *testing.T) {
 	}
 }
 
+// TestReplicaUnindex: a replica unindexed as it follows (a reader holding
+// views made before, so that those buffers are replayed after) publishes
+// the world's views, none of them with a render index.
+func TestReplicaUnindex(t *testing.T) {
+	f := newFollowed(t, 4, 128, 64, 10)
+	for range 30 {
+		f.step(t)
+	}
+	f.follow(t, 1<<20)
+	var held []*game.View
+	for k := range 100 {
+		if k == 20 {
+			f.r.Unindex()
+		}
+		n := 1 + k%3 // a delta of several steps, now and then
+		for range n {
+			f.step(t)
+		}
+		var err error
+		if f.buf, err = f.e.AppendDelta(f.buf[:0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.r.Apply(f.buf); err != nil {
+			t.Fatalf("tick %d: %v", f.w.Feed().Tick(), err)
+		}
+		wv, rv := f.w.Acquire(), f.r.Acquire()
+		if err := sameView(wv, rv); err != nil {
+			t.Fatalf("tick %d: %v", wv.Tick, err)
+		}
+		index := len(rv.Dirty) + len(rv.Fresh) + len(rv.FreshX) + len(rv.FreshAt) + len(rv.FreshBlk) + len(rv.FreshPix)
+		switch {
+		case k < 20 && len(rv.Dirty) == 0:
+			t.Fatalf("tick %d: the replica's view has no render index before Unindex", rv.Tick)
+		case k >= 20 && index != 0:
+			t.Fatalf("tick %d: the replica's view carries a render index after Unindex", rv.Tick)
+		}
+		wv.Release()
+		switch {
+		case k%7 == 3: // a reader holds views made before Unindex, and after
+			held = append(held, rv)
+		case len(held) > 0 && k%7 == 6:
+			held[0].Release()
+			held = held[1:]
+			rv.Release()
+		default:
+			rv.Release()
+		}
+	}
+	for _, v := range held {
+		v.Release()
+	}
+}
+
 // TestSnapshotChunks: chunks in any order make the replica; a missing,
 // repeated or foreign chunk is an error.
 func TestSnapshotChunks(t *testing.T) {
