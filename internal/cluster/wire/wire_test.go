@@ -86,6 +86,13 @@ func (f *follower) next(t testing.TB) {
 	for range n {
 		f.step(t)
 	}
+	f.send(t)
+	f.check(t)
+}
+
+// send has the replica apply the delta since the last one.
+func (f *follower) send(t testing.TB) {
+	t.Helper()
 	var err error
 	if f.buf, err = f.e.AppendDelta(f.buf[:0]); err != nil {
 		t.Fatal(err)
@@ -93,7 +100,6 @@ func (f *follower) next(t testing.TB) {
 	if err := f.r.Apply(f.buf); err != nil {
 		t.Fatalf("tick %d: %v", f.w.Feed().Tick(), err)
 	}
-	f.check(t)
 }
 
 // check compares the replica's newest view with the world's.
@@ -259,13 +265,7 @@ func TestReplicaUnindex(t *testing.T) {
 		for range n {
 			f.step(t)
 		}
-		var err error
-		if f.buf, err = f.e.AppendDelta(f.buf[:0]); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.r.Apply(f.buf); err != nil {
-			t.Fatalf("tick %d: %v", f.w.Feed().Tick(), err)
-		}
+		f.send(t)
 		wv, rv := f.w.Acquire(), f.r.Acquire()
 		if err := sameView(wv, rv); err != nil {
 			t.Fatalf("tick %d: %v", wv.Tick, err)
