@@ -4,7 +4,8 @@ import "math/bits"
 
 // This file keeps View.Dirty, per-tile ticks of the last visible change,
 // View.Fresh, the tiles the last step changed, and View.FreshX, the cells
-// it changed, maintained in O(changes) per publish.
+// it changed, maintained in O(changes) per publish, and O(tile rows) for
+// the index's rows without a change.
 
 // TilesW is the number of tile columns of a world w pixels wide.
 func TilesW(w int) int { return (w + TileW - 1) / TileW }
@@ -69,10 +70,10 @@ func (v *View) applyPix(log []Write, lo, hi int32) {
 }
 
 // freshen sets, for the writes of log to pixels lo..hi-1, the Fresh bits
-// of the tiles they touch and the bits of their cells in cells (index):
-// log is the last step's, whatever earlier steps a buffer replays (a
-// reader that drew the tick before has seen those).
-func (v *View) freshen(log []Write, cells []uint64, lo, hi int32) {
+// of the tiles they touch, the bits of their cells in cells and their tile
+// rows in hit (index): log is the last step's, whatever earlier steps a
+// buffer replays (a reader that drew the tick before has seen those).
+func (v *View) freshen(log []Write, cells []uint64, hit []bool, lo, hi int32) {
 	w, fw, cw, f := v.W, uint(FreshWords(v.W)), uint(cellWords(v.W)), v.Fresh
 	inv := recip(w)
 	for _, c := range log {
@@ -84,6 +85,7 @@ func (v *View) freshen(log []Write, cells []uint64, lo, hi int32) {
 		tx, ty := x/TileW, y/TileH // unsigned: shifts, no sign fixes
 		f[ty*fw+tx/64] |= 1 << (tx % 64)
 		cells[ty*cw+x/64] |= 1 << (x % 64)
+		hit[ty] = true
 	}
 }
 
@@ -104,13 +106,20 @@ func cellMap(cells []uint64, w, h int) []uint64 {
 
 // index appends to x the index of the changed cells (View.FreshX,
 // FreshPix, FreshAt and FreshBlk) of tile rows r0..r1-1 from the cell map
-// freshen and Views.Mark filled, clearing those rows of it. x's offsets
-// count from its first cell.
-func (v *View) index(x *bandIndex, r0, r1 int, cells []uint64) {
+// freshen and Views.Mark filled, clearing those rows of it; a row not hit
+// has no bit set and is not read. x's offsets count from its first cell.
+func (v *View) index(x *bandIndex, r0, r1 int, cells []uint64, hit []bool) {
 	cw, w := cellWords(v.W), v.W
 	at, xs, ps, blk := x.at, x.xs, x.ps, x.blk
 	for r := r0; r < r1; r++ {
 		at = append(at, int32(len(xs)))
+		if !hit[r] {
+			for k := 0; k < cw; k += FreshBlock / 64 {
+				blk = append(blk, int32(len(xs)))
+			}
+			continue
+		}
+		hit[r] = false
 		row := cells[r*cw : (r+1)*cw]
 		top := v.Pix[r*TileH*w : (r*TileH+1)*w]
 		bot := top[:0] // none below the last row of a world of odd height

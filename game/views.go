@@ -36,6 +36,7 @@ type Views struct {
 
 	logs  [logN][]Write // logs[s%logN] holds step s's writes, for the last logN steps
 	cells []uint64      // the last step's cells (View.index); clear between publishes
+	hit   []bool        // by tile row: a bit of it in cells may be set; all false between publishes
 
 	rank ranker // the views' and the world's ranks
 
@@ -82,7 +83,7 @@ type Filler interface {
 // completes each view. Nothing is published until the first Publish.
 func NewViews(grid []Pixel, w, h, capacity int, fill Filler) *Views {
 	return &Views{grid: grid, w: w, h: h, capacity: capacity, fill: fill,
-		cells: cellMap(nil, w, h), inv: recip(w), rank: ranker{longer: make([]int32, 512)}}
+		cells: cellMap(nil, w, h), hit: make([]bool, TilesH(h)), inv: recip(w), rank: ranker{longer: make([]int32, 512)}}
 }
 
 // viewState is the bookkeeping a View buffer carries for its Views.
@@ -177,6 +178,7 @@ func (vs *Views) Mark(i int) {
 	v.Dirty[ty*tw+tx] = vs.tick
 	v.Fresh[ty*fw+tx/64] |= 1 << (tx % 64)
 	vs.cells[ty*cw+x/64] |= 1 << (x % 64)
+	vs.hit[ty] = true
 }
 
 // Unindex has the buffers published from now on carry no render index
@@ -300,16 +302,16 @@ func (vs *Views) band(k, n int) {
 	for s := v.st.seq + 1; s <= vs.bseq; s++ {
 		v.apply(vs.logs[s%logN], vs.btick, lo, hi)
 	}
-	v.freshen(vs.logs[vs.bseq%logN], vs.cells, lo, hi)
+	v.freshen(vs.logs[vs.bseq%logN], vs.cells, vs.hit, lo, hi)
 	if k == 0 { // the first band indexes into v, the others aside
 		x := bandIndex{v.FreshAt[:0], v.FreshBlk[:0], v.FreshX[:0], v.FreshPix[:0]}
-		v.index(&x, r0, r1, vs.cells)
+		v.index(&x, r0, r1, vs.cells, vs.hit)
 		v.FreshAt, v.FreshBlk, v.FreshX, v.FreshPix = x.at, x.blk, x.xs, x.ps
 		return
 	}
 	x := &vs.bidx[k]
 	x.at, x.blk, x.xs, x.ps = x.at[:0], x.blk[:0], x.xs[:0], x.ps[:0]
-	v.index(x, r0, r1, vs.cells)
+	v.index(x, r0, r1, vs.cells, vs.hit)
 }
 
 // bandIndex is the index of changed cells (View.FreshAt, FreshBlk, FreshX,
