@@ -69,20 +69,24 @@ func (v *View) applyPix(log []Write, lo, hi int32) {
 	}
 }
 
-// freshen sets, for the writes of log to pixels lo..hi-1, the Fresh bits
-// of the tiles they touch, the bits of their cells in cells and their tile
-// rows in hit (index): log is the last step's, whatever earlier steps a
-// buffer replays (a reader that drew the tick before has seen those).
-func (v *View) freshen(log []Write, cells []uint64, hit []bool, lo, hi int32) {
-	w, fw, cw, f := v.W, uint(FreshWords(v.W)), uint(cellWords(v.W)), v.Fresh
-	inv := recip(w)
+// applyFresh replays log, the last step's writes, as apply does, and also
+// sets, for its writes to pixels lo..hi-1, the Fresh bits of the tiles they
+// touch, the bits of their cells in cells and their tile rows in hit
+// (index): only the last step's, whatever earlier steps a buffer replays
+// (a reader that drew the tick before has seen those).
+func (v *View) applyFresh(log []Write, t uint64, cells []uint64, hit []bool, lo, hi int32) {
+	w, tw, fw, cw := uint(v.W), uint(TilesW(v.W)), uint(FreshWords(v.W)), uint(cellWords(v.W))
+	pix, d, f := v.Pix, v.Dirty, v.Fresh
+	inv := recip(v.W)
 	for _, c := range log {
 		if uint32(c.i-lo) >= uint32(hi-lo) {
 			continue
 		}
+		pix[c.i] = c.p & pixBits                   // without a move's Dir
 		y := uint(uint64(c.i) * inv >> recipShift) // y = i / w, see recip
-		x := uint(c.i) - y*uint(w)
+		x := uint(c.i) - y*w
 		tx, ty := x/TileW, y/TileH // unsigned: shifts, no sign fixes
+		d[ty*tw+tx] = t
 		f[ty*fw+tx/64] |= 1 << (tx % 64)
 		cells[ty*cw+x/64] |= 1 << (x % 64)
 		hit[ty] = true
@@ -95,7 +99,7 @@ func cellWords(w int) int { return (w + 63) / 64 }
 
 // cellMap returns cells, or a new cell map when it is not one for a world
 // of w x h pixels: per tile row, a bit for each column where a pixel of
-// the row changed (freshen, Views.Mark), all clear between publishes
+// the row changed (applyFresh, Views.Mark), all clear between publishes
 // (index clears what it reads).
 func cellMap(cells []uint64, w, h int) []uint64 {
 	if n := cellWords(w) * TilesH(h); len(cells) != n {
@@ -106,7 +110,7 @@ func cellMap(cells []uint64, w, h int) []uint64 {
 
 // index appends to x the index of the changed cells (View.FreshX,
 // FreshPix, FreshAt and FreshBlk) of tile rows r0..r1-1 from the cell map
-// freshen and Views.Mark filled, clearing those rows of it; a row not hit
+// applyFresh and Views.Mark filled, clearing those rows of it; a row not hit
 // has no bit set and is not read. x's offsets count from its first cell.
 func (v *View) index(x *bandIndex, r0, r1 int, cells []uint64, hit []bool) {
 	cw, w := cellWords(v.W), v.W

@@ -299,10 +299,10 @@ func (vs *Views) band(k, n int) {
 		}
 		return
 	}
-	for s := v.st.seq + 1; s <= vs.bseq; s++ {
+	for s := v.st.seq + 1; s < vs.bseq; s++ {
 		v.apply(vs.logs[s%logN], vs.btick, lo, hi)
 	}
-	v.freshen(vs.logs[vs.bseq%logN], vs.cells, vs.hit, lo, hi)
+	v.applyFresh(vs.logs[vs.bseq%logN], vs.btick, vs.cells, vs.hit, lo, hi)
 	if k == 0 { // the first band indexes into v, the others aside
 		x := bandIndex{v.FreshAt[:0], v.FreshBlk[:0], v.FreshX[:0], v.FreshPix[:0]}
 		v.index(&x, r0, r1, vs.cells, vs.hit)
