@@ -664,7 +664,7 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	rd.b = rd.b[nb:]
 	var t tailRec
 	d := r.decodeRecords(&rd, &t)
-	straight := r.checkStraight(&rd, &d)
+	straight := r.straightBits(&rd, &d)
 	g.hlog = r.decodeWrites(&rd, &d, g.hlog[:0]) // the heads: no pixel is kept
 	g.gmoves = append(g.gmoves[:0], r.moves...)
 	if rd.err == nil && len(rd.b) != 0 {
@@ -701,10 +701,14 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 			return fmt.Errorf("%w (no message of region %d at tick %d)", ErrGap, reg, tick)
 		}
 	}
-	// valid: commit, as Apply does, the heads from the global message: the
-	// straight moves in the dirs from before it (a snake its records leave
-	// without length loses its head below)
-	r.moveStraight(straight)
+	// valid but for the straight moves, which moveStraight checks as it
+	// makes them (and takes back when one is not valid: nothing is changed
+	// before them): commit, as Apply does, the heads from the global
+	// message: the straight moves in the dirs from before it (a snake its
+	// records leave without length loses its head below)
+	if !r.moveStraight(straight) {
+		return fmt.Errorf("%w: a straight move of a snake without a head or dir", ErrCorrupt)
+	}
 	r.commitRecords(g.gmoves)
 	for _, c := range g.hlog {
 		r.takeHead(c)
@@ -722,10 +726,10 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	return nil
 }
 
-// checkStraight reads the bitset of the slots that moved once in their
-// dir (see Regions), checks that each is a snake with a head and a dir,
-// and returns it for moveStraight.
-func (r *Replica) checkStraight(rd *reader, d *dims) []byte {
+// straightBits reads the bitset of the slots that moved once in their dir
+// (see Regions), checks that it names no slot beyond the replica's, and
+// returns it for moveStraight.
+func (r *Replica) straightBits(rd *reader, d *dims) []byte {
 	nb := rd.int("head bits", (d.nslots+7)/8)
 	if rd.err == nil && (nb != (d.nslots+7)/8 || nb > len(rd.b)) {
 		rd.fail("head bits")
@@ -735,34 +739,53 @@ func (r *Replica) checkStraight(rd *reader, d *dims) []byte {
 	}
 	hb := rd.b[:nb]
 	rd.b = rd.b[nb:]
-	for k, b := range hb {
-		for ; b != 0; b &= b - 1 {
-			slot := k*8 + bits.TrailingZeros8(b)
-			if slot >= r.nslots {
-				rd.fail("a straight move of a slot not in use")
-				return nil
-			}
-			if d := r.way[slot]; r.lng[slot] == 0 || d == game.None || d > game.Left {
-				rd.fail("a straight move of a snake without a head or dir")
-				return nil
-			}
+	for k := r.nslots / 8; k < nb; k++ {
+		if hb[k]>>max(r.nslots-k*8, 0) != 0 { // a bit of slot r.nslots or later
+			rd.fail("a straight move of a slot not in use")
+			return nil
 		}
 	}
 	return hb
 }
 
-// moveStraight moves the head of each snake of hb (checkStraight's) one
-// pixel on in its dir, which stays: call it before the message's dirs
-// and records are committed.
-func (r *Replica) moveStraight(hb []byte) {
+// moveStraight moves the head of each snake of hb (straightBits') one
+// pixel on in its dir, which stays, and reports true; or, when one of
+// them is not a snake with a head and a dir, takes back the moves made and
+// reports false. Call it before the message's dirs and records are
+// committed.
+func (r *Replica) moveStraight(hb []byte) bool {
 	for k, b := range hb {
 		for ; b != 0; b &= b - 1 {
 			slot := k*8 + bits.TrailingZeros8(b)
+			d := r.way[slot]
+			if r.lng[slot] == 0 || d == game.None || d > game.Left {
+				r.unmoveStraight(hb, slot)
+				return false
+			}
 			at := &r.at[slot]
-			at.X, at.Y = r.step(at.X, at.Y, r.way[slot])
+			at.X, at.Y = r.step(at.X, at.Y, d)
+		}
+	}
+	return true
+}
+
+// unmoveStraight takes back moveStraight's moves of the slots of hb below
+// end.
+func (r *Replica) unmoveStraight(hb []byte, end int) {
+	for k, b := range hb {
+		for ; b != 0; b &= b - 1 {
+			slot := k*8 + bits.TrailingZeros8(b)
+			if slot >= end {
+				return
+			}
+			at := &r.at[slot]
+			at.X, at.Y = r.step(at.X, at.Y, backDir[r.way[slot]])
 		}
 	}
 }
+
+// backDir is the opposite of each dir (None, Up, Right, Down, Left).
+var backDir = [...]game.Dir{game.None, game.Down, game.Left, game.Up, game.Right}
 
 // stepX and stepY are a step in each dir (None, Up, Right, Down, Left).
 var (
