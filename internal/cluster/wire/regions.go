@@ -757,13 +757,14 @@ func (r *Replica) moveStraight(hb []byte) bool {
 	for k, b := range hb {
 		for ; b != 0; b &= b - 1 {
 			slot := k*8 + bits.TrailingZeros8(b)
-			d := r.way[slot]
-			if r.lng[slot] == 0 || d == game.None || d > game.Left {
+			h := &r.hot[slot]
+			if h.lng == 0 || h.way == game.None || h.way > game.Left {
 				r.unmoveStraight(hb, slot)
 				return false
 			}
 			at := &r.at[slot]
-			at.X, at.Y = r.step(at.X, at.Y, d)
+			at.X, at.Y = r.step(at.X, at.Y, h.way)
+			h.head = int32(at.Y*r.w + at.X)
 		}
 	}
 	return true
@@ -779,7 +780,8 @@ func (r *Replica) unmoveStraight(hb []byte, end int) {
 				return
 			}
 			at := &r.at[slot]
-			at.X, at.Y = r.step(at.X, at.Y, backDir[r.way[slot]])
+			at.X, at.Y = r.step(at.X, at.Y, backDir[r.hot[slot].way])
+			r.hot[slot].head = int32(at.Y*r.w + at.X)
 		}
 	}
 }

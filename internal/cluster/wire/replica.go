@@ -23,9 +23,8 @@ type Replica struct {
 	seq       uint64 // deltas applied, plus 1 for the snapshot: the step Views has
 	grid      []game.Pixel
 	snakes    []game.SnakeInfo // by slot; len maxSnakes
-	at        []game.Point     // by slot: heads (View.Heads); len maxSnakes
-	col       []game.Colour    // by slot: its colour
-	way       []game.Dir       // by slot: its dir
+	at        []game.Point     // by slot: heads (View.Heads); len maxSnakes (see setHead)
+	hot       []slotHot        // by slot: what a move reads of its snake
 	lens      game.Lengths     // the live snakes of snakes by length (the views' ranks)
 	prot      []int32          // the slots whose protection may not have ended (see protect)
 	inProt    []bool           // by slot: in prot
@@ -35,7 +34,7 @@ type Replica struct {
 	// length and best length (the views' copies are brought up to date
 	// from them: a record whole, or those three from lng, bst and way)
 	changed, quick [keptSteps][]int32
-	lng, bst       []int32 // by slot: its length (a snake of length 0 has no head) and best length
+	bst            []int32 // by slot: its best length
 
 	views   *game.Views
 	top     [game.TopN]int32
@@ -67,6 +66,17 @@ type snakeRec struct {
 	head  game.Point
 	dir   bool
 	quick bool
+}
+
+// slotHot is what decoding a move reads of its snake, in one place (one
+// cache line's load for a move of a random slot, as a region's are):
+// where its head is, as at has it, its length (a snake of length 0 has
+// no head), its colour and its dir.
+type slotHot struct {
+	head int32 // at's pixel index
+	lng  int32
+	col  game.Colour
+	way  game.Dir
 }
 
 // moveDir is one decoded move: the slot and its direction.
@@ -214,10 +224,8 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 		grid:   make([]game.Pixel, area),
 		snakes: make([]game.SnakeInfo, d.max),
 		at:     make([]game.Point, d.max),
-		col:    make([]game.Colour, d.max),
-		lng:    make([]int32, d.max),
+		hot:    make([]slotHot, d.max),
 		bst:    make([]int32, d.max),
-		way:    make([]game.Dir, d.max),
 		inProt: make([]bool, d.max),
 		heads:  make([]headMark, d.max),
 		hmarks: make([]uint64, (d.max+63)/64),
@@ -234,7 +242,7 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 	}
 	for _, x := range recs {
 		r.setRecord(x.slot, x.info)
-		r.at[x.slot] = x.head
+		r.setHead(x.slot, x.head.X, x.head.Y)
 	}
 	r.commitTail(&t)
 	r.views.Publish(r.seq, r.tick, nil)
@@ -321,7 +329,7 @@ func (r *Replica) commitRecords(moves []moveDir) {
 	chg, q := r.changed[k][:0], r.quick[k][:0]
 	for _, m := range moves {
 		if s := &r.snakes[m.slot]; s.Dir != m.dir {
-			s.Dir, r.way[m.slot] = m.dir, m.dir
+			s.Dir, r.hot[m.slot].way = m.dir, m.dir
 			q = append(q, m.slot)
 		}
 	}
@@ -349,8 +357,9 @@ func (r *Replica) setRecord(slot int, in game.SnakeInfo) {
 		r.lens.Add(in.Length, 1)
 	}
 	r.snakes[slot] = in
-	r.way[slot], r.col[slot] = in.Dir, in.Colour
-	r.lng[slot], r.bst[slot] = int32(in.Length), int32(in.BestLength)
+	h := &r.hot[slot]
+	h.way, h.col, h.lng = in.Dir, in.Colour, int32(in.Length)
+	r.bst[slot] = int32(in.BestLength)
 	if in.ProtectedUntil > r.tick && !r.inProt[slot] {
 		r.inProt[slot] = true
 		r.prot = append(r.prot, int32(slot))
@@ -361,11 +370,17 @@ func (r *Replica) setRecord(slot int, in game.SnakeInfo) {
 // has a length (noHeads clears the heads of those that lost theirs).
 func (r *Replica) takeHead(c game.Write) {
 	if p := c.Pixel(); p.Kind() == game.Head {
-		if s := p.Slot(); r.lng[s] > 0 {
+		if s := p.Slot(); r.hot[s].lng > 0 {
 			x, y := r.xy(c.Index())
-			r.at[s] = game.Point{X: x, Y: y}
+			r.setHead(s, x, y)
 		}
 	}
+}
+
+// setHead puts slot's head at (x, y), in at and in hot.
+func (r *Replica) setHead(slot, x, y int) {
+	r.at[slot] = game.Point{X: x, Y: y}
+	r.hot[slot].head = int32(y*r.w + x)
 }
 
 // noHeads moves the heads of the snakes whose records this message left
@@ -373,7 +388,7 @@ func (r *Replica) takeHead(c game.Write) {
 func (r *Replica) noHeads() {
 	for _, x := range r.recs {
 		if x.info.Length == 0 {
-			r.at[x.slot] = game.Point{}
+			r.setHead(x.slot, 0, 0)
 		}
 	}
 }
@@ -517,8 +532,8 @@ func (r *Replica) headAt(slot int) (int, game.Colour) {
 		m := r.heads[slot]
 		return int(m.i), m.p.Colour()
 	}
-	if r.lng[slot] > 0 {
-		return r.at[slot].Y*r.w + r.at[slot].X, r.col[slot]
+	if h := r.hot[slot]; h.lng > 0 {
+		return int(h.head), h.col
 	}
 	return -1, 0
 }
@@ -538,7 +553,7 @@ func (r *Replica) expired(log []game.Write, from, to uint64) []game.Write {
 		if !s.Alive || s.ProtectedUntil <= from || s.ProtectedUntil > to || s.Length == 0 {
 			continue
 		}
-		h := r.at[i].Y*r.w + r.at[i].X
+		h := int(r.hot[i].head)
 		if p := r.grid[h]; p.Kind() < game.Body || p.Slot() != i {
 			continue
 		}
@@ -606,7 +621,7 @@ func (f *filler) Fill(v *game.View, since uint64) {
 			}
 			for _, slot := range r.quick[s%keptSteps] { // from the dense arrays: no load of a record
 				in := &v.Snakes[slot]
-				in.Dir, in.Length, in.BestLength = r.way[slot], int(r.lng[slot]), int(r.bst[slot])
+				in.Dir, in.Length, in.BestLength = r.hot[slot].way, int(r.hot[slot].lng), int(r.bst[slot])
 			}
 		}
 	}

@@ -509,13 +509,12 @@ func TestReplicaCorrupt(t *testing.T) {
 		Best          game.Entry
 		Logs          [15][]game.Write
 		At            []game.Point
-		Way           []game.Dir
-		Col           []game.Colour
+		Hot           []slotHot
 		Prot          []int32
 		InProt        []bool
 		Changed       [15][]int32
 		Quick         [15][]int32
-		Lng, Bst      []int32
+		Bst           []int32
 		ViewSerial    uint64
 		ViewTick      uint64
 		ViewPix       []game.Pixel
@@ -539,8 +538,8 @@ func TestReplicaCorrupt(t *testing.T) {
 			ViewTick: v.Tick, ViewPix: slices.Clone(v.Pix), ViewSnakes: slices.Clone(v.Snakes), ViewTop: slices.Clone(v.Top),
 			ViewKills: slices.Clone(v.Kills), ViewPeople: [2]int{v.Players, v.Bots}, ViewBest: v.Best,
 			ViewDirty: slices.Clone(v.Dirty), ViewFresh: slices.Clone(v.Fresh),
-			At: slices.Clone(r.at), Way: slices.Clone(r.way), Col: slices.Clone(r.col),
-			Prot: slices.Clone(r.prot), Lng: slices.Clone(r.lng), Bst: slices.Clone(r.bst), InProt: slices.Clone(r.inProt),
+			At: slices.Clone(r.at), Hot: slices.Clone(r.hot),
+			Prot: slices.Clone(r.prot), Bst: slices.Clone(r.bst), InProt: slices.Clone(r.inProt),
 			ViewHeads: slices.Clone(v.Heads), ViewShield: slices.Clone(v.Shield),
 		}
 		for k := range st.Logs {
