@@ -68,7 +68,7 @@ func (p *players) act(w *World) {
 		if !ok {
 			continue
 		}
-		head := v.Heads[id.Slot()]
+		head, dir := v.Heads[id.Slot()], w.Feed().Dir(id.Slot())
 		if !s.Alive {
 			if v.Tick >= s.DeathTick+2*TicksPerSecond {
 				w.Respawn(id)
@@ -76,10 +76,10 @@ func (p *players) act(w *World) {
 			continue
 		}
 		r := p.rng.IntN(1200)
-		if blocked(v, head, s.Dir) && r < 1140 {
-			d := left(s.Dir)
+		if blocked(v, head, dir) && r < 1140 {
+			d := left(dir)
 			if r&1 == 0 {
-				d = right(s.Dir)
+				d = right(dir)
 			}
 			if blocked(v, head, d) {
 				d = reverse(d)
@@ -89,7 +89,7 @@ func (p *players) act(w *World) {
 		}
 		if r < 600 {
 			// people go for the fruit they see beside them
-			if d := fruitSide(v, head, s.Dir); d != None {
+			if d := fruitSide(v, head, dir); d != None {
 				w.Turn(id, d)
 				continue
 			}

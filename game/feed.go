@@ -66,12 +66,14 @@ func (f Feed) Marked(step uint64) (full, quick []uint64) {
 func (f Feed) Pixels() []Pixel { return f.w.grid }
 
 // Record is a slot's snake as a copy of the world rebuilds it: what its
-// SnakeInfo and head show, and the direction and step of its last move,
-// which outlive the snake in its slot. An empty slot's SnakeInfo and head
-// are the zero ones.
+// SnakeInfo and head show, its dir (which no view carries: no screen
+// shows it), and the direction and step of its last move, which outlive
+// the snake in its slot. An empty slot's SnakeInfo, head and dir are the
+// zero ones.
 type Record struct {
 	SnakeInfo
 	Head     Point  // View.Heads
+	Dir      Dir    // where it moves next
 	MoveDir  Dir    // the direction of its last move; None before the slot's first
 	MoveStep uint32 // the low 32 bits of the step of its last move
 }
@@ -83,7 +85,15 @@ func (f Feed) Record(slot int) Record {
 	if s.used {
 		h = s.headPoint()
 	}
-	return Record{f.w.info(slot), h, s.moveDir, s.moveStep}
+	return Record{f.w.info(slot), h, f.Dir(slot), s.moveDir, s.moveStep}
+}
+
+// Dir returns slot's dir (Record's), None for an empty slot.
+func (f Feed) Dir(slot int) Dir {
+	if s := &f.w.snakes[slot]; s.used {
+		return s.dir
+	}
+	return None
 }
 
 // Shape is the part of a slot's Record that turns and growth change.
@@ -127,7 +137,7 @@ func (w *World) info(i int) SnakeInfo {
 	}
 	return SnakeInfo{
 		ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
-		Alive: s.alive, Dir: s.dir, Length: s.length, Kills: s.kills,
+		Alive: s.alive, Length: s.length, Kills: s.kills,
 		SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
 		DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
 	}

@@ -109,6 +109,10 @@ func TestMarksCover(t *testing.T) {
 						changed[a.Type().Field(j).Name]++
 					}
 				}
+				if cur.Dir != prev[i].Dir { // the record's, beside its SnakeInfo
+					groups[recordField("Dir")] = true
+					changed["Dir"]++
+				}
 				if cur.Dir != prev[i].Dir && cur.MoveStep == uint32(step) && cur.MoveDir == cur.Dir &&
 					cur.Length == prev[i].Length && cur.BestLength == prev[i].BestLength {
 					delete(groups, "quick") // the move's write carries the turn

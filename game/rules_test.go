@@ -74,13 +74,15 @@ func info(t *testing.T, w *World, id ID) snakeAt {
 	if !ok {
 		t.Fatalf("snake %x not in view", id)
 	}
-	return snakeAt{*s, v.Heads[id.Slot()]}
+	return snakeAt{*s, v.Heads[id.Slot()], w.Feed().Dir(id.Slot())}
 }
 
-// snakeAt is a snake's info and head, as a view shows them.
+// snakeAt is a snake's info and head, as a view shows them, and its dir
+// (which views do not carry).
 type snakeAt struct {
 	SnakeInfo
 	Head Point
+	Dir  Dir
 }
 
 func TestMoveAndWrap(t *testing.T) {

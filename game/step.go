@@ -1087,7 +1087,7 @@ func (w *World) rankPart(p *part) {
 		}
 		*in = SnakeInfo{
 			ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
-			Alive: s.alive, Dir: s.dir, Length: s.length, Kills: s.kills,
+			Alive: s.alive, Length: s.length, Kills: s.kills,
 			SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
 			DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
 		}

@@ -79,7 +79,6 @@ type SnakeInfo struct {
 	Bot    bool
 	Used   bool // the slot holds a snake (alive or dead, not yet left)
 	Alive  bool
-	Dir    Dir
 	Length int
 	Kills  int
 

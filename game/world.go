@@ -604,6 +604,20 @@ func (w *World) Turn(id ID, d Dir) {
 	w.mark(int32(id.Slot()), b)
 }
 
+// Heading returns the dir a player's snake moves in (as of the last
+// step's start, with the turns taken then: what Turn checks a turn
+// against), and false for an id that is not a player's snake. Views do
+// not carry dirs (no screen shows one); it may be called from any
+// goroutine.
+func (w *World) Heading(id ID) (Dir, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lookup(id) == nil {
+		return None, false
+	}
+	return w.heading[id.Slot()], true
+}
+
 // Dash requests a dash for the next tick; Step ignores it during cooldown.
 func (w *World) Dash(id ID) {
 	w.mu.Lock()

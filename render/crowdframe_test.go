@@ -100,7 +100,8 @@ func (c *loadCrowd) step() {
 		case c.rng.IntN(10) == 0:
 			c.w.Dash(id)
 		default:
-			c.w.Turn(id, turn(s.Dir, c.rng.IntN(2) == 0))
+			d, _ := c.w.Heading(id)
+			c.w.Turn(id, turn(d, c.rng.IntN(2) == 0))
 		}
 		c.next[i] = int(c.tick) + 3 + c.rng.IntN(27)
 	}

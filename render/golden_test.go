@@ -44,7 +44,7 @@ func gview(w, h int, tick uint64, ss ...gsnake) *game.View {
 		}
 		v.Snakes[i] = game.SnakeInfo{
 			ID: game.ID(i) | 1<<16, Name: s.name, Colour: game.Colour(i % 16), Bot: s.bot,
-			Used: true, Alive: true, Dir: s.dir, Length: s.n,
+			Used: true, Alive: true, Length: s.n,
 			BestLength: s.n,
 		}
 		v.Heads[i] = game.Point{X: s.x, Y: s.y}

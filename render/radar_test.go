@@ -32,7 +32,7 @@ func radarBench(b *testing.B, n int) {
 	v.Dirty = make([]uint64, game.TilesW(w)*game.TilesH(hgt))
 	rng := rand.New(rand.NewPCG(5, 5))
 	for i := range v.Snakes {
-		v.Snakes[i] = game.SnakeInfo{ID: game.ID(i) | 1<<16, Name: "s", Used: true, Alive: true, Length: 5, Dir: game.Right}
+		v.Snakes[i] = game.SnakeInfo{ID: game.ID(i) | 1<<16, Name: "s", Used: true, Alive: true, Length: 5}
 		v.Heads[i] = game.Point{X: rng.IntN(w), Y: rng.IntN(hgt)}
 	}
 	// The sessions' snakes: 25 x 11 grid points, 82 x 46 pixels apart (an

@@ -246,7 +246,6 @@ func (s *sim) step() {
 		s.set(hd, game.MakePixel(game.Body, i, game.Colour(i%16)))
 		s.set(nh, game.MakePixel(game.Head, i, game.Colour(i%16)))
 		s.v.Heads[i] = nh
-		s.v.Snakes[i].Dir = sn.dir
 	}
 }
 

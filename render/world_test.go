@@ -64,18 +64,19 @@ func worldRunWith(tb testing.TB, enc strategy, term *vtmodel.Term, cut hudCut) (
 				continue
 			}
 			next[i] = 2 + rng.IntN(6)
-			d := turn(s.Dir, rng.IntN(2) == 0)
+			dir, _ := w.Heading(id)
+			d := turn(dir, rng.IntN(2) == 0)
 			if i > 0 && lead != nil && lead.Alive {
 				lh, sh := v.Heads[ids[0].Slot()], v.Heads[id.Slot()]
 				dx, dy := wrapDelta(lh.X-sh.X, v.W), wrapDelta(lh.Y-sh.Y, v.H)
 				switch {
-				case dx > 20 && s.Dir != game.Left:
+				case dx > 20 && dir != game.Left:
 					d = game.Right
-				case dx < -20 && s.Dir != game.Right:
+				case dx < -20 && dir != game.Right:
 					d = game.Left
-				case dy > 10 && s.Dir != game.Up:
+				case dy > 10 && dir != game.Up:
 					d = game.Down
-				case dy < -10 && s.Dir != game.Down:
+				case dy < -10 && dir != game.Down:
 					d = game.Up
 				}
 			}

@@ -100,7 +100,8 @@ func (l *link) snake(id game.ID) (testkit.Snake, bool) {
 	if !ok {
 		return testkit.Snake{}, false
 	}
-	return testkit.Snake{SnakeInfo: *s, Head: v.Heads[id.Slot()]}, true
+	d, _ := l.w.Heading(id)
+	return testkit.Snake{SnakeInfo: *s, Head: v.Heads[id.Slot()], Dir: d}, true
 }
 
 // TestJoinAndInputs: a gateway's join gets a snake in the simulation's
@@ -1188,14 +1189,15 @@ func TestRestartSeats(t *testing.T) {
 	}
 	stepB()
 	stepB()
-	snake := func() game.SnakeInfo {
+	snake := func() testkit.Snake {
 		v := b.Acquire()
 		defer v.Release()
 		s, ok := v.Snake(rejoined.ID)
 		if !ok || s.Name != "new" {
 			t.Fatalf("the rejoined snake is gone: %+v", s)
 		}
-		return *s
+		d, _ := b.Heading(rejoined.ID)
+		return testkit.Snake{SnakeInfo: *s, Head: v.Heads[rejoined.ID.Slot()], Dir: d}
 	}
 	d := game.Up
 	if s := snake(); s.Dir == game.Up || s.Dir == game.Down {

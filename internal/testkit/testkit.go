@@ -73,10 +73,12 @@ func Golden(t testing.TB, name, got string, update bool) {
 	}
 }
 
-// Snake is a snake's info and head, as a view shows them.
+// Snake is a snake's info and head, as a view shows them, and its dir
+// (World.Heading: views carry none).
 type Snake struct {
 	game.SnakeInfo
 	Head game.Point
+	Dir  game.Dir
 }
 
 // SnakeNamed finds a used slot's snake by name in w's newest view.
@@ -85,7 +87,8 @@ func SnakeNamed(w *game.World, name string) (Snake, bool) {
 	defer v.Release()
 	for i, s := range v.Snakes {
 		if s.Used && s.Name == name {
-			return Snake{s, v.Heads[i]}, true
+			d, _ := w.Heading(s.ID)
+			return Snake{s, v.Heads[i], d}, true
 		}
 	}
 	return Snake{}, false

@@ -245,7 +245,7 @@ func (e *Encoder) appendRecords(dst []byte, seq uint64) []byte {
 			}
 			dst = binary.AppendUvarint(dst, uint64(i-last))
 			last = i
-			dst = appendRecord(dst, m, sh, q, &r.SnakeInfo, game.Point{})
+			dst = appendRecord(dst, m, sh, q, &r.SnakeInfo, r.Dir, game.Point{})
 			*sh, *q = nsh, nq
 		}
 	}
@@ -280,17 +280,17 @@ func (c *sent) diff(q *sent) uint64 {
 	return m
 }
 
-// appendRecord appends mask m and the fields of snake s and its head it
-// names, integers that move as differences from sh and q. The head (fHead)
+// appendRecord appends mask m and the fields of snake s, its dir and its
+// head it names, integers that move as differences from sh and q. The head (fHead)
 // goes only in snapshots, whose baseline is an empty slot.
-func appendRecord(dst []byte, m uint64, sh *shape, q *sent, s *game.SnakeInfo, head game.Point) []byte {
+func appendRecord(dst []byte, m uint64, sh *shape, q *sent, s *game.SnakeInfo, dir game.Dir, head game.Point) []byte {
 	dst = binary.AppendUvarint(dst, m)
 	if m&fHead != 0 {
 		dst = binary.AppendUvarint(dst, zig(head.X))
 		dst = binary.AppendUvarint(dst, zig(head.Y))
 	}
 	if m&fDir != 0 {
-		dst = append(dst, byte(s.Dir))
+		dst = append(dst, byte(dir))
 	}
 	if m&fLength != 0 {
 		dst = binary.AppendUvarint(dst, zig(s.Length-int(sh.n)))
@@ -364,9 +364,6 @@ func appendBest(dst []byte, b game.Entry) []byte {
 // diff returns the mask of the fields of b that differ from a.
 func diff(a, b *game.SnakeInfo) uint64 {
 	var m uint64
-	if a.Dir != b.Dir {
-		m |= fDir
-	}
 	if a.Length != b.Length {
 		m |= fLength
 	}

@@ -120,10 +120,10 @@ func (r *reader) pix(c *pixCoder, d *dims) game.Pixel {
 	return game.MakePixel(k, slot, game.Colour(b&15))
 }
 
-// snake reads a record's fields into s and its head into head, integers
-// that move as differences from what they hold, and checks the result. A
-// delta's records hold no head.
-func (r *reader) snake(s *game.SnakeInfo, head *game.Point, d *dims, delta bool) uint64 {
+// snake reads a record's fields into s, its dir into dir and its head into
+// head, integers that move as differences from what they hold, and checks
+// the result. A delta's records hold no head.
+func (r *reader) snake(s *game.SnakeInfo, dir *game.Dir, head *game.Point, d *dims, delta bool) uint64 {
 	m := r.uvarint("snake mask")
 	if m&^fAll != 0 || delta && m&fHead != 0 {
 		r.fail("snake mask")
@@ -135,7 +135,7 @@ func (r *reader) snake(s *game.SnakeInfo, head *game.Point, d *dims, delta bool)
 		head.Y += unzig(r.uvarint("head y"))
 	}
 	if m&fDir != 0 {
-		s.Dir = game.Dir(r.byte("dir"))
+		*dir = game.Dir(r.byte("dir"))
 	}
 	if m&fLength != 0 {
 		s.Length += unzig(r.uvarint("length"))
@@ -175,7 +175,7 @@ func (r *reader) snake(s *game.SnakeInfo, head *game.Point, d *dims, delta bool)
 		s.KilledBy = r.str("killed by", s.KilledBy)
 	}
 	s.BestLength = max(s.BestLength, s.Length) // see the Encoder
-	if head.X < 0 || head.X >= d.w || head.Y < 0 || head.Y >= d.h || s.Dir > game.Left ||
+	if head.X < 0 || head.X >= d.w || head.Y < 0 || head.Y >= d.h || *dir > game.Left ||
 		s.Length < 0 || s.Length > area || s.Kills < 0 || s.BestLength < 0 || s.BestLength > area {
 		r.fail("snake record out of range")
 	}
@@ -200,8 +200,8 @@ func (r *reader) snakes(recs []snakeRec, d *dims, base func(int) game.SnakeInfo,
 		last = slot
 		recs = append(recs, snakeRec{slot: slot, info: base(slot)})
 		x := &recs[len(recs)-1]
-		m := r.snake(&x.info, &x.head, d, delta)
-		x.dir, x.quick = m&fDir != 0, m&^(fDir|fLength|fBest) == 0
+		m := r.snake(&x.info, &x.way, &x.head, d, delta)
+		x.dir, x.quick, x.bare = m&fDir != 0, m&^(fDir|fLength|fBest) == 0, m&^fDir == 0
 	}
 	return recs
 }

@@ -30,9 +30,10 @@ type Replica struct {
 	inProt    []bool           // by slot: in prot
 
 	// changed[s%keptSteps] lists the slots whose record step s changed,
-	// and quick[s%keptSteps] those of which it changed only the dir,
-	// length and best length (the views' copies are brought up to date
-	// from them: a record whole, or those three from lng, bst and way)
+	// and quick[s%keptSteps] those of which it changed only the length
+	// and best length (the views' copies are brought up to date from
+	// them: a record whole, or those two from hot and bst). A turn changes
+	// neither: the dir is in hot alone, since no view carries it.
 	changed, quick [keptSteps][]int32
 	bst            []int32 // by slot: its best length
 
@@ -57,15 +58,18 @@ type Replica struct {
 // game.Views keeps steps, so every step after a Filler's since has its list.
 const keptSteps = game.KeptSteps
 
-// snakeRec is one decoded snake record: the slot's new info and head (a
-// snapshot's), whether it set the dir, and whether it set nothing but the
-// dir, length and best length (quick).
+// snakeRec is one decoded snake record: the slot's new info, dir (when it
+// set one: dir) and head (a snapshot's), whether it set nothing but the
+// dir, length and best length (quick), and whether it set nothing but the
+// dir (bare: no view shows a change).
 type snakeRec struct {
 	slot  int
 	info  game.SnakeInfo
+	way   game.Dir
 	head  game.Point
 	dir   bool
 	quick bool
+	bare  bool
 }
 
 // slotHot is what decoding a move reads of its snake, in one place (one
@@ -242,6 +246,7 @@ func decodeSnapshot(b []byte, maxPixels int) (*Replica, error) {
 	}
 	for _, x := range recs {
 		r.setRecord(x.slot, x.info)
+		r.hot[x.slot].way = x.way
 		r.setHead(x.slot, x.head.X, x.head.Y)
 	}
 	r.commitTail(&t)
@@ -328,14 +333,14 @@ func (r *Replica) commitRecords(moves []moveDir) {
 	k := (r.seq + 1) % keptSteps
 	chg, q := r.changed[k][:0], r.quick[k][:0]
 	for _, m := range moves {
-		if s := &r.snakes[m.slot]; s.Dir != m.dir {
-			s.Dir, r.hot[m.slot].way = m.dir, m.dir
-			q = append(q, m.slot)
-		}
+		r.hot[m.slot].way = m.dir
 	}
 	for _, x := range r.recs {
-		if !x.dir {
-			x.info.Dir = r.snakes[x.slot].Dir
+		if x.dir {
+			r.hot[x.slot].way = x.way
+		}
+		if x.bare {
+			continue
 		}
 		r.setRecord(x.slot, x.info)
 		if x.quick {
@@ -358,7 +363,7 @@ func (r *Replica) setRecord(slot int, in game.SnakeInfo) {
 	}
 	r.snakes[slot] = in
 	h := &r.hot[slot]
-	h.way, h.col, h.lng = in.Dir, in.Colour, int32(in.Length)
+	h.col, h.lng = in.Colour, int32(in.Length)
 	r.bst[slot] = int32(in.BestLength)
 	if in.ProtectedUntil > r.tick && !r.inProt[slot] {
 		r.inProt[slot] = true
@@ -604,7 +609,7 @@ func (r *Replica) Unindex() { r.views.Unindex() }
 type filler Replica
 
 // Fill brings v's records up to date (whole when since is 0, else the
-// slots changed in the steps after since: a record whole, or its dir,
+// slots changed in the steps after since: a record whole, or its
 // length and best length), copies the heads, gives v the count by length
 // for its ranks, marks the shields of the protected slots, and fills the
 // leaderboard from its slots and the counters.
@@ -621,7 +626,7 @@ func (f *filler) Fill(v *game.View, since uint64) {
 			}
 			for _, slot := range r.quick[s%keptSteps] { // from the dense arrays: no load of a record
 				in := &v.Snakes[slot]
-				in.Dir, in.Length, in.BestLength = r.hot[slot].way, int(r.hot[slot].lng), int(r.bst[slot])
+				in.Length, in.BestLength = int(r.hot[slot].lng), int(r.bst[slot])
 			}
 		}
 	}

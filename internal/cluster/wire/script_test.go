@@ -30,7 +30,7 @@ func (p *players) act(w *game.World) {
 		if !ok {
 			continue
 		}
-		head := v.Heads[id.Slot()]
+		head, dir := v.Heads[id.Slot()], w.Feed().Dir(id.Slot())
 		if !s.Alive {
 			if v.Tick >= s.DeathTick+2*game.TicksPerSecond {
 				w.Respawn(id)
@@ -38,10 +38,10 @@ func (p *players) act(w *game.World) {
 			continue
 		}
 		r := p.rng.IntN(1200)
-		if blocked(v, head, s.Dir) && r < 1140 {
-			d := left(s.Dir)
+		if blocked(v, head, dir) && r < 1140 {
+			d := left(dir)
 			if r&1 == 0 {
-				d = right(s.Dir)
+				d = right(dir)
 			}
 			if blocked(v, head, d) {
 				d = reverse(d)
@@ -50,7 +50,7 @@ func (p *players) act(w *game.World) {
 			continue
 		}
 		if r < 600 {
-			if d := fruitSide(v, head, s.Dir); d != game.None {
+			if d := fruitSide(v, head, dir); d != game.None {
 				w.Turn(id, d)
 				continue
 			}

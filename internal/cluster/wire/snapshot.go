@@ -20,9 +20,10 @@ func Snapshot(w *game.World, maxChunk int) ([][]byte, error) {
 	f := w.Feed()
 	snakes := make([]game.SnakeInfo, f.Slots())
 	heads := make([]game.Point, f.Slots())
+	dirs := make([]game.Dir, f.Slots())
 	for i := range snakes {
 		r := f.Record(i)
-		snakes[i], heads[i] = r.SnakeInfo, r.Head
+		snakes[i], heads[i], dirs[i] = r.SnakeInfo, r.Head, r.Dir
 	}
 	var kills []game.Kill
 	for k := f.Deaths() - min(f.Deaths(), game.MaxKills); k < f.Deaths(); k++ {
@@ -34,7 +35,7 @@ func Snapshot(w *game.World, maxChunk int) ([][]byte, error) {
 	return snapshot(maxChunk, f.Capacity(), &game.View{
 		Tick: f.Tick(), W: width, H: height, Pix: f.Pixels(), Snakes: snakes, Heads: heads, Top: f.Top(),
 		Players: f.Players(), Bots: f.Bots(), Best: f.Best(), Kills: kills,
-	}), nil
+	}, dirs), nil
 }
 
 // Later is a snapshot of a world at one tick, to be written on any
@@ -42,6 +43,7 @@ func Snapshot(w *game.World, maxChunk int) ([][]byte, error) {
 // SnapshotLater).
 type Later struct {
 	v        *game.View
+	dirs     []game.Dir // by slot: the snakes' dirs, which the view does not carry
 	capacity int
 }
 
@@ -58,7 +60,11 @@ func SnapshotLater(w *game.World) *Later {
 		v.Release()
 		return nil
 	}
-	return &Later{v, f.Capacity()}
+	dirs := make([]game.Dir, len(v.Snakes))
+	for i := range dirs {
+		dirs[i] = f.Dir(i)
+	}
+	return &Later{v, dirs, f.Capacity()}
 }
 
 // Chunks writes the snapshot as chunks of at most maxChunk bytes (at least
@@ -73,18 +79,18 @@ func (l *Later) Chunks(maxChunk int) ([][]byte, error) {
 	if maxChunk < MinChunk {
 		return nil, errChunk(maxChunk)
 	}
-	return snapshot(maxChunk, l.capacity, v), nil
+	return snapshot(maxChunk, l.capacity, v, l.dirs), nil
 }
 
 func errChunk(n int) error {
 	return fmt.Errorf("wire: snapshot chunks of %d bytes: at least %d", n, MinChunk)
 }
 
-// snapshot writes world v (its pixels, snakes and heads by slot with len(v.Snakes)
-// the slot count, leaderboard, counters, best snake and recent deaths) of
+// snapshot writes world v (its pixels, snakes, their dirs and heads by
+// slot with len(v.Snakes) the slot count, leaderboard, counters, best snake and recent deaths) of
 // a world of capacity snakes as a snapshot, in chunks of at most maxChunk
 // (at least MinChunk) bytes.
-func snapshot(maxChunk, capacity int, v *game.View) [][]byte {
+func snapshot(maxChunk, capacity int, v *game.View, dirs []game.Dir) [][]byte {
 	b := []byte{Version, msgSnapshot}
 	for _, u := range [...]int{v.W, v.H, capacity, len(v.Snakes)} {
 		b = binary.AppendUvarint(b, uint64(u))
@@ -110,13 +116,16 @@ func snapshot(maxChunk, capacity int, v *game.View) [][]byte {
 	for i := range v.Snakes {
 		in := &v.Snakes[i]
 		m := diff(&zero, in)
+		if dirs[i] != game.None {
+			m |= fDir
+		}
 		if v.Heads[i] != (game.Point{}) {
 			m |= fHead
 		}
 		if m != 0 {
 			b = binary.AppendUvarint(b, uint64(i-last))
 			last = i
-			b = appendRecord(b, m, &sh, &q, in, v.Heads[i])
+			b = appendRecord(b, m, &sh, &q, in, dirs[i], v.Heads[i])
 		}
 	}
 	b = append(b, 0)
