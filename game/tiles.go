@@ -173,7 +173,8 @@ func (v *View) join(bands []bandIndex) {
 // width into a multiplication: for 0 <= i < 2^26 and 16 <= w <= 2^14 (the
 // limits Config enforces), i*recip(w)>>recipShift == i/w, because the
 // reciprocal's rounding error times i stays below 2^-16 < 1/w, and the
-// product stays below 2^64.
+// product stays below 2^64. The same holds for 1 <= w < 16 when i < w*2^14
+// (a rectangle of a world, at most as tall: the product stays below 2^60).
 const recipShift = 42
 
 func recip(w int) uint64 { return (1<<recipShift + uint64(w) - 1) / uint64(w) }
@@ -185,10 +186,12 @@ type Rows struct {
 	inv uint64
 }
 
-// NewRows returns the Rows of a world w pixels wide (MinSide..MaxSide).
+// NewRows returns the Rows of a world w pixels wide (MinSide..MaxSide), or
+// of a rectangle of a world 1..MaxSide pixels wide (see XY).
 func NewRows(w int) Rows { return Rows{w, recip(w)} }
 
-// XY returns pixel index i's column and row (0 <= i < MaxPixels).
+// XY returns pixel index i's column and row (0 <= i < MaxPixels; for a
+// width below MinSide, 0 <= i < w*MaxSide).
 func (r Rows) XY(i int) (x, y int) {
 	y = int(uint64(i) * r.inv >> recipShift)
 	return i - y*r.w, y

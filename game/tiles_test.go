@@ -135,11 +135,12 @@ func TestDirtyTiles(t *testing.T) {
 }
 
 // TestRecip checks the division-free i/w of View.apply and Rows.XY at
-// every width Config allows, on the indices where rounding would first go
-// wrong: the ends of rows, the first pixels of rows, and the largest
-// index.
+// every width Config allows, and every narrower width of a rectangle as
+// tall as a world may be (a region's), on the indices where rounding would
+// first go wrong: the ends of rows, the first pixels of rows, and the
+// largest index.
 func TestRecip(t *testing.T) {
-	for w := MinSide; w <= MaxSide; w++ {
+	for w := 1; w <= MaxSide; w++ {
 		inv, rows := recip(w), NewRows(w)
 		h := min(MaxSide, MaxPixels/w)
 		for _, y := range []int{0, 1, h / 2, h - 1} {

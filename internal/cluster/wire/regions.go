@@ -806,6 +806,7 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 		rd.fail("pixel count")
 	}
 	x0, y0, rw, rh := r.reg.g.Rect(reg)
+	in := game.NewRows(rw) // a place within the region: column and row
 	var pc pixCoder
 	r.newTry()
 	r.moves = r.moves[:0]
@@ -840,7 +841,8 @@ func (r *Replica) decodeRegion(rd *reader, d *dims, log []game.Write, reg int) [
 			break
 		}
 		prev = l
-		i := (y0+l/rw)*r.w + x0 + l%rw
+		lx, ly := in.XY(l)
+		i := (y0+ly)*r.w + x0 + lx
 		log = append(log, game.MakeWrite(i, p, game.None))
 		if p.Kind() == game.Head {
 			r.markHead(p.Slot(), int32(i), p)
