@@ -330,8 +330,9 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
   fi
   sb="$OUT/sim.before.prom" sa="$OUT/sim.after.prom"
   secs_run=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-  printf 'simulation: %s snakes; step p50 %s p99 %s ms; encode and publish p50 %s p99 %s ms; ticks dropped %d\n' \
+  printf 'simulation: %s snakes; round p50 %s p99 %s ms; step p50 %s p99 %s ms; encode and publish p50 %s p99 %s ms; ticks dropped %d\n' \
     "$(awk '$1 == "snaked_world_players" || $1 == "snaked_world_bots" { s += $2 } END { print s + 0 }' "$sa")" \
+    "$(ms "$(quantile "$sb" "$sa" snaked_cluster_round_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_cluster_round_seconds 0.99)")" \
     "$(ms "$(quantile "$sb" "$sa" snaked_tick_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_tick_seconds 0.99)")" \
     "$(ms "$(quantile "$sb" "$sa" snaked_cluster_publish_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_cluster_publish_seconds 0.99)")" \
     $(($(metric "$sa" snaked_ticks_dropped_total) - $(metric "$sb" snaked_ticks_dropped_total)))

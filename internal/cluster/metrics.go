@@ -111,11 +111,12 @@ func GatewayCollectors(g *Gateway, f Stream) []prometheus.Collector {
 }
 
 // Ticks times a simulation's rounds: Step, as a single process's
-// snaked_tick_seconds does, and the publishing after it (the delta's
-// encoding and sending, snapshots when asked).
+// snaked_tick_seconds does, the publishing after it (the delta's
+// encoding and sending, snapshots when asked), and the whole round, which
+// must fit the tick's 100 ms to keep the clock's rate.
 type Ticks struct {
-	step, publish prometheus.Histogram
-	dropped       prometheus.Counter
+	step, publish, round prometheus.Histogram
+	dropped              prometheus.Counter
 }
 
 // NewTicks returns the histograms, empty.
@@ -131,6 +132,8 @@ func NewTicks() *Ticks {
 			Name: "snaked_tick_seconds", Help: "Time spent in one World.Step.", Buckets: fast}),
 		publish: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "snaked_cluster_publish_seconds", Help: "Time to encode and publish one round's delta (and any snapshot asked for).", Buckets: fast}),
+		round: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "snaked_cluster_round_seconds", Help: "Time of one round of the clock: its steps and the publishing after them.", Buckets: fast}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "snaked_ticks_dropped_total", Help: "Ticks dropped because the loop fell too far behind."}),
 	}
@@ -146,11 +149,12 @@ func (t *Ticks) Observe(r game.Round, publish time.Duration) {
 	}
 	t.dropped.Add(float64(r.Dropped))
 	t.publish.Observe(publish.Seconds())
+	t.round.Observe((r.Took + publish).Seconds())
 }
 
 // Collectors are the histograms and the counter.
 func (t *Ticks) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{t.step, t.publish, t.dropped}
+	return []prometheus.Collector{t.step, t.publish, t.round, t.dropped}
 }
 
 // WorldCollectors are gauges of the world's population, read from its
