@@ -11,7 +11,8 @@
 # 400 MB here, so this machine holds a few; NATS's bytes out to 40
 # gateways is read from their bytes each), and a gateway that
 # joins once the ramp is over (its resync). loadtest/cluster.sh runs it all
-# and reports the simulation's tick (step, encode and publish p50/p99), each
+# and reports the simulation's tick (the round, its step and its encoding and
+# publishing, p50/p99), each
 # gateway's bytes in and CPU, the embedded NATS's bytes out, the late
 # gateway's time to live and the sessions' frame gaps. Under 5 minutes with
 # the defaults (RAMP 20s, DURATION 40s); everything on loopback.
