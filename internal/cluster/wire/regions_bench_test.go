@@ -27,7 +27,14 @@ var regionSizes = [][2]int{{128, 64}, {256, 128}, {512, 256}}
 //     regions-bytes/tick what each receives (bytes-% the share),
 //     global-bytes/tick the global message, regions the regions
 //     followed, area-% their share of the world, msgs/tick the regional
-//     messages a tick.
+//     messages a tick. The two replicas take the ticks by turns, so each
+//     starts its tick with the caches as the other left them: the whole
+//     replica's tick evicts what the regional one would have kept, as a
+//     gateway's other work between ticks would.
+//   - apart: the same, but each replica takes its 90 timed ticks in a
+//     row, one replica's then the other's (which first, by turns): each
+//     starts its tick with its own last tick's data still cached, as on
+//     a core doing nothing else between ticks.
 //   - encode=full and encode=split: what the simulation pays to write
 //     each tick's delta (Step, then AppendDelta, or AppendDeltaSplit,
 //     which writes the delta and its regional form); enc-ns the encoding
@@ -109,36 +116,30 @@ func BenchmarkRegions(b *testing.B) {
 			// every ticks-warm ops, two fresh replicas take the first
 			// warm ticks untimed (their view buffers are copied whole
 			// at first).
-			b.Run("follow", func(b *testing.B) {
-				if cpuclock.Thread() < 0 {
-					b.Skip("no thread CPU clock here")
+			// follow alternates the two replicas tick by tick, so each
+			// starts its tick from what the other left in the caches;
+			// apart alternates them every ticks-warm ticks, so each
+			// keeps its own (see the doc comment above).
+			for _, apart := range []bool{false, true} {
+				name := "follow"
+				if apart {
+					name = "apart"
 				}
-				var whole, reg *Replica
-				var cw, cr int64
-				cost := cpuclock.Cost() // a reading of the clock
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					k := warm + i%(ticks-warm)
-					if k == warm {
-						b.StopTimer()
-						whole, reg = newReplica(false), newReplica(true)
-						for j := range warm {
-							if err := whole.Apply(full[j]); err != nil {
-								b.Fatal(err)
-							}
-							if err := reg.ApplyRegions(global[j], regions[j]); err != nil {
-								b.Fatal(err)
-							}
-						}
-						b.StartTimer()
+				b.Run(name, func(b *testing.B) {
+					if cpuclock.Thread() < 0 {
+						b.Skip("no thread CPU clock here")
 					}
-					for j := range 2 {
+					var whole, reg *Replica
+					var cw, cr int64
+					cost := cpuclock.Cost() // a reading of the clock
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					// one applies tick k to the whole replica (which false)
+					// or the regional one, and adds its CPU time
+					one := func(which bool, k int) {
 						c0 := cpuclock.Thread()
 						var err error
-						if (i+j)%2 == 0 {
+						if !which {
 							err = whole.Apply(full[k])
 							cw += cpuclock.Thread() - c0 - cost
 						} else {
@@ -149,18 +150,52 @@ func BenchmarkRegions(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-				}
-				b.ReportMetric(float64(cw)/float64(b.N), "full-cpu-ns/tick")
-				b.ReportMetric(float64(cr)/float64(b.N), "regions-cpu-ns/tick")
-				b.ReportMetric(100*float64(cr)/float64(cw), "cpu-%")
-				b.ReportMetric(float64(fullBytes)/ticks, "full-bytes/tick")
-				b.ReportMetric(float64(regBytes)/ticks, "regions-bytes/tick")
-				b.ReportMetric(100*float64(regBytes)/float64(fullBytes), "bytes-%")
-				b.ReportMetric(float64(globalBytes)/ticks, "global-bytes/tick")
-				b.ReportMetric(float64(len(follow)), "regions")
-				b.ReportMetric(100*float64(area)/float64(g.W*g.H), "area-%")
-				b.ReportMetric(float64(msgs)/ticks, "msgs/tick")
-			})
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						k := warm + i%(ticks-warm)
+						if k == warm {
+							b.StopTimer()
+							whole, reg = newReplica(false), newReplica(true)
+							for j := range warm {
+								if err := whole.Apply(full[j]); err != nil {
+									b.Fatal(err)
+								}
+								if err := reg.ApplyRegions(global[j], regions[j]); err != nil {
+									b.Fatal(err)
+								}
+							}
+							b.StartTimer()
+							if apart {
+								// the whole round at once: one replica's
+								// ticks, then the other's, first by turns
+								n := min(ticks-warm, b.N-i)
+								first := i/(ticks-warm)%2 == 1
+								for _, which := range [2]bool{first, !first} {
+									for j := range n {
+										one(which, warm+j)
+									}
+								}
+								i += n - 1
+								continue
+							}
+						}
+						for j := range 2 {
+							one((i+j)%2 == 1, k)
+						}
+					}
+					b.ReportMetric(float64(cw)/float64(b.N), "full-cpu-ns/tick")
+					b.ReportMetric(float64(cr)/float64(b.N), "regions-cpu-ns/tick")
+					b.ReportMetric(100*float64(cr)/float64(cw), "cpu-%")
+					b.ReportMetric(float64(fullBytes)/ticks, "full-bytes/tick")
+					b.ReportMetric(float64(regBytes)/ticks, "regions-bytes/tick")
+					b.ReportMetric(100*float64(regBytes)/float64(fullBytes), "bytes-%")
+					b.ReportMetric(float64(globalBytes)/ticks, "global-bytes/tick")
+					b.ReportMetric(float64(len(follow)), "regions")
+					b.ReportMetric(100*float64(area)/float64(g.W*g.H), "area-%")
+					b.ReportMetric(float64(msgs)/ticks, "msgs/tick")
+				})
+			}
 			for _, split := range []bool{false, true} {
 				name := "encode=full"
 				if split {
