@@ -87,6 +87,7 @@ func (l *link) conn(prefix, name string) *nats.Conn {
 type localViews struct{ *game.World }
 
 func (localViews) Live(time.Duration) bool { return true }
+func (localViews) Behind() int             { return 0 }
 
 func (l *link) step() {
 	l.tick++
@@ -880,6 +881,85 @@ func TestSimRestart(t *testing.T) {
 	}
 	if !testkit.Eventually(2*time.Second, func() bool { return g.Notice() == "" }) {
 		t.Errorf("notice %q once the new world ticks", g.Notice())
+	}
+}
+
+// TestGatewayCatchingUp: a follower short of CPU (its goroutine slowed,
+// the simulation publishing about twenty ticks to each it applies) falls
+// behind by the ticks queued; its Behind counts them, and the gateway's
+// banner says it is catching up (not restarting: ticks still come) until
+// it is within behindTo ticks again.
+func TestGatewayCatchingUp(t *testing.T) {
+	l := newLink(t, time.Second, 64)
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 16, 6, 3
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := NewPublisher(l.sim.nc, w, "c", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	var slow atomic.Bool
+	r := l.conn("c", "gw")
+	f, err := NewFollower(r, "c", "gw", 0, func() {
+		if slow.Load() {
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := NewGateway(r, "c", "gw", f, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	tick := uint64(0)
+	step := func() {
+		tick++
+		w.Step(tick)
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+		t.Fatal("no first snapshot")
+	}
+	caught := func() bool {
+		v := f.Acquire()
+		defer v.Release()
+		return v.Tick == tick
+	}
+	if !testkit.Eventually(2*time.Second, caught) || f.Behind() != 0 || g.Notice() != "" {
+		t.Fatalf("in step: behind %d, notice %q", f.Behind(), g.Notice())
+	}
+	slow.Store(true)
+	most, said := 0, false
+	for range 100 { // about 0.3 s here, 5 s for the follower
+		step()
+		most = max(most, f.Behind())
+		said = said || g.Notice() == "catching up"
+	}
+	v := f.Acquire()
+	lag := int(tick - v.Tick)
+	v.Release()
+	if lag < behindFrom+10 {
+		t.Fatalf("the follower was only %d ticks behind: the test did not test", lag)
+	}
+	if !said || most < lag-1 || most > 100 {
+		t.Fatalf("%d ticks behind: Behind said at most %d, catching up said: %v", lag, most, said)
+	}
+	slow.Store(false)
+	if !testkit.Eventually(5*time.Second, caught) {
+		t.Fatalf("the follower did not catch up: %+v", f.Stats())
+	}
+	if b, n := f.Behind(), g.Notice(); b != 0 || n != "" {
+		t.Fatalf("caught up: behind %d, notice %q", b, n)
 	}
 }
 

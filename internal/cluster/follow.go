@@ -93,6 +93,7 @@ type RegionFollower struct {
 	applied, gaps, bad, snaps, regions, foreign, bytes atomic.Uint64
 	followed                                           atomic.Int64 // regions followed now
 	last                                               atomic.Int64 // when a tick was last applied (unix ns)
+	perTick                                            atomic.Int64 // messages taken a tick, in 16ths, averaged over the last ticks (Behind)
 }
 
 // NewRegionFollower follows the world streamed under prefix on nc in
@@ -143,6 +144,13 @@ func (f *RegionFollower) Followed() int { return int(f.followed.Load()) }
 // Live reports whether a tick was applied within d.
 func (f *RegionFollower) Live(d time.Duration) bool {
 	return time.Since(time.Unix(0, f.last.Load())) <= d
+}
+
+// Behind is about how many ticks the replica is behind the newest
+// message received: the messages in its channel over the messages a tick
+// has brought lately. A follower short of CPU falls behind by them.
+func (f *RegionFollower) Behind() int {
+	return len(f.in) * 16 / int(max(f.perTick.Load(), 16))
 }
 
 // Synced reports whether the follower has a replica.
@@ -294,6 +302,7 @@ type follow struct {
 	got     []bool // scratch: the regions an incomplete tick has (see finish)
 	req     []byte
 	taken   uint64 // messages taken from the channel
+	tickAt  uint64 // taken when the last tick was applied
 	bare    bool   // r's views carry no render index (Headless)
 }
 
@@ -365,6 +374,7 @@ func (st *follow) built(x fetched) {
 	f := st.f
 	f.snaps.Add(1)
 	st.r, st.cur, st.bare = &replica{x.r, x.sim}, nil, false
+	st.tickAt = st.taken
 	f.rep.Store(st.r)
 	if st.g.Count() > 0 {
 		st.regionsOn()
@@ -545,6 +555,10 @@ func (st *follow) apply() {
 			st.r.Unindex()
 			st.bare = true
 		}
+		n := int64(st.taken - st.tickAt) // this tick's messages and any answers between
+		st.tickAt = st.taken
+		p := f.perTick.Load()
+		f.perTick.Store(p + (16*n-p)/8)
 		f.applied.Add(1)
 		f.last.Store(time.Now().UnixNano())
 		if f.onTick != nil {

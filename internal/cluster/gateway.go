@@ -22,6 +22,9 @@ type Views interface {
 	Acquire() *game.View
 	// Live reports whether the world had a tick within d.
 	Live(d time.Duration) bool
+	// Behind is how many ticks the views are behind the newest tick
+	// received (about that many, following regions).
+	Behind() int
 }
 
 // Gateway is a gateway's side of the link: a game.Host whose views come
@@ -37,6 +40,7 @@ type Gateway struct {
 	id       uint64 // this process's instance
 	views    Views
 	wait     atomic.Int64  // a join's or a leave's answer, at most (a time.Duration; tests shorten it while the leaver runs)
+	behind   atomic.Bool   // the banner says the views are catching up (Notice)
 	leaveFor time.Duration // how long the leaver tries one leave before it counts it lost
 	lease    time.Duration
 	sub      *nats.Subscription
@@ -78,6 +82,14 @@ var ErrNoSim = fmt.Errorf("cluster: no simulation answered: %w", game.ErrUnavail
 const (
 	answerWait      = 2 * time.Second
 	restartingAfter = 1500 * time.Millisecond
+)
+
+// The banner says the gateway is catching up from when its views are
+// behindFrom ticks (2 s) behind the ticks received until they are within
+// behindTo again.
+const (
+	behindFrom = 20
+	behindTo   = 5
 )
 
 // A gatewayOption sets one of a Gateway's unexported fields at
@@ -235,10 +247,21 @@ func (g *Gateway) beat() {
 
 // Notice is what the sessions' banner says about the link: "world
 // restarting" while no tick came from the simulation for restartingAfter
-// (it is restarting, or NATS is unreachable), else "".
+// (it is restarting, or NATS is unreachable); "catching up" while the
+// views are behind the ticks received (see behindFrom: the gateway is
+// short of CPU, and its sessions see the world as it was); else "".
 func (g *Gateway) Notice() string {
 	if !g.views.Live(restartingAfter) {
 		return "world restarting"
+	}
+	switch b := g.views.Behind(); {
+	case b >= behindFrom:
+		g.behind.Store(true)
+	case b <= behindTo:
+		g.behind.Store(false)
+	}
+	if g.behind.Load() {
+		return "catching up"
 	}
 	return ""
 }

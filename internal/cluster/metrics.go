@@ -95,11 +95,14 @@ func GatewayCollectors(g *Gateway, f Stream) []prometheus.Collector {
 		counter("snaked_cluster_snapshots_total", "Snapshots the replica was built from.", stat(func(s FollowerStats) uint64 { return s.Snapshots })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_live", Help: "1 while ticks arrive from the simulation, 0 while the world is restarting."},
 			func() float64 {
-				if g.Notice() == "" {
+				if g.views.Live(restartingAfter) {
 					return 1
 				}
 				return 0
 			}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_behind_ticks",
+			Help: "Ticks the gateway's views are behind the newest received (about that many, following regions); the banner says catching up from 20."},
+			func() float64 { return float64(g.views.Behind()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_queued_messages",
 			Help: "Stream messages received and not yet applied (deltas; following regions, messages of any kind): a gateway short of CPU falls behind by these."},
 			func() float64 { return float64(f.Stats().Queued) }),

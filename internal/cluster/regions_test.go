@@ -592,7 +592,8 @@ func TestRegionsIncompleteTick(t *testing.T) {
 // goroutine slowed, the simulation publishing ten ticks to each it
 // applies) asks once for each region its camera comes to need, however
 // long the answer waits in its channel behind the ticks before it: every
-// region snapshot written for it is taken in.
+// region snapshot written for it is taken in. Its Behind says about how
+// many ticks behind it was, and 0 once it caught up.
 func TestRegionsBehindAskOnce(t *testing.T) {
 	gc := screensWorld()
 	gc.W, gc.H = 2048, 1024
@@ -623,6 +624,10 @@ func TestRegionsBehindAskOnce(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	behind := l.reg.Stats().Queued
+	est := l.reg.Behind()
+	v := l.reg.Acquire()
+	lag := int(l.tick - v.Tick)
+	v.Release()
 	done := func() bool {
 		v := l.reg.Acquire()
 		defer v.Release()
@@ -634,9 +639,16 @@ func TestRegionsBehindAskOnce(t *testing.T) {
 	slow.Store(false)
 	l.next() // a region whose snapshot came last is followed from the next tick
 	asked, took := l.pub.Stats().RegionSnapshots-p0, l.reg.Stats().Regions-r0
-	t.Logf("%d messages queued when the simulation stopped; %d region snapshots written, %d taken in, %d regions followed", behind, asked, took, l.reg.Followed())
+	t.Logf("%d messages queued when the simulation stopped (%d ticks, Behind said %d); %d region snapshots written, %d taken in, %d regions followed",
+		behind, lag, est, asked, took, l.reg.Followed())
 	if behind < 100 {
 		t.Fatalf("the follower was only %d messages behind: the test did not test", behind)
+	}
+	if est < behindFrom || est > 2*lag+5 {
+		t.Errorf("Behind said %d ticks, %d behind", est, lag)
+	}
+	if b := l.reg.Behind(); b != 0 {
+		t.Errorf("Behind says %d once caught up", b)
 	}
 	if took == 0 {
 		t.Fatal("no region snapshot taken in after the camera moved")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -255,6 +256,8 @@ type Follower struct {
 	applied, gaps, bad, snaps, foreign atomic.Uint64
 	bytes                              atomic.Uint64 // stream bytes received: deltas and snapshot chunks
 	last                               atomic.Int64  // when a delta was last applied (unix ns)
+	newest                             atomic.Uint64 // the base tick of the last delta received
+	tick                               atomic.Uint64 // the replica's tick, as syncLoop last left it
 }
 
 // replica is the followed world: its replica and the simulation instance
@@ -359,6 +362,16 @@ func (f *Follower) Live(d time.Duration) bool {
 	return time.Since(time.Unix(0, f.last.Load())) <= d
 }
 
+// Behind is how many ticks the replica is behind the newest delta
+// received: a follower short of CPU falls behind by the deltas queued.
+func (f *Follower) Behind() int {
+	n, t := f.newest.Load(), f.tick.Load()
+	if f.rep.Load() == nil || n <= t {
+		return 0
+	}
+	return int(min(n-t, math.MaxInt32))
+}
+
 // Synced reports whether the follower has a replica.
 func (f *Follower) Synced() bool { return f.rep.Load() != nil }
 
@@ -400,6 +413,9 @@ func (f *Follower) onDelta(m *nats.Msg) {
 	if err != nil {
 		f.bad.Add(1)
 		return
+	}
+	if base, err := wire.DeltaBase(msg); err == nil {
+		f.newest.Store(base) // the deltas come in order (a restarted simulation's from 1 again)
 	}
 	f.mu.Lock()
 	if len(f.pending) < maxPending {
@@ -466,6 +482,7 @@ func (f *Follower) fetch() error {
 		return err
 	}
 	f.snaps.Add(1)
+	f.tick.Store(gr.Tick())
 	f.rep.Store(&replica{gr, sim})
 	f.last.Store(time.Now().UnixNano())
 	if f.onTick != nil {
@@ -513,6 +530,7 @@ func (f *Follower) applyPending() (resync bool) {
 		switch err := r.Apply(d.msg); {
 		case err == nil:
 			f.applied.Add(1)
+			f.tick.Store(r.Tick())
 			f.last.Store(time.Now().UnixNano())
 			if f.onTick != nil {
 				f.onTick()
