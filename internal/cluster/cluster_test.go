@@ -963,6 +963,44 @@ func TestGatewayCatchingUp(t *testing.T) {
 	}
 }
 
+// lateViews are views that tick, behind by what the test sets.
+type lateViews struct {
+	localViews
+	behind int
+}
+
+func (v *lateViews) Behind() int { return v.behind }
+
+// TestNoticeBehind: the banner says "catching up" from behindFrom ticks
+// behind and until the views are within behindTo again, not on and off
+// as the lag wavers in between; "world restarting" comes first.
+func TestNoticeBehind(t *testing.T) {
+	v := &lateViews{}
+	g := &Gateway{views: v}
+	for _, c := range []struct {
+		behind int
+		want   string
+	}{
+		{0, ""}, {behindFrom - 1, ""}, {behindTo + 1, ""}, {behindFrom, "catching up"}, {behindFrom - 1, "catching up"},
+		{behindTo + 1, "catching up"}, {400, "catching up"}, {behindTo, ""}, {behindFrom - 1, ""}, {behindFrom + 3, "catching up"}, {0, ""},
+	} {
+		v.behind = c.behind
+		if got := g.Notice(); got != c.want {
+			t.Fatalf("%d ticks behind: notice %q, want %q", c.behind, got, c.want)
+		}
+	}
+	g.views = stoppedViews{}
+	if got := g.Notice(); got != "world restarting" {
+		t.Fatalf("no tick: notice %q", got)
+	}
+}
+
+// stoppedViews are views whose world has not ticked for long, far behind.
+type stoppedViews struct{ localViews }
+
+func (stoppedViews) Live(time.Duration) bool { return false }
+func (stoppedViews) Behind() int             { return 1000 }
+
 // TestRemoteScores: a gateway's RemoteScores records games into the
 // simulation's store and asks it who owns a name, claims names, reads a
 // record and the leaderboards, as a local store would answer; claims take

@@ -254,13 +254,12 @@ func (g *Gateway) Notice() string {
 	if !g.views.Live(restartingAfter) {
 		return "world restarting"
 	}
-	switch b := g.views.Behind(); {
-	case b >= behindFrom:
-		g.behind.Store(true)
-	case b <= behindTo:
-		g.behind.Store(false)
+	late := g.behind.Load()
+	if b := g.views.Behind(); late && b <= behindTo || !late && b >= behindFrom {
+		late = !late
+		g.behind.Store(late) // every session's frame calls Notice: a store only on a change
 	}
-	if g.behind.Load() {
+	if late {
 		return "catching up"
 	}
 	return ""
