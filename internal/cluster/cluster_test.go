@@ -689,6 +689,24 @@ func published(t *testing.T, l *link, w, h, capacity, bots int, seed uint64, pre
 	}
 }
 
+// followed returns gateway "gw" on l following the world streamed under
+// prefix (onTick as NewFollower takes it), both closed with the test.
+func followed(t *testing.T, l *link, prefix string, onTick func()) (*Follower, *Gateway) {
+	t.Helper()
+	r := l.conn(prefix, "gw")
+	f, err := NewFollower(r, prefix, "gw", 0, onTick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	g, err := NewGateway(r, prefix, "gw", f, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	return f, g
+}
+
 // TestStreamViewsHeld: while readers hold every view buffer of the world
 // (its publishes are skipped, so no view of the tick is there to write a
 // snapshot from later) a follower that joins still gets its snapshot, which
@@ -838,17 +856,7 @@ func TestSimRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := l.conn("r", "gw")
-	f, err := NewFollower(r, "r", "gw", 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	g, err := NewGateway(r, "r", "gw", f, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	f, g := followed(t, l, "r", nil)
 	tick := uint64(0)
 	if !testkit.Eventually(5*time.Second, func() bool { tick = run(a, pa, tick, 1); return f.Synced() }) {
 		t.Fatal("no first snapshot")
@@ -891,49 +899,24 @@ func TestSimRestart(t *testing.T) {
 // it is within behindTo ticks again.
 func TestGatewayCatchingUp(t *testing.T) {
 	l := newLink(t, time.Second, 64)
-	gc := game.DefaultConfig()
-	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 16, 6, 3
-	w, err := game.New(gc)
-	if err != nil {
-		t.Fatal(err)
+	_, _, tick, publish := published(t, l, 128, 64, 16, 6, 3, "c")
+	step := func() {
+		publish()
+		time.Sleep(2 * time.Millisecond)
 	}
-	pub, err := NewPublisher(l.sim.nc, w, "c", 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
 	var slow atomic.Bool
-	r := l.conn("c", "gw")
-	f, err := NewFollower(r, "c", "gw", 0, func() {
+	f, g := followed(t, l, "c", func() {
 		if slow.Load() {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	g, err := NewGateway(r, "c", "gw", f, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	tick := uint64(0)
-	step := func() {
-		tick++
-		w.Step(tick)
-		if err := pub.Ticked(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
 		t.Fatal("no first snapshot")
 	}
 	caught := func() bool {
 		v := f.Acquire()
 		defer v.Release()
-		return v.Tick == tick
+		return v.Tick == *tick
 	}
 	if !testkit.Eventually(2*time.Second, caught) || f.Behind() != 0 || g.Notice() != "" {
 		t.Fatalf("in step: behind %d, notice %q", f.Behind(), g.Notice())
@@ -946,7 +929,7 @@ func TestGatewayCatchingUp(t *testing.T) {
 		said = said || g.Notice() == "catching up"
 	}
 	v := f.Acquire()
-	lag := int(tick - v.Tick)
+	lag := int(*tick - v.Tick)
 	v.Release()
 	if lag < behindFrom+10 {
 		t.Fatalf("the follower was only %d ticks behind: the test did not test", lag)
