@@ -23,7 +23,9 @@ func (f *fakeCoverage) Covers(v *game.View, follow game.ID, at game.Point, cols,
 }
 
 // TestCoverage: a session draws the world only from a view that covers
-// its camera, and draws as soon as one does; Cameras reports what each
+// its camera, and draws as soon as one does (until then, a terminal that
+// shows nothing of the game, new or repainted, gets the banner saying the
+// world is loading); Cameras reports what each
 // session looks at: the player's snake, the spectator's leaderboard, then
 // its free camera where its pans take it.
 func TestCoverage(t *testing.T) {
@@ -36,9 +38,15 @@ func TestCoverage(t *testing.T) {
 		t.Fatal("no frame asked whether its view covers its camera")
 	}
 	time.Sleep(300 * time.Millisecond) // frames that would draw the world
-	if s := player.screen(); strings.Contains(s, "playing") {
-		t.Fatalf("the world was drawn from views that do not cover the camera:\n%s", s)
+	if s := player.screen(); strings.Contains(s, "playing") || !strings.Contains(s, "loading the world") {
+		t.Fatalf("want the banner saying the world is loading, and no world, from views that do not cover the camera:\n%s", s)
 	}
+	cov.ok.Store(true)
+	player.waitScreen("playing")
+	// Ctrl-L while the camera's world is on its way: the banner again
+	cov.ok.Store(false)
+	player.send("\x0c")
+	player.waitScreen("loading the world")
 	cov.ok.Store(true)
 	player.waitScreen("playing")
 	watcher := play(t, h.dial("watch"), 100, 30)

@@ -178,6 +178,10 @@ func (s *session) frame(c *canvas, hud *render.HUD, lastTick *uint64) {
 	s.send()
 }
 
+// noWorld is the view a session draws while the world its camera may show
+// is on its way: no pixels, no snakes (read only, by any session).
+var noWorld = game.EmptyView()
+
 // render renders one frame of the game on c for send to write; lastTick
 // is the tick drawn last, updated when it draws one.
 func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
@@ -192,11 +196,18 @@ func (s *session) render(c *canvas, hud *render.HUD, lastTick *uint64) {
 	}
 	if cv := s.srv.cfg.Coverage; cv != nil && !cv.Covers(v, hud.Follow, hud.Cam, cols, rows) {
 		// the world where the camera may show is on its way (a gateway
-		// following regions): the screen stays until a view has it
-		if repaint {
-			s.repaint.Store(true)
-		}
+		// following regions): the screen stays until a view has it, but
+		// a terminal that shows nothing of the game yet (a new session,
+		// a resize, Ctrl-L) gets the banner and an empty field meanwhile
 		v.Release()
+		if repaint || s.frames == 0 {
+			notice := hud.Notice
+			if notice == "" {
+				hud.Notice = "loading the world"
+			}
+			s.ownFrame(c, hud, noWorld, true)
+			hud.Notice = notice
+		}
 		return
 	}
 	s.noteTick(v.Tick, lastTick) // a tick waited for counts as skipped
