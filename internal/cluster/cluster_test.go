@@ -894,7 +894,8 @@ func TestSimRestart(t *testing.T) {
 
 // TestGatewayCatchingUp: a follower short of CPU (its goroutine slowed,
 // the simulation publishing about twenty ticks to each it applies) falls
-// behind by the ticks queued; its Behind counts them, and the gateway's
+// behind by the ticks queued; its Behind counts them, as its Queued does
+// the deltas (those of the batch it is applying too), and the gateway's
 // banner says it is catching up (not restarting: ticks still come) until
 // it is within behindTo ticks again.
 func TestGatewayCatchingUp(t *testing.T) {
@@ -928,9 +929,13 @@ func TestGatewayCatchingUp(t *testing.T) {
 		most = max(most, f.Behind())
 		said = said || g.Notice() == "catching up"
 	}
+	q, b := int(f.Stats().Queued), f.Behind()
 	v := f.Acquire()
 	lag := int(*tick - v.Tick)
 	v.Release()
+	if q < b-2 || q > b+2 {
+		t.Errorf("%d deltas queued (the batch being applied too), %d ticks behind", q, b)
+	}
 	if lag < behindFrom+10 {
 		t.Fatalf("the follower was only %d ticks behind: the test did not test", lag)
 	}

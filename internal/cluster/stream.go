@@ -258,6 +258,7 @@ type Follower struct {
 	last                               atomic.Int64  // when a delta was last applied (unix ns)
 	newest                             atomic.Uint64 // the base tick of the last delta received
 	tick                               atomic.Uint64 // the replica's tick, as syncLoop last left it
+	applying                           atomic.Int64  // the deltas of syncLoop's batch not yet applied
 }
 
 // replica is the followed world: its replica and the simulation instance
@@ -350,7 +351,7 @@ func (f *Follower) Mode() FollowMode { return FollowFull }
 // Stats returns the counters.
 func (f *Follower) Stats() FollowerStats {
 	f.mu.Lock()
-	queued := len(f.pending)
+	queued := len(f.pending) + int(f.applying.Load())
 	f.mu.Unlock()
 	return FollowerStats{Applied: f.applied.Load(), Gaps: f.gaps.Load(), Bad: f.bad.Load(), Snapshots: f.snaps.Load(),
 		Foreign: f.foreign.Load(), Bytes: f.bytes.Load(), Queued: uint64(queued)}
@@ -516,8 +517,10 @@ func (f *Follower) applyPending() (resync bool) {
 	f.batch, f.pending = f.pending, f.batch[:0]
 	f.mu.Unlock()
 	defer f.recycle()
+	defer f.applying.Store(0)
 	r := f.rep.Load()
-	for _, d := range f.batch {
+	for k, d := range f.batch {
+		f.applying.Store(int64(len(f.batch) - k))
 		select {
 		case <-f.stop:
 			return false // Close waits for syncLoop
