@@ -320,6 +320,7 @@ func (s *session) run(k *ctl) {
 		s.phase.Store(int32(phaseJoin))
 		why := ""
 		if n := join.Sanitize(s.user); join.Usable(n) {
+			s.greet()
 			why = s.enter(n)
 		}
 		if phase(s.phase.Load()) == phaseJoin && s.why() == causeRunning {
@@ -344,6 +345,24 @@ func (s *session) run(k *ctl) {
 	}
 	<-writeDone
 	s.finish(k)
+}
+
+// greeting is what a gateway's session shows while it asks the
+// simulation for its name and its snake: a clear screen of the game's
+// with a line saying so (plain text, for every profile). The first frame
+// repaints it whole.
+const greeting = "\x1b[?1049h\x1b[?25l\x1b[m\x1b[H\x1b[2J snaked  joining the world..."
+
+// greet shows the greeting on a cluster gateway, where entering the world
+// waits for the simulation's answers (up to scoreWait and a join's wait
+// when it is slow), so that the terminal does not stay blank meanwhile. A
+// single process answers at once: it shows nothing before the first frame.
+func (s *session) greet() {
+	if s.srv.cfg.Cluster == nil {
+		return
+	}
+	s.touched = true // the goodbye restores the terminal
+	s.write(append(s.buf[:0], greeting...))
 }
 
 // enter tries to enter the world as name. It returns "" when the player

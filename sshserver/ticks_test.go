@@ -4,11 +4,13 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"snaked/game"
+	"snaked/internal/scores"
 	"snaked/internal/testkit"
 )
 
@@ -103,6 +105,48 @@ func TestCluster(t *testing.T) {
 	if !testkit.Eventually(5*time.Second, func() bool { p, s, _ := cl.local(); return p == 1 && s == 0 }) {
 		p, s, _ := cl.local()
 		t.Errorf("after the spectator left the cluster heard %d players and %d spectators, want 1 0", p, s)
+	}
+}
+
+// heldScores is a Scores whose name questions wait until release is
+// closed (or their context ends), as a slow simulation's do.
+type heldScores struct {
+	Scores
+	release chan struct{}
+}
+
+func (h *heldScores) Holding(ctx context.Context, name, fp string, now time.Time) (scores.Holding, error) {
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	return h.Scores.Holding(ctx, name, fp, now)
+}
+
+// TestClusterGreeting: on a gateway a player's terminal says the world is
+// being joined while the simulation's answers are on their way, then
+// shows the game; leaving restores the terminal.
+func TestClusterGreeting(t *testing.T) {
+	sc := &heldScores{Scores: testStore(t), release: make(chan struct{})}
+	cfg := testConfig(t)
+	cfg.Cluster = &fakeCluster{}
+	cfg.Scores = sc
+	h := start(t, cfg, testWorld(t, 0))
+	ann := play(t, h.dial("ann"), 80, 24)
+	ann.waitScreen("joining the world")
+	if s := ann.screen(); strings.Contains(s, "playing") {
+		t.Fatalf("the game drawn before the name's answer:\n%s", s)
+	}
+	close(sc.release)
+	ann.waitScreen("1 playing")
+	if s := ann.screen(); strings.Contains(s, "joining the world") {
+		t.Fatalf("the greeting left on the game's screen:\n%s", s)
+	}
+	ann.send("q")
+	ann.wait()
+	if s := ann.screen(); !strings.Contains(s, "Thanks for playing") {
+		t.Fatalf("no goodbye on the restored terminal:\n%s", s)
 	}
 }
 
