@@ -122,6 +122,13 @@ func (vs *Views) Log(step uint64) []Write { return vs.logs[step%logN][:0] }
 // until Log is asked for the step 16 after.
 func (vs *Views) Writes(step uint64) []Write { return vs.logs[step%logN] }
 
+// File files log as the writes of step (one more than the last step filed
+// or published) without publishing a view of it: for a publisher that
+// has the next step at hand already, whose view of this one nobody would
+// draw. The next Publish brings its buffer past this step as it does past
+// any step it did not publish.
+func (vs *Views) File(step uint64, log []Write) { vs.logs[step%logN] = log }
+
 // Publish files log as the writes of step (one more than the last step
 // published, or the first), which brought the grid to tick, then brings a
 // free buffer up to date and makes it the newest view. Step 0 is a

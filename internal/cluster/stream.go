@@ -241,7 +241,7 @@ type Follower struct {
 	subj      subjects
 	maxPixels int           // the largest world it takes
 	snapWait  time.Duration // how long a snapshot's chunks may take
-	onTick    func()        // after each delta applied (wakes the sessions' writers)
+	onTick    func()        // after each view published (wakes the sessions' writers)
 	rep       atomic.Pointer[replica]
 	empty     *game.View
 	sub       *nats.Subscription
@@ -295,8 +295,10 @@ type FollowerStats struct {
 // NewFollower follows the world streamed under prefix on nc, for gateway
 // name (its snapshot requests go under its name), taking worlds of at most
 // maxPixels pixels (0: game.MaxPixels); onTick (may be nil) runs after
-// every delta applied and every snapshot taken, on the follower's own
-// goroutine (syncLoop). Close stops it.
+// every view published, on the follower's own goroutine (syncLoop): of
+// every snapshot taken, and of the last delta of each run of deltas
+// queued (a follower behind the stream applies the others without one).
+// Close stops it.
 func NewFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func()) (*Follower, error) {
 	return newFollower(nc, prefix, name, maxPixels, onTick, snapshotWait)
 }
@@ -506,7 +508,8 @@ func (f *Follower) recycle() {
 	clear(f.batch)
 }
 
-// applyPending applies the deltas queued, in order, and reports whether
+// applyPending applies the deltas queued, in order, publishing a view of
+// the last only (the sessions draw the newest view), and reports whether
 // the replica needs a snapshot: a delta of another simulation instance
 // (the simulation restarted, or a second one publishes under this
 // prefix; never applied to this replica), or one that does not follow
@@ -519,6 +522,7 @@ func (f *Follower) applyPending() (resync bool) {
 	defer f.recycle()
 	defer f.applying.Store(0)
 	r := f.rep.Load()
+	defer f.publish(r) // a view of the last delta applied, however the batch ends
 	for k, d := range f.batch {
 		f.applying.Store(int64(len(f.batch) - k))
 		select {
@@ -530,12 +534,20 @@ func (f *Follower) applyPending() (resync bool) {
 			f.foreign.Add(1)
 			return true
 		}
-		switch err := r.Apply(d.msg); {
+		var err error
+		last := k == len(f.batch)-1
+		if last {
+			err = r.Apply(d.msg)
+		} else {
+			err = r.ApplyQuiet(d.msg) // the next delta is here: its view supersedes this one's
+		}
+		switch {
 		case err == nil:
+			f.applying.Store(int64(len(f.batch) - k - 1))
 			f.applied.Add(1)
 			f.tick.Store(r.Tick())
 			f.last.Store(time.Now().UnixNano())
-			if f.onTick != nil {
+			if last && f.onTick != nil {
 				f.onTick()
 			}
 		case errors.Is(err, wire.ErrGap):
@@ -549,6 +561,15 @@ func (f *Follower) applyPending() (resync bool) {
 		}
 	}
 	return false
+}
+
+// publish publishes the view of r's tick if the batch applied it quietly
+// and ended before a delta applied with its view (a gap, another
+// instance, Close), and tells onTick.
+func (f *Follower) publish(r *replica) {
+	if r.Publish() && f.onTick != nil {
+		f.onTick()
+	}
 }
 
 // collectSnapshot asks for a snapshot of the world on subject (a

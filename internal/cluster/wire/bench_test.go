@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -99,42 +100,57 @@ func BenchmarkDelta(b *testing.B) {
 // BenchmarkApply times a replica taking one delta in and publishing its
 // view (a gateway's work per tick), over the deltas of 100 recorded ticks
 // of BenchmarkDelta's worlds; the replica is rebuilt from the snapshot
-// every 100 ops with the timer stopped.
+// every 100 ops with the timer stopped. With behind=N the replica takes
+// the deltas in runs of N, as a follower behind the stream does: all but
+// the last of a run with ApplyQuiet (an op is still one delta).
 func BenchmarkApply(b *testing.B) {
 	for _, c := range wireCases {
-		b.Run(c.name(), func(b *testing.B) {
-			w, p := benchWorld(b, c)
-			e := NewEncoder(w)
-			chunks, err := Snapshot(w, 1<<20)
-			if err != nil {
+		for _, run := range []int{1, 10} {
+			name := c.name()
+			if run > 1 {
+				name += fmt.Sprintf("/behind=%d", run)
+			}
+			b.Run(name, func(b *testing.B) { benchApply(b, c, run) })
+		}
+	}
+}
+
+func benchApply(b *testing.B, c benchCase, run int) {
+	w, p := benchWorld(b, c)
+	e := NewEncoder(w)
+	chunks, err := Snapshot(w, 1<<20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	deltas := make([][]byte, 100)
+	for k := range deltas {
+		if p != nil {
+			p.act(w)
+		}
+		w.Step(w.Feed().Tick() + 1)
+		if deltas[k], err = e.AppendDelta(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var r *Replica
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i % len(deltas)
+		if k == 0 {
+			b.StopTimer()
+			if r, err = NewReplica(chunks); err != nil {
 				b.Fatal(err)
 			}
-			deltas := make([][]byte, 100)
-			for k := range deltas {
-				if p != nil {
-					p.act(w)
-				}
-				w.Step(w.Feed().Tick() + 1)
-				if deltas[k], err = e.AppendDelta(nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-			var r *Replica
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%len(deltas) == 0 {
-					b.StopTimer()
-					if r, err = NewReplica(chunks); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
-				if err := r.Apply(deltas[i%len(deltas)]); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			b.StartTimer()
+		}
+		apply := r.Apply
+		if (k+1)%run != 0 {
+			apply = r.ApplyQuiet
+		}
+		if err := apply(deltas[k]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -722,6 +722,7 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	r.commitTail(&t)
 	r.tick = tick
 	r.seq++
+	r.unpublished = false
 	r.views.Publish(r.seq, r.tick, log)
 	return nil
 }

@@ -15,19 +15,20 @@ import (
 // they hold (the world marks them instead), so their tiles are Dirty too.
 // Apply must be called from one goroutine; Acquire and Release from any.
 type Replica struct {
-	w, h      int
-	maxSnakes int
-	rows      game.Rows // a pixel index's column and row (xy)
-	nslots    int
-	tick      uint64
-	seq       uint64 // deltas applied, plus 1 for the snapshot: the step Views has
-	grid      []game.Pixel
-	snakes    []game.SnakeInfo // by slot; len maxSnakes
-	at        []game.Point     // by slot: heads (View.Heads); len maxSnakes (see setHead)
-	hot       []slotHot        // by slot: what a move reads of its snake
-	lens      game.Lengths     // the live snakes of snakes by length (the views' ranks)
-	prot      []int32          // the slots whose protection may not have ended (see protect)
-	inProt    []bool           // by slot: in prot
+	w, h        int
+	maxSnakes   int
+	rows        game.Rows // a pixel index's column and row (xy)
+	nslots      int
+	tick        uint64
+	seq         uint64 // deltas applied, plus 1 for the snapshot: the step Views has
+	unpublished bool   // step seq was applied by ApplyQuiet: no view shows it yet
+	grid        []game.Pixel
+	snakes      []game.SnakeInfo // by slot; len maxSnakes
+	at          []game.Point     // by slot: heads (View.Heads); len maxSnakes (see setHead)
+	hot         []slotHot        // by slot: what a move reads of its snake
+	lens        game.Lengths     // the live snakes of snakes by length (the views' ranks)
+	prot        []int32          // the slots whose protection may not have ended (see protect)
+	inProt      []bool           // by slot: in prot
 
 	// changed[s%keptSteps] lists the slots whose record step s changed,
 	// and quick[s%keptSteps] those of which it changed only the length
@@ -266,10 +267,29 @@ func (r *Replica) commitTail(t *tailRec) {
 	}
 }
 
-// Apply applies a delta. A delta whose base is not the replica's tick is
-// refused with an error wrapping ErrGap; a delta that does not decode,
-// with one wrapping ErrCorrupt. Either way the replica is left unchanged.
-func (r *Replica) Apply(msg []byte) error {
+// Apply applies a delta and publishes the view of its tick. A delta
+// whose base is not the replica's tick is refused with an error wrapping
+// ErrGap; a delta that does not decode, with one wrapping ErrCorrupt.
+// Either way the replica is left unchanged.
+func (r *Replica) Apply(msg []byte) error { return r.apply(msg, true) }
+
+// ApplyQuiet is Apply without the view: for a follower behind the stream
+// with the next delta at hand, whose sessions would draw only the newest
+// view anyway. The views show its tick from the next Apply or Publish on.
+func (r *Replica) ApplyQuiet(msg []byte) error { return r.apply(msg, false) }
+
+// Publish publishes the view of the replica's tick if ApplyQuiet applied
+// it without one, and reports whether it did.
+func (r *Replica) Publish() bool {
+	if !r.unpublished {
+		return false
+	}
+	r.unpublished = false
+	r.views.Publish(r.seq, r.tick, r.views.Writes(r.seq))
+	return true
+}
+
+func (r *Replica) apply(msg []byte, publish bool) error {
 	rd := reader{b: msg}
 	rd.header(msgDelta)
 	base := rd.uvarint("base tick")
@@ -305,7 +325,11 @@ func (r *Replica) Apply(msg []byte) error {
 	r.commitTail(&t)
 	r.tick = tick
 	r.seq++
-	r.views.Publish(r.seq, r.tick, log)
+	if r.unpublished = !publish; publish {
+		r.views.Publish(r.seq, r.tick, log)
+	} else {
+		r.views.File(r.seq, log)
+	}
 	return nil
 }
 

@@ -247,6 +247,51 @@ func TestReplicaFollows(t *testing.T) {
 	}
 }
 
+// TestReplicaQuiet: a replica that applies runs of deltas quietly (a
+// follower behind the stream), publishing only the last of each run, by
+// Apply or Publish, shows the world's view of that tick, its Dirty
+// covering every change since the view before (runs shorter and longer
+// than the steps Views keeps); its views stay at the tick before while a
+// run is applied.
+func TestReplicaQuiet(t *testing.T) {
+	f := newFollowed(t, 9, 128, 64, 12)
+	for range 40 {
+		f.step(t)
+	}
+	f.follow(t, 1<<20)
+	for k, n := range []int{1, 2, 3, 5, 15, 16, 17, 40, 1, 4, 2, 1} {
+		byPublish := k%2 == 1 // the run's last delta quiet too, then Publish
+		for j := range n {
+			f.step(t)
+			var err error
+			if f.buf, err = f.e.AppendDelta(f.buf[:0]); err != nil {
+				t.Fatal(err)
+			}
+			if j < n-1 || byPublish {
+				err = f.r.ApplyQuiet(f.buf)
+			} else {
+				err = f.r.Apply(f.buf)
+			}
+			if err != nil {
+				t.Fatalf("run %d, delta %d: %v", k, j, err)
+			}
+			if v := f.r.Acquire(); (j < n-1 || byPublish) && v.Tick != f.prevTick {
+				v.Release()
+				t.Fatalf("run %d, delta %d: a quiet apply published tick %d (last view %d)", k, j, v.Tick, f.prevTick)
+			} else {
+				v.Release()
+			}
+		}
+		if byPublish != f.r.Publish() {
+			t.Fatalf("run %d: Publish reported %v", k, !byPublish)
+		}
+		if f.r.Publish() {
+			t.Fatalf("run %d: a second Publish published again", k)
+		}
+		f.check(t)
+	}
+}
+
 // TestReplicaUnindex: a replica unindexed as it follows (a reader holding
 // views made before, so that those buffers are replayed after) publishes
 // the world's views, none of them with a render index.
