@@ -337,8 +337,10 @@ func (f *RegionFollower) loop() {
 		case m := <-f.in:
 			st.taken++
 			st.take(m)
+			st.flush()
 		case x := <-st.fetched:
 			st.built(x)
+			st.flush()
 		case <-retry.C:
 			if st.r == nil && !st.syncing {
 				st.resync()
@@ -549,7 +551,17 @@ func (st *follow) finish() {
 func (st *follow) apply() {
 	t, f := st.cur, st.f
 	st.cur = nil
-	switch err := st.r.ApplyRegions(t.global, t.parts); {
+	// Behind the stream by a tick or more, the follower applies the tick
+	// without a view (its sessions draw the newest), and publishes once
+	// it has taken every message come (see flush).
+	quiet := f.Behind() > 0
+	var err error
+	if quiet {
+		err = st.r.ApplyRegionsQuiet(t.global, t.parts)
+	} else {
+		err = st.r.ApplyRegions(t.global, t.parts)
+	}
+	switch {
 	case err == nil:
 		if !st.bare && f.headless.Load() {
 			st.r.Unindex()
@@ -561,10 +573,9 @@ func (st *follow) apply() {
 		f.perTick.Store(p + (16*n-p)/8)
 		f.applied.Add(1)
 		f.last.Store(time.Now().UnixNano())
-		if f.onTick != nil {
-			f.onTick()
+		if !quiet {
+			st.published()
 		}
-		st.interest()
 	case errors.Is(err, wire.ErrGap):
 		if base, _, _, e := wire.GlobalInfo(t.global); e == nil && base < st.r.Tick() {
 			return // from before the snapshot: the replica has it
@@ -574,6 +585,23 @@ func (st *follow) apply() {
 	default:
 		f.bad.Add(1)
 		st.resync()
+	}
+}
+
+// published tells onTick of a view published and follows the cameras
+// it shows.
+func (st *follow) published() {
+	if st.f.onTick != nil {
+		st.f.onTick()
+	}
+	st.interest()
+}
+
+// flush publishes the view of the last tick applied quietly, once the
+// channel is empty.
+func (st *follow) flush() {
+	if len(st.f.in) == 0 && st.r != nil && st.r.Publish() {
+		st.published()
 	}
 }
 

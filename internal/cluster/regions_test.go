@@ -589,21 +589,21 @@ func TestRegionsIncompleteTick(t *testing.T) {
 }
 
 // TestRegionsBehindAskOnce: a regions follower far behind the stream (its
-// goroutine slowed, the simulation publishing ten ticks to each it
-// applies) asks once for each region its camera comes to need, however
-// long the answer waits in its channel behind the ticks before it: every
-// region snapshot written for it is taken in. Its Behind says about how
-// many ticks behind it was, and 0 once it caught up.
+// goroutine held while the simulation publishes 120 ticks, then its
+// camera moved to other regions) asks once for each region its camera
+// comes to need, however long the answer waits in its channel behind the
+// ticks before it: every region snapshot written for it is taken in. Its Behind says about how many ticks behind it was, and 0
+// once it caught up.
 func TestRegionsBehindAskOnce(t *testing.T) {
 	gc := screensWorld()
 	gc.W, gc.H = 2048, 1024
-	var slow atomic.Bool
-	var at atomic.Int64 // the camera's x
+	var hold atomic.Pointer[chan struct{}] // while set, Cameras waits for it to close
+	var at atomic.Int64                    // the camera's x
 	at.Store(300)
 	l := newRegionsLink(t, gc, func(f *RegionFollower) {
 		f.SetCameras(func(dst []Camera) []Camera {
-			if slow.Load() {
-				time.Sleep(20 * time.Millisecond) // after each tick applied
+			if h := hold.Load(); h != nil {
+				<-*h // the follower's goroutine, after a view published
 			}
 			return append(dst, Camera{At: game.Point{X: int(at.Load()), Y: 300}, Cols: 80, Rows: 24})
 		})
@@ -612,22 +612,29 @@ func TestRegionsBehindAskOnce(t *testing.T) {
 		l.next()
 	}
 	p0, r0 := l.pub.Stats().RegionSnapshots, l.reg.Stats().Regions
-	slow.Store(true)
-	for k := range 150 { // about 0.4 s here; 3 s or more for the follower
-		if k == 120 {
-			at.Store(1300) // other regions, asked for about 100 ticks (2 s) behind
+	gate := make(chan struct{})
+	hold.Store(&gate)
+	publish := func(n int) {
+		for range n {
+			l.step()
+			if err := l.pub.Ticked(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Millisecond)
 		}
-		l.step()
-		if err := l.pub.Ticked(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(2 * time.Millisecond)
 	}
+	publish(120) // about 0.3 s, the follower held
 	behind := l.reg.Stats().Queued
 	est := l.reg.Behind()
 	v := l.reg.Acquire()
 	lag := int(l.tick - v.Tick)
 	v.Release()
+	// other regions, asked for 120 ticks behind: the answers come after
+	// the messages of every one of those ticks
+	at.Store(1300)
+	hold.Store(nil)
+	close(gate)
+	publish(30)
 	done := func() bool {
 		v := l.reg.Acquire()
 		defer v.Release()
@@ -636,10 +643,11 @@ func TestRegionsBehindAskOnce(t *testing.T) {
 	if !testkit.Eventually(20*time.Second, done) {
 		t.Fatalf("the follower did not catch up: %+v", l.reg.Stats())
 	}
-	slow.Store(false)
-	l.next() // a region whose snapshot came last is followed from the next tick
+	for range 3 { // a region whose snapshot came last is followed from the next tick
+		l.next()
+	}
 	asked, took := l.pub.Stats().RegionSnapshots-p0, l.reg.Stats().Regions-r0
-	t.Logf("%d messages queued when the simulation stopped (%d ticks, Behind said %d); %d region snapshots written, %d taken in, %d regions followed",
+	t.Logf("%d messages queued when the camera moved (%d ticks, Behind said %d); %d region snapshots written, %d taken in, %d regions followed",
 		behind, lag, est, asked, took, l.reg.Followed())
 	if behind < 100 {
 		t.Fatalf("the follower was only %d messages behind: the test did not test", behind)

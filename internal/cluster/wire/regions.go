@@ -634,6 +634,15 @@ func (r *Replica) ApplyRegionSnapshot(msg []byte) (int, error) {
 // or holds one of another tick; one that does not decode with one
 // wrapping ErrCorrupt. Either way the replica is left unchanged.
 func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
+	return r.applyRegions(global, regions, true)
+}
+
+// ApplyRegionsQuiet is ApplyRegions without the view (see ApplyQuiet).
+func (r *Replica) ApplyRegionsQuiet(global []byte, regions [][]byte) error {
+	return r.applyRegions(global, regions, false)
+}
+
+func (r *Replica) applyRegions(global []byte, regions [][]byte, publish bool) error {
 	g := r.reg
 	if g == nil {
 		return fmt.Errorf("%w: regions for a replica that follows none", ErrCorrupt)
@@ -722,8 +731,11 @@ func (r *Replica) ApplyRegions(global []byte, regions [][]byte) error {
 	r.commitTail(&t)
 	r.tick = tick
 	r.seq++
-	r.unpublished = false
-	r.views.Publish(r.seq, r.tick, log)
+	if r.unpublished = !publish; publish {
+		r.views.Publish(r.seq, r.tick, log)
+	} else {
+		r.views.File(r.seq, log)
+	}
 	return nil
 }
 

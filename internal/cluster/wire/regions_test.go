@@ -186,6 +186,53 @@ func TestRegionsFollowAll(t *testing.T) {
 	}
 }
 
+// TestRegionsQuiet: a replica on the regional form that applies runs of
+// ticks quietly (a follower behind the stream), publishing only the last
+// of each run, by ApplyRegions or Publish, shows the world's view then,
+// its Dirty covering every change since the view before; its views stay
+// at the tick before while a run is applied.
+func TestRegionsQuiet(t *testing.T) {
+	f := newFollowed(t, 5, 256, 64, 30)
+	rf := followingAll(t, f, 50, 64, 32)
+	for k, n := range []int{1, 3, 16, 17, 40, 2, 1, 5} {
+		byPublish := k%2 == 1
+		for j := range n {
+			f.step(t)
+			var err error
+			if f.buf, err = f.e.AppendDeltaSplit(f.buf[:0], rf.s); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.r.Apply(f.buf); err != nil {
+				t.Fatal(err)
+			}
+			f.check(t)
+			var msgs [][]byte
+			for _, r := range rf.s.Changed() {
+				msgs = append(msgs, rf.s.Region(int(r)))
+			}
+			quiet := j < n-1 || byPublish
+			if quiet {
+				err = rf.rr.ApplyRegionsQuiet(rf.s.Global(), msgs)
+			} else {
+				err = rf.rr.ApplyRegions(rf.s.Global(), msgs)
+			}
+			if err != nil {
+				t.Fatalf("run %d, tick %d: %v", k, j, err)
+			}
+			if v := rf.rr.Acquire(); quiet && v.Tick != rf.prevT {
+				v.Release()
+				t.Fatalf("run %d, tick %d: a quiet apply published tick %d (last view %d)", k, j, v.Tick, rf.prevT)
+			} else {
+				v.Release()
+			}
+		}
+		if byPublish != rf.rr.Publish() {
+			t.Fatalf("run %d: Publish reported %v", k, !byPublish)
+		}
+		rf.check(t)
+	}
+}
+
 // TestRegionsFollowSome: a replica following some regions, starting and
 // stopping at random (a region it starts arrives as a region snapshot),
 // has the world's pixels in every region it follows and everything else

@@ -275,7 +275,8 @@ func (r *Replica) Apply(msg []byte) error { return r.apply(msg, true) }
 
 // ApplyQuiet is Apply without the view: for a follower behind the stream
 // with the next delta at hand, whose sessions would draw only the newest
-// view anyway. The views show its tick from the next Apply or Publish on.
+// view anyway. The views show its tick from the next Apply, ApplyRegions
+// or Publish on.
 func (r *Replica) ApplyQuiet(msg []byte) error { return r.apply(msg, false) }
 
 // Publish publishes the view of the replica's tick if ApplyQuiet applied
