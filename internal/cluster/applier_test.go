@@ -17,8 +17,10 @@ import (
 // no gap; one from before the replica's snapshot is passed over; the
 // replica ends at the world's tick with its pixels. A lost delta and a
 // delta of another simulation instance each stop the batch and ask for a
-// snapshot; Stats counts the deltas queued until the applier takes them.
-// Once it keeps up, a delta costs no allocation.
+// snapshot, the view showing the last delta applied; Stats counts the
+// deltas queued until the applier takes them. A batch publishes a view of
+// every maxQuiet-th delta and of the last. Once it keeps up, a delta costs
+// no allocation.
 func TestFollowerApplier(t *testing.T) {
 	gc := game.DefaultConfig()
 	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 192, 96, 40, 30, 11
@@ -40,6 +42,7 @@ func TestFollowerApplier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	snapTick := w.Feed().Tick() // msgs[k] below, k >= 1, brings a replica to snapTick+k
 	newFollower := func() *Follower {
 		gr, err := wire.NewReplica(chunks)
 		if err != nil {
@@ -134,5 +137,28 @@ func TestFollowerApplier(t *testing.T) {
 		if s != c.stats {
 			t.Errorf("%s: stats %+v, want %+v", c.name, s, c.stats)
 		}
+		// the batch ended early: the view shows the last delta applied
+		v := f.Acquire()
+		if v.Tick != snapTick+uint64(c.stats.Applied) || f.rep.Load().Tick() != v.Tick {
+			t.Errorf("%s: the view at tick %d, the replica at %d", c.name, v.Tick, f.rep.Load().Tick())
+		}
+		v.Release()
+	}
+
+	// A batch of 40 queued deltas publishes views of the 16th, the 32nd
+	// and the last (maxQuiet), each told to onTick.
+	f = newFollower()
+	views := 0
+	f.onTick = func() { views++ }
+	for _, m := range msgs[1:41] {
+		f.onDelta(&nats.Msg{Data: m})
+	}
+	if f.applyPending() {
+		t.Fatal("a snapshot asked for")
+	}
+	v = f.Acquire()
+	defer v.Release()
+	if views != 3 || v.Tick != snapTick+40 || f.rep.Load().Tick() != snapTick+40 {
+		t.Fatalf("%d views told, the view at tick %d, the replica at %d, want 3 and tick %d", views, v.Tick, f.rep.Load().Tick(), snapTick+40)
 	}
 }

@@ -303,6 +303,7 @@ type follow struct {
 	req     []byte
 	taken   uint64 // messages taken from the channel
 	tickAt  uint64 // taken when the last tick was applied
+	quiet   int    // ticks applied without a view since the last one published
 	bare    bool   // r's views carry no render index (Headless)
 }
 
@@ -375,7 +376,7 @@ func (st *follow) built(x fetched) {
 	}
 	f := st.f
 	f.snaps.Add(1)
-	st.r, st.cur, st.bare = &replica{x.r, x.sim}, nil, false
+	st.r, st.cur, st.bare, st.quiet = &replica{x.r, x.sim}, nil, false, 0
 	st.tickAt = st.taken
 	f.rep.Store(st.r)
 	if st.g.Count() > 0 {
@@ -553,8 +554,8 @@ func (st *follow) apply() {
 	st.cur = nil
 	// Behind the stream by a tick or more, the follower applies the tick
 	// without a view (its sessions draw the newest), and publishes once
-	// it has taken every message come (see flush).
-	quiet := f.Behind() > 0
+	// it has taken every message come (see flush), or after maxQuiet.
+	quiet := f.Behind() > 0 && st.quiet < maxQuiet-1
 	var err error
 	if quiet {
 		err = st.r.ApplyRegionsQuiet(t.global, t.parts)
@@ -573,7 +574,9 @@ func (st *follow) apply() {
 		f.perTick.Store(p + (16*n-p)/8)
 		f.applied.Add(1)
 		f.last.Store(time.Now().UnixNano())
-		if !quiet {
+		if quiet {
+			st.quiet++
+		} else {
 			st.published()
 		}
 	case errors.Is(err, wire.ErrGap):
@@ -591,6 +594,7 @@ func (st *follow) apply() {
 // published tells onTick of a view published and follows the cameras
 // it shows.
 func (st *follow) published() {
+	st.quiet = 0
 	if st.f.onTick != nil {
 		st.f.onTick()
 	}

@@ -274,6 +274,11 @@ type pendingDelta struct {
 	msg []byte
 }
 
+// maxQuiet bounds the ticks a follower behind the stream applies without
+// a view in a row: however far behind, its sessions see the world move at
+// least every 1.6 s of it.
+const maxQuiet = 16
+
 // maxPending bounds the deltas queued for syncLoop: 25 s of ticks, for a
 // snapshot on its way or a follower short of CPU. maxSpare bounds the
 // buffers of applied deltas kept for the next (a follower that keeps up
@@ -297,7 +302,8 @@ type FollowerStats struct {
 // maxPixels pixels (0: game.MaxPixels); onTick (may be nil) runs after
 // every view published, on the follower's own goroutine (syncLoop): of
 // every snapshot taken, and of the last delta of each run of deltas
-// queued (a follower behind the stream applies the others without one).
+// queued and every maxQuiet-th (a follower behind the stream applies the
+// others without one).
 // Close stops it.
 func NewFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func()) (*Follower, error) {
 	return newFollower(nc, prefix, name, maxPixels, onTick, snapshotWait)
@@ -509,7 +515,8 @@ func (f *Follower) recycle() {
 }
 
 // applyPending applies the deltas queued, in order, publishing a view of
-// the last only (the sessions draw the newest view), and reports whether
+// the last only (the sessions draw the newest view; of every maxQuiet-th
+// too), and reports whether
 // the replica needs a snapshot: a delta of another simulation instance
 // (the simulation restarted, or a second one publishes under this
 // prefix; never applied to this replica), or one that does not follow
@@ -535,8 +542,8 @@ func (f *Follower) applyPending() (resync bool) {
 			return true
 		}
 		var err error
-		last := k == len(f.batch)-1
-		if last {
+		view := k == len(f.batch)-1 || (k+1)%maxQuiet == 0
+		if view {
 			err = r.Apply(d.msg)
 		} else {
 			err = r.ApplyQuiet(d.msg) // the next delta is here: its view supersedes this one's
@@ -547,7 +554,7 @@ func (f *Follower) applyPending() (resync bool) {
 			f.applied.Add(1)
 			f.tick.Store(r.Tick())
 			f.last.Store(time.Now().UnixNano())
-			if last && f.onTick != nil {
+			if view && f.onTick != nil {
 				f.onTick()
 			}
 		case errors.Is(err, wire.ErrGap):
