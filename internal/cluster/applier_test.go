@@ -18,9 +18,9 @@ import (
 // replica ends at the world's tick with its pixels. A lost delta and a
 // delta of another simulation instance each stop the batch and ask for a
 // snapshot, the view showing the last delta applied; Stats counts the
-// deltas queued until the applier takes them. A batch publishes a view of
-// every maxQuiet-th delta and of the last. Once it keeps up, a delta costs
-// no allocation.
+// deltas queued until the applier takes them. A batch publishes views of
+// every maxQuiet-th delta and of the last quietFrom. Once it keeps up, a
+// delta costs no allocation.
 func TestFollowerApplier(t *testing.T) {
 	gc := game.DefaultConfig()
 	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 192, 96, 40, 30, 11
@@ -146,7 +146,7 @@ func TestFollowerApplier(t *testing.T) {
 	}
 
 	// A batch of 40 queued deltas publishes views of the 16th, the 32nd
-	// and the last (maxQuiet), each told to onTick.
+	// (maxQuiet) and the last three (quietFrom), each told to onTick.
 	f = newFollower()
 	views := 0
 	f.onTick = func() { views++ }
@@ -158,7 +158,7 @@ func TestFollowerApplier(t *testing.T) {
 	}
 	v = f.Acquire()
 	defer v.Release()
-	if views != 3 || v.Tick != snapTick+40 || f.rep.Load().Tick() != snapTick+40 {
-		t.Fatalf("%d views told, the view at tick %d, the replica at %d, want 3 and tick %d", views, v.Tick, f.rep.Load().Tick(), snapTick+40)
+	if views != 5 || v.Tick != snapTick+40 || f.rep.Load().Tick() != snapTick+40 {
+		t.Fatalf("%d views told, the view at tick %d, the replica at %d, want 5 and tick %d", views, v.Tick, f.rep.Load().Tick(), snapTick+40)
 	}
 }

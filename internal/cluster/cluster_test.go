@@ -897,8 +897,8 @@ func TestSimRestart(t *testing.T) {
 // counts them, as its Queued does the deltas (those of the batch it is
 // applying too), and the gateway's banner says it is catching up (not
 // restarting: ticks still come) until it is within behindTo ticks again.
-// It catches up publishing a view of one delta in maxQuiet and of the
-// last of each run queued, not of each.
+// It catches up publishing views of one delta in maxQuiet and of the
+// last quietFrom of each run queued, not of each.
 func TestGatewayCatchingUp(t *testing.T) {
 	l := newLink(t, time.Second, 64)
 	_, _, tick, publish := published(t, l, 128, 64, 16, 6, 3, "c")
@@ -953,8 +953,8 @@ func TestGatewayCatchingUp(t *testing.T) {
 	if b, n := f.Behind(), g.Notice(); b != 0 || n != "" {
 		t.Fatalf("caught up: behind %d, notice %q", b, n)
 	}
-	// behind, it published a view of one delta in maxQuiet and of the
-	// last of each run queued
+	// behind, it published views of one delta in maxQuiet and of the
+	// last quietFrom of each run queued
 	if n, a := views.Load()-v0, int64(f.Stats().Applied-a0); a < 100 || n > a/4 {
 		t.Errorf("%d views published for %d deltas applied catching up", n, a)
 	}

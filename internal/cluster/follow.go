@@ -552,10 +552,11 @@ func (st *follow) finish() {
 func (st *follow) apply() {
 	t, f := st.cur, st.f
 	st.cur = nil
-	// Behind the stream by a tick or more, the follower applies the tick
-	// without a view (its sessions draw the newest), and publishes once
-	// it has taken every message come (see flush), or after maxQuiet.
-	quiet := f.Behind() > 0 && st.quiet < maxQuiet-1
+	// Behind the stream by quietFrom ticks or more, the follower applies
+	// the tick without a view (its sessions draw the newest), and
+	// publishes once it has taken every message come (see flush), or
+	// after maxQuiet.
+	quiet := f.Behind() >= quietFrom && st.quiet < maxQuiet-1
 	var err error
 	if quiet {
 		err = st.r.ApplyRegionsQuiet(t.global, t.parts)

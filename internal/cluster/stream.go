@@ -274,10 +274,15 @@ type pendingDelta struct {
 	msg []byte
 }
 
-// maxQuiet bounds the ticks a follower behind the stream applies without
-// a view in a row: however far behind, its sessions see the world move at
-// least every 1.6 s of it.
-const maxQuiet = 16
+// A follower at least quietFrom ticks behind the stream applies a tick
+// without a view (its sessions draw only the newest, which the next
+// ticks supersede at once), but for every maxQuiet-th: however far
+// behind, its sessions see the world move at least every 1.6 s of it. A
+// follower that keeps up, or nearly, publishes every tick.
+const (
+	quietFrom = 3
+	maxQuiet  = 16
+)
 
 // maxPending bounds the deltas queued for syncLoop: 25 s of ticks, for a
 // snapshot on its way or a follower short of CPU. maxSpare bounds the
@@ -301,9 +306,8 @@ type FollowerStats struct {
 // name (its snapshot requests go under its name), taking worlds of at most
 // maxPixels pixels (0: game.MaxPixels); onTick (may be nil) runs after
 // every view published, on the follower's own goroutine (syncLoop): of
-// every snapshot taken, and of the last delta of each run of deltas
-// queued and every maxQuiet-th (a follower behind the stream applies the
-// others without one).
+// every snapshot taken and of every delta applied, but those a follower
+// behind the stream applies without one (see quietFrom).
 // Close stops it.
 func NewFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func()) (*Follower, error) {
 	return newFollower(nc, prefix, name, maxPixels, onTick, snapshotWait)
@@ -514,9 +518,9 @@ func (f *Follower) recycle() {
 	clear(f.batch)
 }
 
-// applyPending applies the deltas queued, in order, publishing a view of
-// the last only (the sessions draw the newest view; of every maxQuiet-th
-// too), and reports whether
+// applyPending applies the deltas queued, in order, publishing views of
+// the last quietFrom and of every maxQuiet-th (the sessions draw the
+// newest view), and reports whether
 // the replica needs a snapshot: a delta of another simulation instance
 // (the simulation restarted, or a second one publishes under this
 // prefix; never applied to this replica), or one that does not follow
@@ -542,11 +546,11 @@ func (f *Follower) applyPending() (resync bool) {
 			return true
 		}
 		var err error
-		view := k == len(f.batch)-1 || (k+1)%maxQuiet == 0
+		view := len(f.batch)-1-k < quietFrom || (k+1)%maxQuiet == 0
 		if view {
 			err = r.Apply(d.msg)
 		} else {
-			err = r.ApplyQuiet(d.msg) // the next delta is here: its view supersedes this one's
+			err = r.ApplyQuiet(d.msg) // the next deltas are here: their views supersede this one's
 		}
 		switch {
 		case err == nil:
