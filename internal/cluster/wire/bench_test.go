@@ -115,6 +115,8 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
+// benchApply is BenchmarkApply's row of world c, its deltas taken in runs
+// of run.
 func benchApply(b *testing.B, c benchCase, run int) {
 	w, p := benchWorld(b, c)
 	e := NewEncoder(w)
