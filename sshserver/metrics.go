@@ -85,7 +85,7 @@ func newMetrics() *metrics {
 		Name: "snaked_cast_snapshots_total", Help: "Whole screens sent to spectators joining a shared stream of frames, or too far behind it.",
 	})
 	m.skipped = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "snaked_frames_skipped_total", Help: "Ticks a session skipped because its writer was busy (latest wins).",
+		Name: "snaked_frames_skipped_total", Help: "Ticks a session did not draw: its writer was busy (latest wins), or it waited for a view that covers its camera, or no view showed them (every buffer held; a gateway catching up).",
 	})
 	m.stalls = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "snaked_stall_disconnects_total", Help: "Sessions dropped because a write stalled past the bound.",
