@@ -943,7 +943,10 @@ func TestGatewayCatchingUp(t *testing.T) {
 	if lag < behindFrom+10 {
 		t.Fatalf("the follower was only %d ticks behind: the test did not test", lag)
 	}
-	if !said || most < lag-1 || most > 100 {
+	// lag counts from the view, which a quiet run leaves up to maxQuiet
+	// ticks behind the replica that Behind counts from, and deltas still
+	// on their way to the follower when Behind was read
+	if !said || most < lag-maxQuiet-5 || most > 100 {
 		t.Fatalf("%d ticks behind: Behind said at most %d, catching up said: %v", lag, most, said)
 	}
 	slow.Store(false)
