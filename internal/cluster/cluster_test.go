@@ -937,7 +937,7 @@ func TestGatewayCatchingUp(t *testing.T) {
 	v := f.Acquire()
 	lag := int(*tick - v.Tick)
 	v.Release()
-	if q < b-2 || q > b+2 {
+	if q < b-5 || q > b+5 { // read a moment apart
 		t.Errorf("%d deltas queued (the batch being applied too), %d ticks behind", q, b)
 	}
 	if lag < behindFrom+10 {
