@@ -130,7 +130,7 @@ func (vs *Views) Writes(step uint64) []Write { return vs.logs[step%logN] }
 func (vs *Views) File(step uint64, log []Write) { vs.logs[step%logN] = log }
 
 // Publish files log as the writes of step (one more than the last step
-// published, or the first), which brought the grid to tick, then brings a
+// published or filed, or the first), which brought the grid to tick, then brings a
 // free buffer up to date and makes it the newest view. Step 0 is a
 // world's start: a buffer written then is copied whole the next time.
 func (vs *Views) Publish(step, tick uint64, log []Write) {

@@ -98,8 +98,10 @@ type RegionFollower struct {
 
 // NewRegionFollower follows the world streamed under prefix on nc in
 // regions, for gateway name, taking worlds of at most maxPixels pixels
-// (0: game.MaxPixels); onTick (may be nil) runs after every tick applied,
-// on the follower's goroutine. Until SetCameras it follows no region.
+// (0: game.MaxPixels); onTick (may be nil) runs after every view
+// published, on the follower's goroutine: of every tick applied, but
+// those a follower behind the stream applies without one (see
+// quietFrom). Until SetCameras it follows no region.
 func NewRegionFollower(nc *nats.Conn, prefix, name string, maxPixels int, onTick func()) (*RegionFollower, error) {
 	if maxPixels <= 0 || maxPixels > game.MaxPixels {
 		maxPixels = game.MaxPixels

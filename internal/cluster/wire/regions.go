@@ -731,11 +731,7 @@ func (r *Replica) applyRegions(global []byte, regions [][]byte, publish bool) er
 	r.commitTail(&t)
 	r.tick = tick
 	r.seq++
-	if r.unpublished = !publish; publish {
-		r.views.Publish(r.seq, r.tick, log)
-	} else {
-		r.views.File(r.seq, log)
-	}
+	r.file(log, publish)
 	return nil
 }
 

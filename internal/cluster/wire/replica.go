@@ -326,12 +326,19 @@ func (r *Replica) apply(msg []byte, publish bool) error {
 	r.commitTail(&t)
 	r.tick = tick
 	r.seq++
-	if r.unpublished = !publish; publish {
+	r.file(log, publish)
+	return nil
+}
+
+// file hands the views log as the writes of step r.seq, which brought the
+// replica to r.tick, and publishes its view when publish is set.
+func (r *Replica) file(log []game.Write, publish bool) {
+	r.unpublished = !publish
+	if publish {
 		r.views.Publish(r.seq, r.tick, log)
 	} else {
 		r.views.File(r.seq, log)
 	}
-	return nil
 }
 
 // decodeRecords reads what a delta and a global message (ApplyRegions)
