@@ -13,12 +13,13 @@ import (
 // on area times the default density's area (about 256 pixels per snake),
 // or on the world AutoSize(n) sizes (about 350) when area is 0; or, when
 // w > 0, n players on a w x h world with bots (floor) and target
-// (Config.BotTarget). An unindexed row's views carry no render index
-// (Config.Unindexed, as a simulation's world is built).
+// (Config.BotTarget). A sim row's world is built as a simulation builds
+// its own: its views carry pixels only when asked for, and no render index
+// (Config.LazyPixels), so its Step publishes the records alone.
 type benchCase struct {
-	bots      bool
-	unindexed bool
-	n, area   int
+	bots    bool
+	sim     bool
+	n, area int
 
 	w, h, floor, target int
 }
@@ -35,8 +36,8 @@ func (c benchCase) name() string {
 	if c.area > 1 {
 		s += fmt.Sprintf("/area=x%d", c.area)
 	}
-	if c.unindexed {
-		s += "/unindexed"
+	if c.sim {
+		s += "/sim"
 	}
 	return s
 }
@@ -139,7 +140,7 @@ func benchWorld(b testing.TB, c benchCase) (*World, *players) {
 	if c.w > 0 {
 		cfg = Config{W: c.w, H: c.h, MaxSnakes: c.n + max(c.floor, c.target), Bots: c.floor, BotTarget: c.target, Seed: 7}
 	}
-	cfg.Unindexed = c.unindexed
+	cfg.LazyPixels = c.sim
 	var p *players
 	if c.bots {
 		cfg.Bots, cfg.StartLen = c.n, benchBotLen
@@ -183,8 +184,8 @@ var benchCases = []benchCase{
 	{bots: true, n: 1000, area: 1}, {bots: true, n: 2500, area: 1}, {bots: true, n: 5000, area: 1},
 	{bots: true, n: 10000, area: 1}, {bots: true, n: 10000, area: 4},
 	{n: 100000}, {bots: true, n: 100000},
-	{n: 10000, area: 1, unindexed: true}, {bots: true, n: 10000, area: 1, unindexed: true},
-	{n: 100000, unindexed: true}, {bots: true, n: 100000, unindexed: true},
+	{n: 10000, area: 1, sim: true}, {bots: true, n: 10000, area: 1, sim: true},
+	{n: 100000, sim: true}, {bots: true, n: 100000, sim: true},
 }
 
 // benchKept holds the worlds of the rows of at least keepN snakes from

@@ -34,16 +34,19 @@ const (
 )
 
 func newCrowd(t testing.TB, workers int) *crowd {
-	return newCrowdWith(t, workers, false)
+	return newCrowdWith(t, workers, nil)
 }
 
-// newCrowdWith is newCrowd with the views unindexed (Config.Unindexed)
-// when unindexed is set.
-func newCrowdWith(t testing.TB, workers int, unindexed bool) *crowd {
+// newCrowdWith is newCrowd with its config changed by set (when not nil).
+func newCrowdWith(t testing.TB, workers int, set func(*game.Config)) *crowd {
 	t.Helper()
-	w, err := game.New(game.Config{W: crowdW, H: crowdH, MaxSnakes: crowdTarget + 40, Bots: 40, BotTarget: crowdTarget,
-		Seed: 21, StartLen: 6, DashCooldown: 12, Workers: workers, Unindexed: unindexed,
-		ParallelFrom: 1}) // every pass on the workers, however few snakes move
+	cfg := game.Config{W: crowdW, H: crowdH, MaxSnakes: crowdTarget + 40, Bots: 40, BotTarget: crowdTarget,
+		Seed: 21, StartLen: 6, DashCooldown: 12, Workers: workers,
+		ParallelFrom: 1} // every pass on the workers, however few snakes move
+	if set != nil {
+		set(&cfg)
+	}
+	w, err := game.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +177,8 @@ func TestUnindexedSameWorld(t *testing.T) {
 	if testing.Short() || raceOn {
 		ticks = 80
 	}
-	cs := []*crowd{newCrowdWith(t, 1, false), newCrowdWith(t, 1, true), newCrowdWith(t, 2, true)}
+	unindexed := func(c *game.Config) { c.Unindexed = true }
+	cs := []*crowd{newCrowdWith(t, 1, nil), newCrowdWith(t, 1, unindexed), newCrowdWith(t, 2, unindexed)}
 	for tick := 0; tick < ticks; tick++ {
 		for k, c := range cs {
 			c.step(t)
@@ -197,6 +201,85 @@ func TestUnindexedSameWorld(t *testing.T) {
 			v.Release()
 		}
 		v0.Release()
+	}
+}
+
+// TestLazyPixels steps a world of views with pixels and ones that carry
+// them only when asked for (Config.LazyPixels) on 1 and 2 workers, and
+// asks now and then: after single ticks, runs of ticks and long gaps
+// (a buffer brought up to date by replaying the steps since its pixels,
+// or copied whole). Each view of a lazy world shows the same tick,
+// records and deaths as the other world's, carries no render index, has
+// pixels exactly when asked for, and then the same ones; WantPixels says
+// whether the newest view lacks them.
+func TestLazyPixels(t *testing.T) {
+	ticks := 400
+	if testing.Short() || raceOn {
+		ticks = 120
+	}
+	lazy := func(c *game.Config) { c.LazyPixels = true }
+	cs := []*crowd{newCrowdWith(t, 1, nil), newCrowdWith(t, 1, lazy), newCrowdWith(t, 2, lazy)}
+	ask := func(tick int) bool { // after tick: a whole copy, a run, replays of a few steps
+		return tick%37 == 0 || (tick >= 60 && tick < 66) || tick%50 == 7 || tick%50 == 10
+	}
+	var held *game.View // a view with pixels, held for 30 ticks: the pool grows
+	asked, copies := 0, 0
+	for tick := 0; tick < ticks; tick++ {
+		wanted := make([]bool, len(cs))
+		if ask(tick) {
+			asked++
+			for k, c := range cs {
+				v := c.w.Acquire()
+				lacks := v.NoPixels
+				v.Release()
+				if got := c.w.WantPixels(); got != (k > 0 && lacks) {
+					t.Fatalf("tick %d: crowd %d's WantPixels says %v, its newest view NoPixels %v", tick, k, got, lacks)
+				}
+				wanted[k] = lacks
+			}
+		}
+		for k, c := range cs {
+			c.step(t)
+			if k > 0 && !bytes.Equal(c.buf, cs[0].buf) {
+				t.Fatalf("tick %d: the lazy world's delta (crowd %d) differs from the other's", tick, k)
+			}
+		}
+		v0 := cs[0].w.Acquire()
+		for k, c := range cs[1:] {
+			v := c.w.Acquire()
+			if len(v.Dirty)+len(v.Fresh)+len(v.FreshX)+len(v.FreshAt)+len(v.FreshBlk)+len(v.FreshPix) != 0 {
+				t.Fatalf("tick %d: a lazy view (crowd %d) carries a render index", v.Tick, k+1)
+			}
+			if v.NoPixels == wanted[k+1] {
+				t.Fatalf("tick %d: crowd %d's view NoPixels %v, asked for pixels %v", v.Tick, k+1, v.NoPixels, wanted[k+1])
+			}
+			d := recordsDiff(v0, v)
+			if d == "" && !v.NoPixels && !slices.Equal(v0.Pix, v.Pix) {
+				d = "Pix"
+			}
+			if d != "" {
+				t.Fatalf("tick %d: the lazy view (crowd %d) differs from the other's in %s", v.Tick, k+1, d)
+			}
+			if !v.NoPixels && k == 0 {
+				copies++
+				if held == nil && tick > 100 {
+					held = v // released below, 1 to 30 ticks on
+					continue
+				}
+			}
+			v.Release()
+		}
+		v0.Release()
+		if held != nil && tick%30 == 0 {
+			held.Release()
+			held = nil
+		}
+	}
+	if held != nil {
+		held.Release()
+	}
+	if asked < 10 || copies < 10 {
+		t.Fatalf("asked for pixels %d times, %d views had them", asked, copies)
 	}
 }
 
@@ -255,11 +338,17 @@ func viewDiff(a, b *game.View) string {
 // worldDiff is viewDiff without the render index (View.Dirty to
 // FreshPix): the fields in which the world shows.
 func worldDiff(a, b *game.View) string {
+	if a.Tick == b.Tick && !slices.Equal(a.Pix, b.Pix) {
+		return "Pix"
+	}
+	return recordsDiff(a, b)
+}
+
+// recordsDiff is worldDiff without the pixels.
+func recordsDiff(a, b *game.View) string {
 	switch {
 	case a.Tick != b.Tick:
 		return "Tick"
-	case !slices.Equal(a.Pix, b.Pix):
-		return "Pix"
 	case !slices.Equal(a.Snakes, b.Snakes):
 		return "Snakes"
 	case !slices.Equal(a.Shield, b.Shield):

@@ -8,6 +8,25 @@ func (w *World) Acquire() *View { return w.views.Acquire() }
 // buffer was held by a reader.
 func (w *World) Skipped() uint64 { return w.views.Skipped() }
 
+// WantPixels reports whether the newest view lacks the world's pixels for
+// want of asking, in a world built with Config.LazyPixels (it is of the
+// world's tick, NoPixels), and then has the next view published carry
+// them: a reader of pixels waits for the next Step. It reports false in
+// other worlds, and when the newest view has them or is not of this tick
+// (every buffer was held). Call it between Steps on the goroutine that
+// calls Step.
+func (w *World) WantPixels() bool {
+	if !w.views.lazy {
+		return false
+	}
+	v := w.views.newest.Load()
+	if v.Tick == w.tick && !v.NoPixels {
+		return false
+	}
+	w.views.want = true
+	return v.Tick == w.tick
+}
+
 // publish files this step's writes and publishes its view.
 func (w *World) publish() {
 	w.views.Publish(w.seq, w.tick, w.chg)

@@ -33,6 +33,8 @@ type Views struct {
 	skipped atomic.Uint64 // steps not published because every buffer was held
 
 	unindexed bool // no render index (Config.Unindexed): buffers carry pixels, not Dirty, Fresh or the cell index
+	lazy      bool // pixels on demand (Config.LazyPixels; implies unindexed): a publish brings a buffer's pixels up to date only when want is set
+	want      bool // the next publish brings its buffer's pixels up to date (World.WantPixels)
 
 	logs  [logN][]Write // logs[s%logN] holds step s's writes, for the last logN steps
 	cells []uint64      // the last step's cells (View.index); clear between publishes
@@ -90,6 +92,7 @@ func NewViews(grid []Pixel, w, h, capacity int, fill Filler) *Views {
 type viewState struct {
 	refs atomic.Int32 // readers holding the view
 	seq  uint64       // the step whose grid Pix holds; 0 = never written
+	tick uint64       // and its tick: the view's Tick, unless NoPixels
 }
 
 // Acquire returns the newest published view; never nil once Publish has
@@ -141,12 +144,18 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 		return
 	}
 	since := v.st.seq // what v holds, unless sync copies it whole
-	if vs.sync(v, step, tick) {
-		since = 0
-	}
-	v.st.seq = step
-	if step == 0 {
-		v.st.seq = 0 // no log reaches back to before the start
+	switch {
+	case vs.lazy && !vs.want:
+		since = 0 // v's records may be of a later step than its pixels
+		v.NoPixels = true
+	default:
+		if vs.sync(v, step, tick) {
+			since = 0
+		}
+		v.st.seq, v.st.tick, v.NoPixels, vs.want = step, tick, false, false
+		if step == 0 {
+			v.st.seq = 0 // no log reaches back to before the start
+		}
 	}
 	v.Tick = tick
 	vs.fill.Fill(v, since)
@@ -165,7 +174,7 @@ func (vs *Views) oldest(step, from uint64) uint64 {
 	oldest := from
 	for _, b := range vs.pool {
 		if b.st.seq != 0 && step-b.st.seq <= logN-1 { // replayable, not copied
-			oldest = min(oldest, b.Tick)
+			oldest = min(oldest, b.st.tick)
 		}
 	}
 	return oldest
@@ -256,7 +265,7 @@ func (vs *Views) sync(v *View, seq, tick uint64) (whole bool) {
 		v.Dirty, v.Fresh, v.FreshX, v.FreshAt, v.FreshBlk, v.FreshPix = nil, nil, nil, nil, nil, nil
 	}
 	clear(v.Fresh)
-	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.Tick {
+	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.st.tick {
 		copy(v.Pix, vs.grid)
 		if !vs.unindexed {
 			v.markAll(tick)
@@ -264,7 +273,7 @@ func (vs *Views) sync(v *View, seq, tick uint64) (whole bool) {
 		v.FreshAt, v.FreshBlk = v.FreshAt[:0], v.FreshBlk[:0]
 		return true
 	}
-	from := v.Tick
+	from := v.st.tick
 	vs.cur, vs.tick = v, tick
 	vs.fill.Expired(vs, from, vs.oldest(seq, from))
 	vs.cur = nil

@@ -67,6 +67,14 @@ type Config struct {
 	// pixels and records (snapshots, metrics) and never a frame.
 	Unindexed bool
 
+	// LazyPixels views carry the world's pixels only when asked for
+	// (World.WantPixels; View.NoPixels says which do), and no render
+	// index: for a world whose pixels are read only now and then, such as
+	// a simulation's, which writes them into a snapshot when a gateway
+	// asks for one. A publish then costs the records alone, not a replay
+	// of the step's writes into a buffer of the world's size.
+	LazyPixels bool
+
 	Fruit        int // target fruit count; 0 = W*H/256
 	StartLen     int // length of a new snake; 0 = 5
 	Protect      int // spawn protection in ticks; 0 = 20
@@ -403,7 +411,8 @@ func New(cfg Config) (*World, error) {
 	}
 	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
 	w.views.setBands(max(cfg.Workers, 1), w.publishBands)
-	w.views.unindexed = cfg.Unindexed
+	w.views.unindexed = cfg.Unindexed || cfg.LazyPixels
+	w.views.lazy = cfg.LazyPixels
 	for i := range w.box {
 		w.box[i].gen = cfg.IDBase
 	}

@@ -42,7 +42,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg.World.IDBase = binary.LittleEndian.Uint32(b[:])
-	cfg.World.Unindexed = true // nothing draws from the simulation's views
+	cfg.World.LazyPixels = true // nothing draws from the simulation's views; snapshots ask for their pixels
 	world, err := game.New(cfg.World)
 	if err != nil {
 		fmt.Fprintln(stderr, "snaked:", err)

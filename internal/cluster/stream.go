@@ -175,7 +175,12 @@ func (p *Publisher) Ticked() error {
 	if err := p.reg.ticked(); err != nil {
 		return err
 	}
-	inboxes := p.due()
+	p.take()
+	now := time.Now()
+	if p.anyDue(now) && p.w.WantPixels() {
+		return nil // the world's views carry pixels when asked: the next one does
+	}
+	inboxes := p.due(now)
 	if len(inboxes) == 0 {
 		return nil
 	}
@@ -193,11 +198,9 @@ func (p *Publisher) Ticked() error {
 	return nil
 }
 
-// due takes the snapshot requests that came since the last call and
-// returns the inboxes the next snapshot goes to: one a gateway name, its
-// latest, and only to a name that had none within snapEvery (the others
-// wait); none while the writer is busy. On Ticked's goroutine.
-func (p *Publisher) due() []string {
+// take takes the snapshot requests that came since the last call into
+// p.waiting: one a gateway name, its latest. On Ticked's goroutine.
+func (p *Publisher) take() {
 	for more := true; more; {
 		select {
 		case r := <-p.snapq:
@@ -210,10 +213,29 @@ func (p *Publisher) due() []string {
 			more = false
 		}
 	}
+}
+
+// anyDue reports whether due(now) would return an inbox. On Ticked's
+// goroutine.
+func (p *Publisher) anyDue(now time.Time) bool {
+	if len(p.waiting) == 0 || p.busy.Load() {
+		return false
+	}
+	for gw := range p.waiting {
+		if now.Sub(p.served[gw]) >= snapEvery {
+			return true
+		}
+	}
+	return false
+}
+
+// due returns the inboxes the next snapshot goes to, of the requests take
+// took: only to a gateway that had none within snapEvery before now (the
+// others wait); none while the writer is busy. On Ticked's goroutine.
+func (p *Publisher) due(now time.Time) []string {
 	if len(p.waiting) == 0 || p.busy.Load() {
 		return nil
 	}
-	now := time.Now()
 	var inboxes []string
 	for gw, inbox := range p.waiting {
 		if now.Sub(p.served[gw]) < snapEvery {

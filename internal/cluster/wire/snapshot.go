@@ -50,13 +50,15 @@ type Later struct {
 // SnapshotLater returns the snapshot of w now, as Snapshot would write it,
 // to be written by Later.Chunks on any goroutine: the goroutine that calls
 // Step only takes a reference to the view of this tick. It returns nil
-// when there is no such view (its publish was skipped because every view
-// buffer was held): call Snapshot then. Call it between Steps on the
-// goroutine that calls Step.
+// when there is no such view with pixels: its publish was skipped because
+// every view buffer was held (call Snapshot then), or w's views carry
+// pixels only when asked for (game.Config.LazyPixels; World.WantPixels
+// asks for the next). Call it between Steps on the goroutine that calls
+// Step.
 func SnapshotLater(w *game.World) *Later {
 	f := w.Feed()
 	v := w.Acquire()
-	if v.Tick != f.Tick() || len(v.Snakes) != f.Slots() {
+	if v.Tick != f.Tick() || len(v.Snakes) != f.Slots() || v.NoPixels {
 		v.Release()
 		return nil
 	}

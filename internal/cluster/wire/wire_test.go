@@ -26,9 +26,13 @@ type follower struct {
 	prevTick uint64
 }
 
-func newFollowed(t testing.TB, seed uint64, w, h, people int) *follower {
+func newFollowed(t testing.TB, seed uint64, w, h, people int, set ...func(*game.Config)) *follower {
 	t.Helper()
-	world, err := game.New(game.Config{W: w, H: h, MaxSnakes: people + 40, Bots: 8, BotTarget: people/2 + 20, Seed: seed, StartLen: 6})
+	cfg := game.Config{W: w, H: h, MaxSnakes: people + 40, Bots: 8, BotTarget: people/2 + 20, Seed: seed, StartLen: 6}
+	for _, f := range set {
+		f(&cfg)
+	}
+	world, err := game.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,15 +409,29 @@ func TestSnapshotChunks(t *testing.T) {
 // another goroutine after the world has stepped on, has the same bytes as
 // Snapshot's at that tick, and the view goes back to the world's pool;
 // with every view buffer held (a publish skipped) there is no view of the
-// tick, and SnapshotLater says so.
+// tick, and SnapshotLater says so. In a world whose views carry pixels
+// only when asked for (game.Config.LazyPixels) there is no view to write
+// from until World.WantPixels asks for the next.
 func TestSnapshotLater(t *testing.T) {
-	for _, seed := range []uint64{1, 2} {
-		f := newFollowed(t, seed, 192, 64, 30)
+	for _, seed := range []uint64{1, 2, 3} {
+		lazy := seed == 3
+		f := newFollowed(t, seed, 192, 64, 30, func(c *game.Config) { c.LazyPixels = lazy })
 		var written []*game.View
 		for k := 0; k < 200; k++ {
+			if k%40 == 39 && lazy {
+				if SnapshotLater(f.w) != nil {
+					t.Fatalf("tick %d: a later snapshot from a view published without pixels", f.w.Feed().Tick())
+				}
+				if !f.w.WantPixels() {
+					t.Fatalf("tick %d: WantPixels says the newest view has pixels", f.w.Feed().Tick())
+				}
+			}
 			f.step(t)
 			if k%40 != 39 {
 				continue
+			}
+			if f.w.WantPixels() {
+				t.Fatalf("tick %d: WantPixels says the view asked for has no pixels", f.w.Feed().Tick())
 			}
 			want, err := Snapshot(f.w, 700)
 			if err != nil {
@@ -441,6 +459,9 @@ func TestSnapshotLater(t *testing.T) {
 			if _, err := l.Chunks(700); err == nil {
 				t.Fatal("a later snapshot written twice")
 			}
+		}
+		if lazy && f.w.WantPixels() {
+			f.step(t)
 		}
 		l := SnapshotLater(f.w)
 		written = append(written, l.v)
