@@ -666,10 +666,13 @@ func FuzzWire(f *testing.F) {
 // streamed on l's simulation connection under prefix, its publisher
 // (closed with the test), its tick, and a step that steps it and
 // publishes.
-func published(t *testing.T, l *link, w, h, capacity, bots int, seed uint64, prefix string) (*game.World, *Publisher, *uint64, func()) {
+func published(t *testing.T, l *link, w, h, capacity, bots int, seed uint64, prefix string, set ...func(*game.Config)) (*game.World, *Publisher, *uint64, func()) {
 	t.Helper()
 	gc := game.DefaultConfig()
 	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = w, h, capacity, bots, seed
+	for _, f := range set {
+		f(&gc)
+	}
 	world, err := game.New(gc)
 	if err != nil {
 		t.Fatal(err)
@@ -751,10 +754,18 @@ func TestStreamViewsHeld(t *testing.T) {
 // TestStream: a follower joining late builds a replica from a snapshot and
 // then follows the simulation's deltas; after every tick its view equals
 // the world's (pixels, snakes, leaderboard); a follower that misses deltas
-// resyncs from a new snapshot.
+// resyncs from a new snapshot. The same holds of a world whose views carry
+// pixels only when asked for (game.Config.LazyPixels, as the simulation's
+// is built), whose publisher asks for them a tick before each snapshot.
 func TestStream(t *testing.T) {
+	for _, lazy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("lazy=%v", lazy), func(t *testing.T) { testStream(t, lazy) })
+	}
+}
+
+func testStream(t *testing.T, lazy bool) {
 	l := newLink(t, time.Second, 64)
-	w, _, tick, step := published(t, l, 256, 128, 64, 24, 9, "s")
+	w, _, tick, step := published(t, l, 256, 128, 64, 24, 9, "s", func(c *game.Config) { c.LazyPixels = lazy })
 	for range 20 {
 		step()
 	}
@@ -766,8 +777,18 @@ func TestStream(t *testing.T) {
 	}
 	defer f.Close()
 	// The snapshot is answered between ticks: keep ticking until synced.
-	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+	asked := false // a view of the world had pixels: a lazy world's, when asked for
+	if !testkit.Eventually(5*time.Second, func() bool {
+		step()
+		v := w.Acquire()
+		asked = asked || !v.NoPixels
+		v.Release()
+		return f.Synced()
+	}) {
 		t.Fatal("the follower never got a snapshot")
+	}
+	if !asked {
+		t.Fatal("the snapshot was written without a view of its tick with pixels")
 	}
 	same := func() bool {
 		wv, fv := w.Acquire(), f.Acquire()
@@ -776,8 +797,15 @@ func TestStream(t *testing.T) {
 		if wv.Tick != fv.Tick || wv.W != fv.W || len(wv.Snakes) != len(fv.Snakes) || len(wv.Top) != len(fv.Top) {
 			return false
 		}
-		for i := range wv.Pix {
-			if wv.Pix[i] != fv.Pix[i] {
+		pix := wv.Pix
+		if wv.NoPixels && !lazy {
+			t.Errorf("tick %d: a view without pixels in a world built without LazyPixels", wv.Tick)
+		}
+		if wv.NoPixels {
+			pix = w.Feed().Pixels() // the world is at wv.Tick: only this goroutine steps it
+		}
+		for i := range pix {
+			if pix[i] != fv.Pix[i] {
 				return false
 			}
 		}
@@ -789,11 +817,20 @@ func TestStream(t *testing.T) {
 		}
 		return true
 	}
+	bare := 0 // ticks whose view has no pixels
 	for range 50 {
 		step()
+		v := w.Acquire()
+		if v.NoPixels {
+			bare++
+		}
+		v.Release()
 		if !testkit.Eventually(2*time.Second, same) {
 			t.Fatalf("tick %d: the follower's view differs from the world's (stats %+v)", *tick, f.Stats())
 		}
+	}
+	if lazy && bare < 45 {
+		t.Errorf("%d of 50 views without pixels in a world that publishes them when asked, and nothing asked", bare)
 	}
 	// Miss deltas: the follower stops listening for a while.
 	if err := f.sub.Unsubscribe(); err != nil {
