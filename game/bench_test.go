@@ -29,15 +29,17 @@ func (c benchCase) name() string {
 	if c.bots {
 		kind = "bots"
 	}
+	// one level of the name (commas, not slashes): -bench's pattern for
+	// a row then matches that row alone
 	s := fmt.Sprintf("%s=%d", kind, c.n)
 	if c.w > 0 {
-		return s + fmt.Sprintf("/%dx%d/bots=%d/target=%d", c.w, c.h, c.floor, c.target)
+		return s + fmt.Sprintf(",%dx%d,bots=%d,target=%d", c.w, c.h, c.floor, c.target)
 	}
 	if c.area > 1 {
-		s += fmt.Sprintf("/area=x%d", c.area)
+		s += fmt.Sprintf(",area=x%d", c.area)
 	}
 	if c.sim {
-		s += "/sim"
+		s += ",sim"
 	}
 	return s
 }
@@ -64,6 +66,7 @@ type players struct {
 
 func (p *players) act(w *World) {
 	v := w.Acquire()
+	g := grid{w.Feed().Pixels(), v.W, v.H} // the world's pixels: a sim row's views carry none
 	for _, id := range p.ids {
 		s, ok := v.Snake(id)
 		if !ok {
@@ -77,12 +80,12 @@ func (p *players) act(w *World) {
 			continue
 		}
 		r := p.rng.IntN(1200)
-		if blocked(v, head, dir) && r < 1140 {
+		if blocked(g, head, dir) && r < 1140 {
 			d := left(dir)
 			if r&1 == 0 {
 				d = right(dir)
 			}
-			if blocked(v, head, d) {
+			if blocked(g, head, d) {
 				d = reverse(d)
 			}
 			w.Turn(id, d)
@@ -90,14 +93,14 @@ func (p *players) act(w *World) {
 		}
 		if r < 600 {
 			// people go for the fruit they see beside them
-			if d := fruitSide(v, head, dir); d != None {
+			if d := fruitSide(g, head, dir); d != None {
 				w.Turn(id, d)
 				continue
 			}
 		}
 		switch {
 		case r < 120:
-			if d := Dir(1 + r%4); !blocked(v, head, d) {
+			if d := Dir(1 + r%4); !blocked(g, head, d) {
 				w.Turn(id, d)
 			}
 		case r < 128:
@@ -107,9 +110,18 @@ func (p *players) act(w *World) {
 	v.Release()
 }
 
+// grid is a world's pixels, as the players script reads them.
+type grid struct {
+	pix  []Pixel
+	w, h int
+}
+
+// At returns the pixel at (x, y), both wrapped onto the world.
+func (g grid) At(x, y int) Pixel { return g.pix[wrap(y, g.h)*g.w+wrap(x, g.w)] }
+
 // fruitSide returns the side (left or right of d) with fruit within 3
 // pixels of h, or None.
-func fruitSide(v *View, h Point, d Dir) Dir {
+func fruitSide(v grid, h Point, d Dir) Dir {
 	for k := 1; k <= 3; k++ {
 		for _, t := range [2]Dir{left(d), right(d)} {
 			dx, dy := delta(t)
@@ -122,7 +134,7 @@ func fruitSide(v *View, h Point, d Dir) Dir {
 }
 
 // blocked reports whether the pixel next to h in direction d holds a snake.
-func blocked(v *View, h Point, d Dir) bool {
+func blocked(v grid, h Point, d Dir) bool {
 	dx, dy := delta(d)
 	return v.At(h.X+dx, h.Y+dy).Kind() >= Body
 }

@@ -149,7 +149,7 @@ type View struct {
 	// occupying it ending. A reader that drew tick t only needs to redraw
 	// the tiles with Dirty > t (it may find more than changed, never fewer).
 	// Dirty, Fresh and the cell index below are empty in the views of a
-	// world built with Config.Unindexed.
+	// world built with Config.Unindexed or Config.LazyPixels.
 	Dirty []uint64
 
 	// Fresh holds one bit a tile, set for every tile whose look may differ

@@ -63,8 +63,8 @@ type Config struct {
 
 	// Unindexed views carry no render index (View.Dirty, Fresh, FreshX,
 	// FreshAt, FreshBlk and FreshPix stay empty): for a world nobody
-	// draws from directly, such as a simulation whose readers take its
-	// pixels and records (snapshots, metrics) and never a frame.
+	// draws from directly, whose readers take its pixels and records and
+	// never a frame.
 	Unindexed bool
 
 	// LazyPixels views carry the world's pixels only when asked for
