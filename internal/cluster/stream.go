@@ -156,8 +156,11 @@ func (p *Publisher) send(chunks [][]byte, inboxes []string) {
 
 // Ticked publishes what the Steps since the last call changed, then hands
 // the snapshot requests waiting to the writer (one snapshot for all of
-// them; while it writes one, new requests wait for the next). Call it on
-// the goroutine that calls Step, after Step; after Close it does nothing.
+// them; while it writes one, new requests wait for the next). A world
+// whose views carry pixels only when asked (game.Config.LazyPixels) is
+// asked for them first, and the requests wait for the next tick's view.
+// Call it on the goroutine that calls Step, after Step; after Close it
+// does nothing.
 func (p *Publisher) Ticked() error {
 	if p.closed {
 		return nil
