@@ -219,6 +219,15 @@ func TestLazyPixels(t *testing.T) {
 	}
 	lazy := func(c *game.Config) { c.LazyPixels = true }
 	cs := []*crowd{newCrowdWith(t, 1, nil), newCrowdWith(t, 1, lazy), newCrowdWith(t, 2, lazy)}
+	for k, c := range cs[1:] {
+		c.step(t)
+		if v := c.w.Acquire(); !v.NoPixels || v.Pix != nil {
+			t.Fatalf("crowd %d: a view never asked for pixels has NoPixels %v and %d of them", k+1, v.NoPixels, len(v.Pix))
+		} else {
+			v.Release()
+		}
+	}
+	cs[0].step(t)
 	ask := func(tick int) bool { // after tick: a whole copy, a run, replays of a few steps
 		return tick%37 == 0 || (tick >= 60 && tick < 66) || tick%50 == 7 || tick%50 == 10
 	}

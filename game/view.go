@@ -133,7 +133,7 @@ type View struct {
 	Serial uint64
 
 	W, H    int
-	Pix     []Pixel     // row-major, len W*H: Pix[y*W+x]; stale when NoPixels
+	Pix     []Pixel     // row-major, len W*H: Pix[y*W+x]; stale or nil when NoPixels
 	Snakes  []SnakeInfo // indexed by slot; Used says whether a slot is live
 	Heads   []Point     // indexed by slot: where each snake's head is (the origin for a snake of no length)
 	Top     []Entry     // leaderboard, longest first, at most TopN
@@ -185,7 +185,8 @@ type View struct {
 
 	// NoPixels is set when Pix is not the world's pixels at Tick: the
 	// views of a world built with Config.LazyPixels carry them only when
-	// asked for (World.WantPixels).
+	// asked for (World.WantPixels), and a buffer never asked for has no
+	// Pix at all (nil).
 	NoPixels bool
 
 	// Shield holds one bit a slot (slot s at bit s%64 of word s/64), set

@@ -232,12 +232,14 @@ func (vs *Views) next() *View {
 	w, h := vs.w, vs.h
 	v = &View{
 		W: w, H: h,
-		Pix:    make([]Pixel, w*h),
 		Snakes: make([]SnakeInfo, 0, vs.capacity),
 		Heads:  make([]Point, 0, vs.capacity),
 		Top:    make([]Entry, 0, TopN),
 		Kills:  make([]Kill, 0, MaxKills),
 		Shield: make([]uint64, 0, (vs.capacity+63)/64),
+	}
+	if !vs.lazy { // a lazy buffer's pixels come when first asked for (sync)
+		v.Pix = make([]Pixel, w*h)
 	}
 	if !vs.unindexed {
 		v.Dirty = make([]uint64, TilesW(w)*TilesH(h))
@@ -265,6 +267,9 @@ func (vs *Views) sync(v *View, seq, tick uint64) (whole bool) {
 		v.Dirty, v.Fresh, v.FreshX, v.FreshAt, v.FreshBlk, v.FreshPix = nil, nil, nil, nil, nil, nil
 	}
 	clear(v.Fresh)
+	if v.Pix == nil { // a lazy buffer asked for pixels the first time
+		v.Pix = make([]Pixel, vs.w*vs.h)
+	}
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.st.tick {
 		copy(v.Pix, vs.grid)
 		if !vs.unindexed {

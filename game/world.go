@@ -72,7 +72,8 @@ type Config struct {
 	// index: for a world whose pixels are read only now and then, such as
 	// a simulation's, which writes them into a snapshot when a gateway
 	// asks for one. A publish then costs the records alone, not a replay
-	// of the step's writes into a buffer of the world's size.
+	// of the step's writes into a buffer of the world's size, and a
+	// buffer holds no pixels until it is first asked for them.
 	LazyPixels bool
 
 	Fruit        int // target fruit count; 0 = W*H/256

@@ -25,6 +25,7 @@ type players struct {
 
 func (p *players) act(w *game.World) {
 	v := w.Acquire()
+	g := grid{w.Feed().Pixels(), v.W, v.H} // the world's pixels: a lazy world's views may carry none
 	for _, id := range p.ids {
 		s, ok := v.Snake(id)
 		if !ok {
@@ -38,26 +39,26 @@ func (p *players) act(w *game.World) {
 			continue
 		}
 		r := p.rng.IntN(1200)
-		if blocked(v, head, dir) && r < 1140 {
+		if blocked(g, head, dir) && r < 1140 {
 			d := left(dir)
 			if r&1 == 0 {
 				d = right(dir)
 			}
-			if blocked(v, head, d) {
+			if blocked(g, head, d) {
 				d = reverse(d)
 			}
 			w.Turn(id, d)
 			continue
 		}
 		if r < 600 {
-			if d := fruitSide(v, head, dir); d != game.None {
+			if d := fruitSide(g, head, dir); d != game.None {
 				w.Turn(id, d)
 				continue
 			}
 		}
 		switch {
 		case r < 120:
-			if d := game.Dir(1 + r%4); !blocked(v, head, d) {
+			if d := game.Dir(1 + r%4); !blocked(g, head, d) {
 				w.Turn(id, d)
 			}
 		case r < 128:
@@ -109,7 +110,7 @@ func delta(d game.Dir) (int, int) {
 
 // fruitSide returns the side (left or right of d) with fruit within 3
 // pixels of h, or None.
-func fruitSide(v *game.View, h game.Point, d game.Dir) game.Dir {
+func fruitSide(v grid, h game.Point, d game.Dir) game.Dir {
 	for k := 1; k <= 3; k++ {
 		for _, t := range [2]game.Dir{left(d), right(d)} {
 			dx, dy := delta(t)
@@ -122,7 +123,7 @@ func fruitSide(v *game.View, h game.Point, d game.Dir) game.Dir {
 }
 
 // blocked reports whether the pixel next to h in direction d holds a snake.
-func blocked(v *game.View, h game.Point, d game.Dir) bool {
+func blocked(v grid, h game.Point, d game.Dir) bool {
 	dx, dy := delta(d)
 	return v.At(h.X+dx, h.Y+dy).Kind() >= game.Body
 }
@@ -246,4 +247,15 @@ func freshXShape(v *game.View) error {
 func inFreshX(v *game.View, x, y int) bool {
 	_, ok := slices.BinarySearch(v.FreshX[v.FreshAt[y/game.TileH]:v.FreshAt[y/game.TileH+1]], uint16(x))
 	return ok
+}
+
+// grid is a world's pixels, as the players script reads them.
+type grid struct {
+	pix  []game.Pixel
+	w, h int
+}
+
+// At returns the pixel at (x, y), both wrapped onto the world.
+func (g grid) At(x, y int) game.Pixel {
+	return g.pix[((y%g.h+g.h)%g.h)*g.w+(x%g.w+g.w)%g.w]
 }
