@@ -173,25 +173,13 @@ func TestWorkersOneAnswer(t *testing.T) {
 // bytes, the views the same pixels, records, board and deaths, and the
 // unindexed views carry no render index.
 func TestUnindexedSameWorld(t *testing.T) {
-	ticks := 400
-	if testing.Short() || raceOn {
-		ticks = 80
-	}
-	unindexed := func(c *game.Config) { c.Unindexed = true }
-	cs := []*crowd{newCrowdWith(t, 1, nil), newCrowdWith(t, 1, unindexed), newCrowdWith(t, 2, unindexed)}
+	ticks := testTicks(400, 80)
+	cs := beside(t, func(c *game.Config) { c.Unindexed = true })
 	for tick := 0; tick < ticks; tick++ {
-		for k, c := range cs {
-			c.step(t)
-			if k > 0 && !bytes.Equal(c.buf, cs[0].buf) {
-				t.Fatalf("tick %d: the unindexed world's delta (crowd %d) differs from the indexed one's", tick, k)
-			}
-		}
+		stepSame(t, cs, tick, "unindexed")
 		v0 := cs[0].w.Acquire()
 		for k, c := range cs[1:] {
 			v := c.w.Acquire()
-			if len(v.Dirty)+len(v.Fresh)+len(v.FreshX)+len(v.FreshAt)+len(v.FreshBlk)+len(v.FreshPix) != 0 {
-				t.Fatalf("tick %d: an unindexed view (crowd %d) carries a render index", v.Tick, k+1)
-			}
 			if len(v0.FreshAt) == 0 && tick > 1 {
 				t.Fatalf("tick %d: the indexed view carries no cell index", v0.Tick)
 			}
@@ -204,6 +192,38 @@ func TestUnindexedSameWorld(t *testing.T) {
 	}
 }
 
+// beside returns a crowd and, beside it, two whose config set changes,
+// on 1 and 2 workers.
+func beside(t *testing.T, set func(*game.Config)) []*crowd {
+	return []*crowd{newCrowdWith(t, 1, nil), newCrowdWith(t, 1, set), newCrowdWith(t, 2, set)}
+}
+
+// testTicks returns full, or short under -short or the race detector.
+func testTicks(full, short int) int {
+	if testing.Short() || raceOn {
+		return short
+	}
+	return full
+}
+
+// stepSame steps each crowd once and fails when a crowd's delta differs
+// from the first one's, or a view of the others (what names their worlds)
+// carries any of the render index.
+func stepSame(t *testing.T, cs []*crowd, tick int, what string) {
+	t.Helper()
+	for k, c := range cs {
+		c.step(t)
+		if k > 0 && !bytes.Equal(c.buf, cs[0].buf) {
+			t.Fatalf("tick %d: the %s world's delta (crowd %d) differs from the first one's", tick, what, k)
+		}
+		if v := c.w.Acquire(); k > 0 && len(v.Dirty)+len(v.Fresh)+len(v.FreshX)+len(v.FreshAt)+len(v.FreshBlk)+len(v.FreshPix) != 0 {
+			t.Fatalf("tick %d: a view of the %s world (crowd %d) carries a render index", v.Tick, what, k)
+		} else {
+			v.Release()
+		}
+	}
+}
+
 // TestLazyPixels steps a world of views with pixels and ones that carry
 // them only when asked for (Config.LazyPixels) on 1 and 2 workers, and
 // asks now and then: after single ticks, runs of ticks and long gaps
@@ -213,12 +233,8 @@ func TestUnindexedSameWorld(t *testing.T) {
 // pixels exactly when asked for, and then the same ones; WantPixels says
 // whether the newest view lacks them.
 func TestLazyPixels(t *testing.T) {
-	ticks := 400
-	if testing.Short() || raceOn {
-		ticks = 120
-	}
-	lazy := func(c *game.Config) { c.LazyPixels = true }
-	cs := []*crowd{newCrowdWith(t, 1, nil), newCrowdWith(t, 1, lazy), newCrowdWith(t, 2, lazy)}
+	ticks := testTicks(400, 120)
+	cs := beside(t, func(c *game.Config) { c.LazyPixels = true })
 	for k, c := range cs[1:] {
 		c.step(t)
 		if v := c.w.Acquire(); !v.NoPixels || v.Pix != nil {
@@ -247,18 +263,10 @@ func TestLazyPixels(t *testing.T) {
 				wanted[k] = lacks
 			}
 		}
-		for k, c := range cs {
-			c.step(t)
-			if k > 0 && !bytes.Equal(c.buf, cs[0].buf) {
-				t.Fatalf("tick %d: the lazy world's delta (crowd %d) differs from the other's", tick, k)
-			}
-		}
+		stepSame(t, cs, tick, "lazy")
 		v0 := cs[0].w.Acquire()
 		for k, c := range cs[1:] {
 			v := c.w.Acquire()
-			if len(v.Dirty)+len(v.Fresh)+len(v.FreshX)+len(v.FreshAt)+len(v.FreshBlk)+len(v.FreshPix) != 0 {
-				t.Fatalf("tick %d: a lazy view (crowd %d) carries a render index", v.Tick, k+1)
-			}
 			if v.NoPixels == wanted[k+1] {
 				t.Fatalf("tick %d: crowd %d's view NoPixels %v, asked for pixels %v", v.Tick, k+1, v.NoPixels, wanted[k+1])
 			}
