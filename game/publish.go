@@ -12,9 +12,10 @@ func (w *World) Skipped() uint64 { return w.views.Skipped() }
 // want of asking, in a world built with Config.LazyPixels (it is of the
 // world's tick, NoPixels), and then has the next view published carry
 // them: a reader of pixels waits for the next Step. It reports false in
-// other worlds, and when the newest view has them or is not of this tick
-// (every buffer was held). Call it between Steps on the goroutine that
-// calls Step.
+// other worlds and when the newest view has them. When the newest view is
+// not of this tick (every buffer was held at the last publish) it reports
+// false too, yet still has the next view carry pixels, since the newest
+// may lack them. Call it between Steps on the goroutine that calls Step.
 func (w *World) WantPixels() bool {
 	if !w.views.lazy {
 		return false

@@ -71,12 +71,14 @@ type Filler interface {
 	// since may write only that.
 	Fill(v *View, since uint64)
 
-	// Expired is called when the view being published was brought up to
+	// Expired is called when the view being published is brought up to
 	// date by replaying the writes since its tick from: it calls
 	// Views.Mark for each pixel whose look changed without a write after
 	// from, up to the tick being published (the body of a snake whose
 	// spawn protection ended then). No buffer that Publish may replay is
-	// older than tick oldest.
+	// older than tick oldest, so what it keeps for earlier ticks may go.
+	// Publishes that replay nothing call it too, with from the tick being
+	// published: it then marks nothing, and only drops.
 	Expired(vs *Views, from, oldest uint64)
 }
 
@@ -141,21 +143,26 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 	v := vs.next()
 	if v == nil {
 		vs.skipped.Add(1)
+		vs.expire(step, tick)
 		return
 	}
 	since := v.st.seq // what v holds, unless sync copies it whole
 	switch {
 	case vs.lazy && !vs.want:
-		since = 0 // v's records may be of a later step than its pixels
 		v.NoPixels = true
+		vs.expire(step, tick)
 	default:
 		if vs.sync(v, step, tick) {
 			since = 0
+			vs.expire(step, tick)
 		}
 		v.st.seq, v.st.tick, v.NoPixels, vs.want = step, tick, false, false
 		if step == 0 {
 			v.st.seq = 0 // no log reaches back to before the start
 		}
+	}
+	if vs.lazy {
+		since = 0 // v's records may be of a later step than its pixels
 	}
 	v.Tick = tick
 	vs.fill.Fill(v, since)
@@ -166,6 +173,15 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 		}
 	}
 	vs.newest.Store(v)
+}
+
+// expire has the Filler drop what no buffer a later publish may replay
+// needs (Filler.Expired with from = tick, which marks nothing): for the
+// publishes that replay nothing (a buffer copied whole, one without
+// pixels, or none free), so that what the Filler keeps for replays stays
+// bounded however long no publish replays.
+func (vs *Views) expire(step, tick uint64) {
+	vs.fill.Expired(vs, tick, vs.oldest(step, tick))
 }
 
 // oldest returns the earliest tick of the buffers that a publish after

@@ -382,3 +382,88 @@ func TestLengths(t *testing.T) {
 		t.Fatalf("ranks %v, counted whole %v, want [2 1 2 0 0]", got, want)
 	}
 }
+
+// TestSpawnsForgotten steps worlds whose publishes replay nothing for long
+// stretches: a lazy world never asked for pixels, one asked now and then,
+// and worlds (lazy or not) whose readers hold every view buffer for
+// hundreds of ticks.
+// The spawns kept for marking expired protections (World.prot) must stay
+// those a replay may still need, not every spawn since the start.
+func TestSpawnsForgotten(t *testing.T) {
+	cases := []struct {
+		name string
+		lazy bool
+		ask  func(tick int) bool // asks for pixels after tick (lazy)
+		hold bool                // readers hold every buffer on ticks 200..699
+	}{
+		{name: "lazy", lazy: true, ask: func(int) bool { return false }},
+		{name: "lazy,asked", lazy: true, ask: func(tick int) bool { return tick%97 == 0 || tick%97 == 5 }},
+		{name: "held", hold: true},
+		{name: "lazy,held", lazy: true, ask: func(tick int) bool { return tick%50 == 0 || tick%50 == 3 }, hold: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := New(Config{W: 32, H: 24, MaxSnakes: 48, BotTarget: 48, Seed: 5, StartLen: 3, Protect: 4, LazyPixels: tc.lazy})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var spawns []uint64 // the tick of every spawn
+			spawned := func() {
+				for i := range w.snakes {
+					if s := &w.snakes[i]; s.used && s.spawnTick == w.tick {
+						spawns = append(spawns, w.tick)
+					}
+				}
+			}
+			spawned()
+			var held []*View
+			worst, asked := 0, false
+			for tick := 1; tick <= 2000; tick++ {
+				if tc.ask != nil && tc.ask(tick) {
+					w.WantPixels()
+					asked = true
+				}
+				w.Step(uint64(tick))
+				spawned()
+				// pixels asked for while every buffer was held come with
+				// the first view published after
+				v := w.Acquire()
+				if tc.lazy && v.Tick == w.tick {
+					if v.NoPixels == asked || !v.NoPixels && !slices.Equal(v.Pix, w.grid) {
+						t.Fatalf("tick %d: asked for pixels %v, the view has NoPixels %v, or pixels not the world's", tick, asked, v.NoPixels)
+					}
+					asked = false
+				}
+				v.Release()
+				if tc.hold && tick >= 200 && tick < 700 && len(held) < maxViews {
+					held = append(held, w.Acquire())
+				}
+				if tick == 700 {
+					for _, v := range held {
+						v.Release()
+					}
+					held = nil
+				}
+				// a replay reaches back at most KeptSteps-1 steps, and a
+				// spawn matters to it until its protection ends
+				recent := 0
+				for _, at := range spawns {
+					if at+uint64(w.cfg.Protect)+KeptSteps > w.tick {
+						recent++
+					}
+				}
+				if len(w.prot) > recent {
+					t.Fatalf("tick %d: %d spawns kept, %d of the %d so far recent enough for a replay", tick, len(w.prot), recent, len(spawns))
+				}
+				worst = max(worst, len(w.prot))
+			}
+			if tc.hold && w.Skipped() < 400 {
+				t.Fatalf("only %d publishes skipped while every buffer was held", w.Skipped())
+			}
+			if len(spawns) < 5*worst {
+				t.Fatalf("%d spawns in all, at most %d kept: too few spawns to tell", len(spawns), worst)
+			}
+			t.Logf("%d spawns, at most %d kept", len(spawns), worst)
+		})
+	}
+}
