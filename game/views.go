@@ -33,8 +33,8 @@ type Views struct {
 	skipped atomic.Uint64 // steps not published because every buffer was held
 
 	unindexed bool // no render index (Config.Unindexed): buffers carry pixels, not Dirty, Fresh or the cell index
-	lazy      bool // pixels on demand (Config.LazyPixels; implies unindexed): a publish brings a buffer's pixels up to date only when want is set
-	want      bool // the next publish brings its buffer's pixels up to date (World.WantPixels)
+	lazy      bool // pixels on demand (Config.LazyPixels; implies unindexed): a publish brings a buffer's pixels up to date only when want is set, and only the lazyPix buffers made by Lazy have pixels
+	want      bool // the next publish into a buffer with pixels brings them up to date (World.WantPixels)
 
 	logs  [logN][]Write // logs[s%logN] holds step s's writes, for the last logN steps
 	cells []uint64      // the last step's cells (View.index); clear between publishes
@@ -148,7 +148,7 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 	}
 	since := v.st.seq // what v holds, unless sync copies it whole
 	switch {
-	case vs.lazy && !vs.want:
+	case vs.lazy && (!vs.want || v.Pix == nil): // not asked, or no buffer with pixels free: the ask waits
 		v.NoPixels = true
 		vs.expire(step, tick)
 	default:
@@ -228,25 +228,72 @@ func (vs *Views) AddKill(k Kill) {
 	vs.nkills++
 }
 
+// lazyPix is the number of buffers with pixels in a lazy world (Lazy):
+// one a reader may hold while it writes a snapshot, one for the next ask.
+const lazyPix = 2
+
+// Lazy has the views publish the world's pixels only when asked (see
+// Config.LazyPixels), and makes the lazyPix buffers that will carry them,
+// their pixels written now: a buffer's first write into fresh memory
+// faults in its pages (0.5-1 s of a step asked for pixels at 100,000
+// snakes here), which a step asked for pixels must not pay.
+// So are their records' arrays, which they first fill at the same ask.
+// The buffers made later carry no pixels. Call it before the first
+// Publish.
+func (vs *Views) Lazy() {
+	vs.lazy, vs.unindexed = true, true
+	for range lazyPix {
+		v := vs.newView()
+		v.Pix = make([]Pixel, vs.w*vs.h)
+		copy(v.Pix, vs.grid) // v.st.seq 0 still has sync copy it whole
+		clear(v.Snakes[:cap(v.Snakes)])
+		clear(v.Heads[:cap(v.Heads)])
+		clear(v.Shield[:cap(v.Shield)])
+		vs.pool = append(vs.pool, v)
+	}
+}
+
 // next returns the buffer to publish into: of those that are not the
-// newest and have no reader, the most up to date; else a new one while the
-// pool has room (it joins the pool); else nil (every buffer is held).
+// newest and have no reader, the best (see better); else a new one while
+// the pool has room (it joins the pool); else nil (every buffer is held).
+// A lazy world's publish without pixels takes a new buffer rather than
+// one with pixels, so that those stay free for an ask.
 func (vs *Views) next() *View {
 	cur := vs.newest.Load()
 	var v *View
 	for _, b := range vs.pool {
-		if b != cur && b.st.refs.Load() == 0 && (v == nil || b.st.seq > v.st.seq) {
+		if b != cur && b.st.refs.Load() == 0 && (v == nil || vs.better(b, v)) {
 			v = b
 		}
 	}
-	if v != nil || len(vs.pool) >= maxViews {
-		if v != nil {
-			v.Serial = serials.Add(1)
+	if (v == nil || vs.lazy && !vs.want && v.Pix != nil) && len(vs.pool) < maxViews {
+		v = vs.newView()
+		if !vs.lazy {
+			v.Pix = make([]Pixel, vs.w*vs.h)
 		}
-		return v
+		vs.pool = append(vs.pool, v)
 	}
+	if v != nil {
+		v.Serial = serials.Add(1)
+	}
+	return v
+}
+
+// better reports whether buffer b is a better one to publish into than v:
+// in a lazy world, one with pixels when they are asked for and one
+// without otherwise (which leaves those with pixels free for an ask);
+// then the one whose pixels are the more up to date.
+func (vs *Views) better(b, v *View) bool {
+	if bp := b.Pix != nil; vs.lazy && bp != (v.Pix != nil) {
+		return bp == vs.want
+	}
+	return b.st.seq > v.st.seq
+}
+
+// newView returns a buffer for the views, without pixels.
+func (vs *Views) newView() *View {
 	w, h := vs.w, vs.h
-	v = &View{
+	v := &View{
 		W: w, H: h,
 		Snakes: make([]SnakeInfo, 0, vs.capacity),
 		Heads:  make([]Point, 0, vs.capacity),
@@ -254,15 +301,10 @@ func (vs *Views) next() *View {
 		Kills:  make([]Kill, 0, MaxKills),
 		Shield: make([]uint64, 0, (vs.capacity+63)/64),
 	}
-	if !vs.lazy { // a lazy buffer's pixels come when first asked for (sync)
-		v.Pix = make([]Pixel, w*h)
-	}
 	if !vs.unindexed {
 		v.Dirty = make([]uint64, TilesW(w)*TilesH(h))
 		v.Fresh = make([]uint64, FreshWords(w)*TilesH(h))
 	}
-	v.Serial = serials.Add(1)
-	vs.pool = append(vs.pool, v)
 	return v
 }
 
@@ -283,9 +325,6 @@ func (vs *Views) sync(v *View, seq, tick uint64) (whole bool) {
 		v.Dirty, v.Fresh, v.FreshX, v.FreshAt, v.FreshBlk, v.FreshPix = nil, nil, nil, nil, nil, nil
 	}
 	clear(v.Fresh)
-	if v.Pix == nil { // a lazy buffer asked for pixels the first time
-		v.Pix = make([]Pixel, vs.w*vs.h)
-	}
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.st.tick {
 		copy(v.Pix, vs.grid)
 		if !vs.unindexed {

@@ -72,8 +72,9 @@ type Config struct {
 	// index: for a world whose pixels are read only now and then, such as
 	// a simulation's, which writes them into a snapshot when a gateway
 	// asks for one. A publish then costs the records alone, not a replay
-	// of the step's writes into a buffer of the world's size, and a
-	// buffer holds no pixels until it is first asked for them.
+	// of the step's writes into a buffer of the world's size. Two buffers
+	// hold pixels, made with the world; while readers hold both, an ask
+	// waits for one.
 	LazyPixels bool
 
 	Fruit        int // target fruit count; 0 = W*H/256
@@ -412,8 +413,10 @@ func New(cfg Config) (*World, error) {
 	}
 	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
 	w.views.setBands(max(cfg.Workers, 1), w.publishBands)
-	w.views.unindexed = cfg.Unindexed || cfg.LazyPixels
-	w.views.lazy = cfg.LazyPixels
+	w.views.unindexed = cfg.Unindexed
+	if cfg.LazyPixels {
+		w.views.Lazy()
+	}
 	for i := range w.box {
 		w.box[i].gen = cfg.IDBase
 	}

@@ -158,9 +158,10 @@ func (p *Publisher) send(chunks [][]byte, inboxes []string) {
 // the snapshot requests waiting to the writer (one snapshot for all of
 // them; while it writes one, new requests wait for the next). A world
 // whose views carry pixels only when asked (game.Config.LazyPixels) is
-// asked for them first, and the requests wait for the next tick's view.
-// Call it on the goroutine that calls Step, after Step; after Close it
-// does nothing.
+// asked for them first, and the requests wait for the next view that
+// carries them (the next tick's, unless readers hold both of the world's
+// buffers with pixels). Call it on the goroutine that calls Step, after
+// Step; after Close it does nothing.
 func (p *Publisher) Ticked() error {
 	if p.closed {
 		return nil
