@@ -11,8 +11,8 @@ func (w *World) Skipped() uint64 { return w.views.Skipped() }
 // WantPixels reports whether the newest view lacks the world's pixels, in
 // a world built with Config.LazyPixels (it is of the world's tick,
 // NoPixels), and then has the next view published carry them: a reader
-// of pixels waits for the next Step, or for a later one while readers
-// hold both buffers with pixels. It reports false in other worlds
+// of pixels waits for the next Step, or for a later one while a reader
+// holds the buffer with pixels or it is the newest. It reports false in other worlds
 // and when the newest view has them. When the newest view is not of this
 // tick (every buffer was held at the last publish) it reports false too,
 // yet still has the next view carry pixels, since the newest may lack

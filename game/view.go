@@ -185,8 +185,8 @@ type View struct {
 
 	// NoPixels is set when Pix is not the world's pixels at Tick: the
 	// views of a world built with Config.LazyPixels carry them only when
-	// asked for (World.WantPixels), and a buffer never asked for has no
-	// Pix at all (nil).
+	// asked for (World.WantPixels). Pix is then nil, or the pixels of an
+	// earlier tick.
 	NoPixels bool
 
 	// Shield holds one bit a slot (slot s at bit s%64 of word s/64), set

@@ -33,7 +33,7 @@ type Views struct {
 	skipped atomic.Uint64 // steps not published because every buffer was held
 
 	unindexed bool // no render index (Config.Unindexed): buffers carry pixels, not Dirty, Fresh or the cell index
-	lazy      bool // pixels on demand (Config.LazyPixels; implies unindexed): a publish brings a buffer's pixels up to date only when want is set, and only the lazyPix buffers made by Lazy have pixels
+	lazy      bool // pixels on demand (Config.LazyPixels; implies unindexed): a publish brings a buffer's pixels up to date only when want is set, and only the lazyPix buffers Lazy made have pixels
 	want      bool // the next publish into a buffer with pixels brings them up to date (World.WantPixels)
 
 	logs  [logN][]Write // logs[s%logN] holds step s's writes, for the last logN steps
@@ -228,16 +228,20 @@ func (vs *Views) AddKill(k Kill) {
 	vs.nkills++
 }
 
-// lazyPix is the number of buffers with pixels in a lazy world (Lazy):
-// one a reader may hold while it writes a snapshot, one for the next ask.
-const lazyPix = 2
+// lazyPix is the number of buffers with pixels in a lazy world (Lazy).
+// One serves a simulation: its snapshot writer holds the view while it
+// writes, and no new ask comes until it is done (cluster.Publisher); a
+// second sat idle there, 140 MB at 100,000 snakes. An ask while readers
+// hold it, or on the tick after the last ask (it is then the newest),
+// waits a tick.
+const lazyPix = 1
 
 // Lazy has the views publish the world's pixels only when asked (see
-// Config.LazyPixels), and makes the lazyPix buffers that will carry them,
+// Config.LazyPixels), and makes the lazyPix buffer that will carry them,
 // their pixels written now: a buffer's first write into fresh memory
 // faults in its pages (0.5-1 s of a step asked for pixels at 100,000
 // snakes here), which a step asked for pixels must not pay.
-// So are their records' arrays, which they first fill at the same ask.
+// So are its records' arrays, which it first fills at the same ask.
 // The buffers made later carry no pixels. Call it before the first
 // Publish.
 func (vs *Views) Lazy() {

@@ -72,9 +72,9 @@ type Config struct {
 	// index: for a world whose pixels are read only now and then, such as
 	// a simulation's, which writes them into a snapshot when a gateway
 	// asks for one. A publish then costs the records alone, not a replay
-	// of the step's writes into a buffer of the world's size. Two buffers
-	// hold pixels, made with the world; while readers hold both, an ask
-	// waits for one.
+	// of the step's writes into a buffer of the world's size. One buffer
+	// holds pixels, made with the world; an ask waits while a reader holds
+	// it, or a tick when it is the newest view.
 	LazyPixels bool
 
 	Fruit        int // target fruit count; 0 = W*H/256

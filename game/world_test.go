@@ -468,3 +468,67 @@ func TestSpawnsForgotten(t *testing.T) {
 		})
 	}
 }
+
+// expiries is a Filler that records the from of each Expired call.
+type expiries struct{ from []uint64 }
+
+func (f *expiries) Fill(*View, uint64) {}
+
+func (f *expiries) Expired(_ *Views, from, _ uint64) { f.from = append(f.from, from) }
+
+// TestPublishExpires checks that every publish has the Filler drop or mark
+// expired protections once: from the buffer's tick when it replays, from
+// the tick published when it replays nothing (a buffer copied whole, a
+// lazy view without pixels, every buffer held), so that what the Filler
+// keeps for replays stays bounded (TestSpawnsForgotten).
+func TestPublishExpires(t *testing.T) {
+	for _, lazy := range []bool{false, true} {
+		f := &expiries{}
+		vs := NewViews(make([]Pixel, 64*32), 64, 32, 8, f)
+		vs.unindexed = true
+		if lazy {
+			vs.Lazy()
+		}
+		var want []uint64
+		publish := func(step uint64, from uint64) {
+			vs.Publish(step, step*10, nil)
+			want = append(want, from)
+		}
+		var held []*View
+		if !lazy {
+			publish(1, 10) // a new buffer: copied whole
+			publish(2, 20) // another (the first is the newest)
+			publish(3, 10) // the first again: replayed from its tick
+			publish(4, 20)
+			// from here each view is held: the two replay once more, the
+			// pool grows by buffers copied whole, then every publish is
+			// skipped
+			publish(5, 30)
+			held = append(held, vs.Acquire())
+			publish(6, 40)
+			held = append(held, vs.Acquire())
+			for s := uint64(7); s <= 20; s++ {
+				publish(s, s*10)
+				held = append(held, vs.Acquire())
+			}
+		} else {
+			publish(1, 10) // no pixels asked for
+			publish(2, 20)
+			vs.want = true
+			publish(3, 30) // the buffer with pixels, never written: copied whole
+			vs.want = true
+			publish(4, 40) // the buffer with pixels is the newest: no pixels
+			vs.want = true
+			publish(5, 30) // replayed from its tick
+		}
+		for _, v := range held {
+			v.Release()
+		}
+		if !slices.Equal(f.from, want) {
+			t.Fatalf("lazy %v: Expired from %v, want %v", lazy, f.from, want)
+		}
+		if n := vs.Skipped(); !lazy && n < 8 {
+			t.Fatalf("%d publishes skipped with every buffer held", n)
+		}
+	}
+}
