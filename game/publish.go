@@ -8,25 +8,25 @@ func (w *World) Acquire() *View { return w.views.Acquire() }
 // buffer was held by a reader.
 func (w *World) Skipped() uint64 { return w.views.Skipped() }
 
-// WantPixels reports whether the newest view lacks the world's pixels, in
-// a world built with Config.LazyPixels (it is of the world's tick,
-// NoPixels), and then has the next view published carry them: a reader
-// of pixels waits for the next Step, or for a later one while a reader
-// holds the buffer with pixels or it is the newest. It reports false in other worlds
-// and when the newest view has them. When the newest view is not of this
-// tick (every buffer was held at the last publish) it reports false too,
-// yet still has the next view carry pixels, since the newest may lack
-// them. Call it between Steps on the goroutine that calls Step.
+// WantPixels reports whether the newest view is of the world's tick and
+// lacks its pixels, in a world built with Config.LazyPixels (NoPixels),
+// and then has the next view published carry them: a reader of pixels
+// waits for the next Step, or for a later one while a reader holds the
+// buffer with pixels or it is the newest. It reports false, and asks for
+// nothing, in other worlds, when the newest view has the pixels, and
+// when it is not of this tick (every buffer was held at the last
+// publish): no view of this tick will come, so a reader reads the world
+// itself (as wire.Snapshot does). Call it between Steps on the goroutine
+// that calls Step.
 func (w *World) WantPixels() bool {
 	if !w.views.lazy {
 		return false
 	}
-	v := w.views.newest.Load()
-	if v.Tick == w.tick && !v.NoPixels {
+	if v := w.views.newest.Load(); v.Tick != w.tick || !v.NoPixels {
 		return false
 	}
 	w.views.want = true
-	return v.Tick == w.tick
+	return true
 }
 
 // publish files this step's writes and publishes its view.
