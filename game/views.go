@@ -33,7 +33,7 @@ type Views struct {
 	skipped atomic.Uint64 // steps not published because every buffer was held
 
 	unindexed bool // no render index (Config.Unindexed): buffers carry pixels, not Dirty, Fresh or the cell index
-	lazy      bool // pixels on demand (Config.LazyPixels; implies unindexed): a publish brings a buffer's pixels up to date only when want is set, and only the lazyPix buffers Lazy made have pixels
+	lazy      bool // pixels on demand (Config.LazyPixels; implies unindexed): a publish brings a buffer's pixels up to date only when want is set, and only the buffer Lazy made has pixels
 	want      bool // the next publish into a buffer with pixels brings them up to date (World.WantPixels)
 
 	logs  [logN][]Write // logs[s%logN] holds step s's writes, for the last logN steps
@@ -147,6 +147,9 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 		return
 	}
 	since := v.st.seq // what v holds, unless sync copies it whole
+	if vs.lazy {
+		since = 0 // v's records may be of a later step than its pixels
+	}
 	switch {
 	case vs.lazy && (!vs.want || v.Pix == nil): // not asked, or no buffer with pixels free: the ask waits
 		v.NoPixels = true
@@ -160,9 +163,6 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 		if step == 0 {
 			v.st.seq = 0 // no log reaches back to before the start
 		}
-	}
-	if vs.lazy {
-		since = 0 // v's records may be of a later step than its pixels
 	}
 	v.Tick = tick
 	vs.fill.Fill(v, since)
@@ -228,40 +228,32 @@ func (vs *Views) AddKill(k Kill) {
 	vs.nkills++
 }
 
-// lazyPix is the number of buffers with pixels in a lazy world (Lazy).
-// One serves a simulation: its snapshot writer holds the view while it
-// writes, and no new ask comes until it is done (cluster.Publisher); a
-// second sat idle there, 140 MB at 100,000 snakes. An ask while readers
-// hold it, or on the tick after the last ask (it is then the newest),
-// waits a tick.
-const lazyPix = 1
-
 // Lazy has the views publish the world's pixels only when asked (see
-// Config.LazyPixels), and makes the lazyPix buffer that will carry them,
-// their pixels written now: a buffer's first write into fresh memory
-// faults in its pages (0.5-1 s of a step asked for pixels at 100,000
-// snakes here), which a step asked for pixels must not pay.
-// So are its records' arrays, which it first fills at the same ask.
-// The buffers made later carry no pixels. Call it before the first
-// Publish.
+// Config.LazyPixels), and makes the one buffer that will carry them, its
+// pixels and records' arrays written now: a buffer's first write into
+// fresh memory faults in its pages (0.5-1 s of a step asked for pixels
+// at 100,000 snakes here), which a step asked for pixels must not pay.
+// One is enough for a simulation: its snapshot writer holds the view
+// while it writes, and no new ask comes until it is done
+// (cluster.Publisher). An ask while a reader holds it, or on the tick
+// after the last ask (it is then the newest), waits a tick. The buffers
+// made later carry no pixels. Call it before the first Publish.
 func (vs *Views) Lazy() {
 	vs.lazy, vs.unindexed = true, true
-	for range lazyPix {
-		v := vs.newView()
-		v.Pix = make([]Pixel, vs.w*vs.h)
-		copy(v.Pix, vs.grid) // v.st.seq 0 still has sync copy it whole
-		clear(v.Snakes[:cap(v.Snakes)])
-		clear(v.Heads[:cap(v.Heads)])
-		clear(v.Shield[:cap(v.Shield)])
-		vs.pool = append(vs.pool, v)
-	}
+	v := vs.newView()
+	v.Pix = make([]Pixel, vs.w*vs.h)
+	copy(v.Pix, vs.grid) // v.st.seq 0 still has sync copy it whole
+	clear(v.Snakes[:cap(v.Snakes)])
+	clear(v.Heads[:cap(v.Heads)])
+	clear(v.Shield[:cap(v.Shield)])
+	vs.pool = append(vs.pool, v)
 }
 
 // next returns the buffer to publish into: of those that are not the
 // newest and have no reader, the best (see better); else a new one while
 // the pool has room (it joins the pool); else nil (every buffer is held).
 // A lazy world's publish without pixels takes a new buffer rather than
-// one with pixels, so that those stay free for an ask.
+// the one with pixels, so that it stays free for an ask.
 func (vs *Views) next() *View {
 	cur := vs.newest.Load()
 	var v *View
@@ -285,7 +277,7 @@ func (vs *Views) next() *View {
 
 // better reports whether buffer b is a better one to publish into than v:
 // in a lazy world, one with pixels when they are asked for and one
-// without otherwise (which leaves those with pixels free for an ask);
+// without otherwise (which leaves the one with pixels free for an ask);
 // then the one whose pixels are the more up to date.
 func (vs *Views) better(b, v *View) bool {
 	if bp := b.Pix != nil; vs.lazy && bp != (v.Pix != nil) {

@@ -160,8 +160,8 @@ func (p *Publisher) send(chunks [][]byte, inboxes []string) {
 // whose views carry pixels only when asked (game.Config.LazyPixels) is
 // asked for them first, and the requests wait for the next view that
 // carries them (the next tick's, or a later one while the world's buffer
-// with pixels is held or is the newest). Call it on the goroutine that calls Step, after
-// Step; after Close it does nothing.
+// with pixels is held or is the newest). Call it on the goroutine that
+// calls Step, after Step; after Close it does nothing.
 func (p *Publisher) Ticked() error {
 	if p.closed {
 		return nil
