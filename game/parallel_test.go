@@ -30,7 +30,7 @@ type crowd struct {
 const (
 	crowdW, crowdH = 192, 96
 	crowdPeople    = 160
-	crowdTarget    = 560 // people and bots: more than 8 parts of 64 slots
+	crowdTarget    = 560 // people and bots: 9 words of 64 slots, so that parts hold at most two
 )
 
 func newCrowd(t testing.TB, workers int) *crowd {
@@ -116,7 +116,7 @@ func TestWorkersOneAnswer(t *testing.T) {
 	for k, n := range workers {
 		cs[k] = newCrowd(t, n)
 	}
-	part := func(slot int) int { return slot / 64 } // W=8's parts are a word or two
+	part := func(slot int) int { return slot / 64 } // W=2's parts are a word or two, W=8's one or none
 	edge := func(p game.Point) bool {
 		return p.X < 3 || p.X >= crowdW-3 || p.Y < 3 || p.Y >= crowdH-3
 	}

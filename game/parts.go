@@ -7,9 +7,10 @@ import (
 )
 
 // This file splits a step's work over workers. The slots are cut into
-// Config.Workers parts of consecutive slots, each a multiple of 64 long
-// (so the slots' mark words are one part's), and each pass of the step
-// runs its parts at once and ends when all are done. Within a pass a part
+// parts of consecutive slots (partsPerWorker a worker), each a multiple
+// of 64 long (so the slots' mark words are one part's), and each pass of
+// the step runs its parts at once, each worker taking the next part not
+// yet taken, and ends when all are done. Within a pass a part
 // writes only its own snakes' records and grid pixels no other part
 // touches in that pass, but for claims, whose adds (in think and aim) and
 // clearing (in leave) are atomic: the outcome does not depend on their
@@ -41,7 +42,7 @@ const (
 	passSpawn               // the spots of the snakes waiting for a life, a stretch of the queue a part (see spawnAll)
 )
 
-// part is one worker's share of a step: slots lo..hi-1, and what its
+// part is one share of a step: slots lo..hi-1, and what its
 // passes leave for the step to merge.
 type part struct {
 	lo, hi    int
@@ -91,8 +92,8 @@ func (w *World) split() {
 // caller, with the same result.
 func (w *World) runPass(p pass, ph int) {
 	w.pass, w.ph = p, ph
-	if w.crew == nil && len(w.parts) > 1 && !w.closed {
-		w.crew = startCrew(w, len(w.parts))
+	if w.crew == nil && w.workers > 1 && !w.closed {
+		w.crew = startCrew(w, w.workers)
 	}
 	c := w.crew
 	n := w.nslots
@@ -107,14 +108,43 @@ func (w *World) runPass(p pass, ph int) {
 		return
 	}
 	w.par = true
-	for k := 1; k < len(w.parts); k++ {
+	c.taken.Store(0)
+	for k := 1; k < len(c.work); k++ {
 		c.work[k] <- w
 	}
-	w.runPart(0)
-	for k := 1; k < len(w.parts); k++ {
+	w.runParts(c)
+	for k := 1; k < len(c.work); k++ {
 		<-c.done
 	}
 	w.par = false
+}
+
+// partsPerWorker is how many parts a pass is cut into for each worker:
+// a worker takes the next part not yet taken until none is left, so a
+// worker the machine holds up (another process on its core, the Go
+// scheduler running something else on its P) holds up its pass by one
+// part, not by a whole worker's share, and the others take what it would
+// have.
+const partsPerWorker = 4
+
+// partsFor returns the number of parts for workers workers: one for one.
+func partsFor(workers int) int {
+	if workers <= 1 {
+		return 1
+	}
+	return workers * partsPerWorker
+}
+
+// runParts runs parts of the current pass, each the next not yet taken,
+// until every part is taken.
+func (w *World) runParts(c *crew) {
+	for {
+		k := int(c.taken.Add(1)) - 1
+		if k >= len(w.parts) {
+			return
+		}
+		w.runPart(k)
+	}
 }
 
 // DefaultParallelFrom is Config.ParallelFrom's default: for fewer snakes
@@ -170,14 +200,15 @@ func (w *World) logged(p pass, ph int) {
 	}
 }
 
-// crew is the goroutines that run parts 1 and up of each pass. A worker
-// holds the world only while it runs a part, so a world nobody holds is
-// collected, and its cleanup stops the crew.
+// crew is the goroutines that run a pass's parts beside the caller. A
+// worker holds the world only while it runs a pass, so a world nobody
+// holds is collected, and its cleanup stops the crew.
 type crew struct {
-	work []chan *World // work[k] hands worker k the world for one pass
-	done chan struct{} // a worker's pass is done
-	wg   sync.WaitGroup
-	stop sync.Once
+	work  []chan *World // work[k] hands worker k the world for one pass
+	done  chan struct{} // a worker's pass is done
+	taken atomic.Int32  // the parts of the running pass taken so far (see runParts)
+	wg    sync.WaitGroup
+	stop  sync.Once
 }
 
 func startCrew(w *World, n int) *crew {
@@ -194,7 +225,7 @@ func startCrew(w *World, n int) *crew {
 func (c *crew) worker(k int) {
 	defer c.wg.Done()
 	for w := range c.work[k] {
-		w.runPart(k)
+		w.runParts(c)
 		c.done <- struct{}{}
 	}
 }

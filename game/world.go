@@ -310,35 +310,36 @@ type inbox struct {
 // too). They hold the world only while a pass runs: a world nobody holds
 // is collected and its workers end; Close ends them at once.
 type World struct {
-	cfg    Config
-	w, h   int
-	grid   []Pixel // the master occupancy grid, row-major (claim bits in phases)
-	snakes []snake
-	dirs   []Dir // each slot's snake.dir, densely: every write of one is a write of both (setDir)
-	dir0   []Dir // dirs as of drain, and a spawn's since: what bots see of each other while they decide (cutoff)
-	rng    *rand.Rand
-	seq    uint64 // Steps taken
-	tick   uint64
-	fruit  int
-	chg    []Write      // the grid writes of this step (step seq's log)
-	views  *Views       // publishes the views and keeps the last steps' writes
-	prot   []protection // the snakes spawned recently enough that their protection may still expire into a view
-	spawnq []int32
-	found  []spot     // spawnAll's spots, one for each of the first snakes of spawnq
-	parts  []part     // the step's parts, one a worker (see part)
-	crew   *crew      // the workers running parts 1 and up; nil when the caller runs every part
-	minPar int        // Config.ParallelFrom, or DefaultParallelFrom
-	par    bool       // parts run at once: grid pixels other parts may touch are read and written atomically
-	pass   pass       // the pass the parts run (see runPass)
-	ph     int        // its phase
-	ndash  int        // snakes dashing this tick
-	repick []int32    // bots that pick again (settle)
-	ringMu sync.Mutex // guards rings while parts run at once
-	closed bool       // Close was called: no crew
-	top    [TopN]Entry
-	ntop   int
-	best   Entry
-	nslots int // slots in use by Step (high-water mark)
+	cfg     Config
+	w, h    int
+	grid    []Pixel // the master occupancy grid, row-major (claim bits in phases)
+	snakes  []snake
+	dirs    []Dir // each slot's snake.dir, densely: every write of one is a write of both (setDir)
+	dir0    []Dir // dirs as of drain, and a spawn's since: what bots see of each other while they decide (cutoff)
+	rng     *rand.Rand
+	seq     uint64 // Steps taken
+	tick    uint64
+	fruit   int
+	chg     []Write      // the grid writes of this step (step seq's log)
+	views   *Views       // publishes the views and keeps the last steps' writes
+	prot    []protection // the snakes spawned recently enough that their protection may still expire into a view
+	spawnq  []int32
+	found   []spot     // spawnAll's spots, one for each of the first snakes of spawnq
+	parts   []part     // the step's parts (see part, partsFor)
+	workers int        // Config.Workers, at least 1: the goroutines that run a pass's parts
+	crew    *crew      // the workers beside the caller; nil when the caller runs every part
+	minPar  int        // Config.ParallelFrom, or DefaultParallelFrom
+	par     bool       // parts run at once: grid pixels other parts may touch are read and written atomically
+	pass    pass       // the pass the parts run (see runPass)
+	ph      int        // its phase
+	ndash   int        // snakes dashing this tick
+	repick  []int32    // bots that pick again (settle)
+	ringMu  sync.Mutex // guards rings while parts run at once
+	closed  bool       // Close was called: no crew
+	top     [TopN]Entry
+	ntop    int
+	best    Entry
+	nslots  int // slots in use by Step (high-water mark)
 
 	// Body rings not in use, by log2 of their length. A snake outgrowing
 	// its ring trades it for one twice as long, and a spawn trades a long
@@ -412,7 +413,8 @@ func New(cfg Config) (*World, error) {
 		rng:     rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 	}
 	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
-	w.views.setBands(max(cfg.Workers, 1), w.publishBands)
+	w.workers = max(cfg.Workers, 1)
+	w.views.setBands(partsFor(w.workers), w.publishBands)
 	w.views.unindexed = cfg.Unindexed
 	if cfg.LazyPixels {
 		w.views.Lazy()
@@ -455,7 +457,7 @@ func New(cfg Config) (*World, error) {
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
 	w.found = make([]spot, 0, cfg.MaxSnakes)
-	w.parts = make([]part, max(cfg.Workers, 1))
+	w.parts = make([]part, partsFor(w.workers))
 	w.minPar = cfg.ParallelFrom
 	if w.minPar == 0 {
 		w.minPar = DefaultParallelFrom
