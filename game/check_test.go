@@ -93,6 +93,33 @@ func (w *World) check() error {
 			return err
 		}
 	}
+	if v := w.views.newest.Load(); v.st.rec == w.seq {
+		if err := w.checkRecords(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRecords verifies v's records and heads against the snakes: each
+// slot's as a view of the world's last step shows it.
+func (w *World) checkRecords(v *View) error {
+	if len(v.Snakes) != w.nslots || len(v.Heads) != w.nslots {
+		return fmt.Errorf("view of %d records and %d heads, world of %d slots", len(v.Snakes), len(v.Heads), w.nslots)
+	}
+	for i := range v.Snakes {
+		s := &w.snakes[i]
+		want, head := SnakeInfo{}, Point{}
+		if s.used {
+			want, head = s.info(), s.headPoint()
+		}
+		if v.Snakes[i] != want {
+			return fmt.Errorf("slot %d: view's record %+v, the snake's %+v", i, v.Snakes[i], want)
+		}
+		if v.Heads[i] != head {
+			return fmt.Errorf("slot %d: view's head %v, the snake's %v", i, v.Heads[i], head)
+		}
+	}
 	return nil
 }
 

@@ -39,14 +39,15 @@ func (w *World) publish() {
 type filler World
 
 // Fill fills v's snakes, heads, shields, ranks and leaderboard from the
-// world's records (rank: two passes over the parts), and its counters,
-// whatever v held before.
-func (f *filler) Fill(v *View, _ uint64) {
+// world's records (rank: two passes over the parts), and its counters.
+// Of v's snakes, which hold step since's records, it writes only those
+// the steps after since marked; all of them when since is 0.
+func (f *filler) Fill(v *View, since uint64) {
 	w := (*World)(f)
 	v.Snakes = v.Snakes[:w.nslots]
 	v.Heads = v.Heads[:w.nslots]
 	v.Shield = v.Shield[:(w.nslots+63)/64]
-	w.rank(v.Snakes, v.Heads, v.Shield)
+	w.rank(v.Snakes, v.Heads, v.Shield, since)
 	r := &w.views.rank // summed by rank
 	v.ranks = append(v.ranks[:0], r.longer[:r.longest+2]...)
 	v.Top = append(v.Top[:0], w.top[:w.ntop]...)

@@ -439,6 +439,7 @@ func TestJoinLeaveRespawn(t *testing.T) {
 	}
 	s.alive = false
 	s.deathTick = w.tick
+	w.touch(int32(a.Slot())) // as kill does: the record changed
 	run(t, w, 1)
 	if s := info(t, w, a); s.Alive {
 		t.Fatal("respawned without asking")

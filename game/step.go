@@ -968,13 +968,15 @@ func (w *World) topUpFruit(max int) {
 
 // rank fills dst (one SnakeInfo per slot) and shield (View.Shield, one bit
 // a slot), the ranks, the leaderboard, the best snake, the lists of heads
-// and eyes and the index of heads near places, without allocating, in
+// and eyes and the index of heads near places, without allocating. dst
+// holds the records of step since (0: none): only those the steps after
+// since marked (touch, touchQuick) are written again. It works in
 // two passes over the parts: one counts the live snakes by length (a
 // counting sort, the parts' counts then added up), and one fills, each
 // part its own slots and its own stretch of the lists (see rankPart);
 // what it finds for the leaderboard and the best is merged in part
 // order, which is slot order.
-func (w *World) rank(dst []SnakeInfo, heads []Point, shield []uint64) {
+func (w *World) rank(dst []SnakeInfo, heads []Point, shield []uint64, since uint64) {
 	w.split()
 	w.runPass(passCount, 0)
 	r := &w.views.rank
@@ -998,7 +1000,10 @@ func (w *World) rank(dst []SnakeInfo, heads []Point, shield []uint64) {
 	}
 	w.heads, w.eyes = w.heads[:live], w.eyes[:eyes]
 	w.near.size(live)
-	w.rdst, w.rheads, w.rshield, w.rthr = dst, heads, shield, thr
+	if w.seq-since > logN-1 { // the marks of the steps after since are gone
+		since = 0
+	}
+	w.rdst, w.rheads, w.rshield, w.rthr, w.rsince = dst, heads, shield, thr, since
 	w.runPass(passRank, 0)
 	w.rdst, w.rheads, w.rshield = nil, nil, nil
 	w.near.build()
@@ -1057,11 +1062,19 @@ func (w *World) rankPart(p *part) {
 	p.cand = p.cand[:0]
 	p.best = w.best
 	ties := 0
+	var redo uint64 // the slots of i's word whose records are written
 	for i := p.lo; i < p.hi; i++ {
+		if i%64 == 0 || i == p.lo {
+			redo = w.redo(i / 64)
+		}
 		s := &w.snakes[i]
 		in := &dst[i]
+		write := redo>>(i%64)&1 != 0
 		if !s.used {
-			*in, heads[i] = SnakeInfo{}, Point{}
+			if write {
+				*in = SnakeInfo{}
+			}
+			heads[i] = Point{}
 			continue
 		}
 		if s.alive {
@@ -1085,12 +1098,34 @@ func (w *World) rankPart(p *part) {
 		if w.tick < s.protectedUntil {
 			shield[i/64] |= 1 << (uint(i) % 64)
 		}
-		*in = SnakeInfo{
-			ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
-			Alive: s.alive, Length: s.length, Kills: s.kills,
-			SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
-			DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
+		if write {
+			*in = s.info()
 		}
 		heads[i] = s.headPoint()
+	}
+}
+
+// redo returns the bits of slot word k (slots 64k to 64k+63) whose
+// records rankPart writes: every slot when the records hold nothing
+// (rsince 0), else those the steps after rsince marked (touch,
+// touchQuick; a slot put in use is marked too).
+func (w *World) redo(k int) uint64 {
+	if w.rsince == 0 {
+		return ^uint64(0)
+	}
+	var m uint64
+	for s := w.rsince + 1; s <= w.seq; s++ {
+		m |= w.marks[s%logN][k] | w.quick[s%logN][k]
+	}
+	return m
+}
+
+// info returns s's record as a view shows it.
+func (s *snake) info() SnakeInfo {
+	return SnakeInfo{
+		ID: s.id, Name: s.name, Colour: s.colour, Bot: s.bot, Used: true,
+		Alive: s.alive, Length: s.length, Kills: s.kills,
+		SpawnTick: s.spawnTick, DeathTick: s.deathTick, ProtectedUntil: s.protectedUntil,
+		DashReadyAt: s.dashReadyAt, KilledBy: s.killedBy, BestLength: s.best,
 	}
 }

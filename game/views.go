@@ -95,6 +95,7 @@ type viewState struct {
 	refs atomic.Int32 // readers holding the view
 	seq  uint64       // the step whose grid Pix holds; 0 = never written
 	tick uint64       // and its tick: the view's Tick, unless NoPixels
+	rec  uint64       // the step whose records (Snakes) it holds; 0 = none
 }
 
 // Acquire returns the newest published view; never nil once Publish has
@@ -148,7 +149,10 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 	}
 	since := v.st.seq // what v holds, unless sync copies it whole
 	if vs.lazy {
-		since = 0 // v's records may be of a later step than its pixels
+		since = v.st.rec // v's records may be of a later step than its pixels
+		if step-since > logN-1 {
+			since = 0
+		}
 	}
 	switch {
 	case vs.lazy && (!vs.want || v.Pix == nil): // not asked, or no buffer with pixels free: the ask waits
@@ -166,6 +170,7 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 	}
 	v.Tick = tick
 	vs.fill.Fill(v, since)
+	v.st.rec = step
 	v.Kills = v.Kills[:0]
 	for k := vs.nkills - min(vs.nkills, MaxKills); k < vs.nkills; k++ {
 		if r := &vs.kills[k%MaxKills]; r.Tick+KillTicks > tick {

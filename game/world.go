@@ -151,62 +151,70 @@ const (
 func claims(p Pixel) int { return int(p&nMask/nUnit + p&pMask/pUnit) }
 
 // snake is the world's own record of one slot. Only Step touches it. Its
-// field order matters to the step's speed: the fields a movement phase
-// uses (steps to killer) share one cache line with moveStep and moveDir,
-// which each move writes.
+// field order matters to the step's speed: it is 256 bytes, so that each
+// snake in World.snakes starts a cache line (the slice of more than 128
+// snakes is allocated page-aligned), its first line holds all a movement phase
+// reads and writes of a mover but its body, and its second line the body,
+// what a move adds to it and what think reads of every snake: the passes
+// over the slots load two lines a snake of the four, but for the bots'
+// decisions (TestSnakeLayout).
 type snake struct {
-	id       ID
-	name     string
-	killedBy string
-	bot      bool
-	used     bool
-	alive    bool
-	wantLife bool  // waiting for a spawn (join, respawn)
-	group    int32 // its JoinNear group, 0 none
-	colour   Colour
-	dir      Dir // kept equal to World.dirs[slot] (setDir)
-
-	body   []int32 // ring of pixel indices, len a power of two
-	tail   int     // ring index of the tail
-	length int     // pixels in body (kept at death for the view)
-	head   int32   // pixel index of the head (body[tail+length-1])
-	headX  int32   // head column
-	headY  int32   // head row
-	ahead  Pixel   // the pixel ahead of the head at the start of the tick
-	grow   int     // pending growth
-
-	kills          int
-	best           int // the longest it has been, over all its lives
-	spawnTick      uint64
-	deathTick      uint64
-	protectedUntil uint64 // spawn protection lasts while the tick is below it
-	dashReadyAt    uint64 // a dash is allowed once the tick is at or past it
-	wantDash       bool   // a dash is asked for this tick
-	targetX        int32  // a bot's fruit target column; -1 none
-	targetY        int32  // a bot's fruit target row; -1 none
-	rival          int32  // a bot's rival (a snake whose head it saw), -1 none
-	bold           bool   // a bot that dashes and cuts others off
-	pref           [3]Dir // a bot's candidates this tick, best first (see pick)
-	need           [3]int8
-	cut            Dir // the candidate that cuts its rival off, None if none
-	lanes          int8
-	ahead2, ahead3 Pixel  // the pixels 2 and 3 ahead (bots)
-	tailPixel      int32  // the tail's pixel at the start of the phase
-	nextX, nextY   int32  // column and row of next
-	steps          int32  // pixels to move this tick
-	moveStep       uint32 // the low 32 bits of the step of its last move; it and moveDir outlive the snake in its slot
-	next           int32  // the pixel the head enters this phase
-	nextPx         Pixel  // grid[next] once the phase's claims are made (see contest); collide and advance use it
+	// the first line: a phase's fields
+	moved          bool   // it moves this phase
 	wait           bool   // it stays where it is this phase (protected, blocked)
 	die            bool   // it dies this phase
 	tailLeaves     bool   // its tail leaves its pixel this phase (it is not growing)
 	headOn         bool   // it meets another head this phase
 	clearNext      bool   // leave clears the claims on next (no Head or leaving tail overwrites them)
 	blocked        bool   // it waits this phase for want of a free pixel, and claims none
-	moved          bool   // it moves this phase
 	shared         bool   // phase 0: another head aims at next too, so contest loads the pixel's claims (see settle)
-	moveDir        Dir    // the direction of its last move
+	steps          int32  // pixels to move this tick
+	next           int32  // the pixel the head enters this phase
+	nextPx         Pixel  // grid[next] once the phase's claims are made (see contest); collide and advance use it
+	nextX, nextY   int32  // column and row of next
+	tailPixel      int32  // the tail's pixel at the start of the phase
 	killer         int32  // the slot whose body or head it ran into this phase, -1 none
+	head           int32  // pixel index of the head (body[tail+length-1])
+	headX          int32  // head column
+	headY          int32  // head row
+	protectedUntil uint64 // spawn protection lasts while the tick is below it
+	moveStep       uint32 // the low 32 bits of the step of its last move; it and moveDir outlive the snake in its slot
+	alive          bool
+	colour         Colour
+	dir            Dir // kept equal to World.dirs[slot] (setDir)
+	moveDir        Dir // the direction of its last move
+
+	// the second line: the body
+	body     []int32 // ring of pixel indices, len a power of two
+	tail     int     // ring index of the tail
+	length   int     // pixels in body (kept at death for the view)
+	grow     int     // pending growth
+	best     int     // the longest it has been, over all its lives
+	ahead    Pixel   // the pixel ahead of the head at the start of the tick
+	bot      bool
+	used     bool
+	wantDash bool // a dash is asked for this tick
+	bold     bool // a bot that dashes and cuts others off
+
+	// the rest
+	id             ID
+	name           string
+	killedBy       string
+	wantLife       bool  // waiting for a spawn (join, respawn)
+	group          int32 // its JoinNear group, 0 none
+	kills          int
+	spawnTick      uint64
+	deathTick      uint64
+	dashReadyAt    uint64 // a dash is allowed once the tick is at or past it
+	pref           [3]Dir // a bot's candidates this tick, best first (see pick)
+	need           [3]int8
+	cut            Dir // the candidate that cuts its rival off, None if none
+	lanes          int8
+	targetX        int32 // a bot's fruit target column; -1 none
+	targetY        int32 // a bot's fruit target row; -1 none
+	rival          int32 // a bot's rival (a snake whose head it saw), -1 none
+	ahead2, ahead3 Pixel // the pixels 2 and 3 ahead (bots)
+	_              [16]byte
 }
 
 func (s *snake) push(i, x, y int32) {
@@ -363,11 +371,13 @@ type World struct {
 	near          nearIndex
 
 	// rank's hand-over to rankPart: the view's records, heads and shield,
-	// and the leaderboard's threshold
+	// the leaderboard's threshold, and the step whose records dst holds
+	// (0: none)
 	rdst    []SnakeInfo
 	rheads  []Point
 	rshield []uint64
 	rthr    int
+	rsince  uint64
 
 	mu       sync.Mutex // guards box, heading, dirty, free, names, slots, count and the bot bookkeeping below
 	box      []inbox

@@ -532,3 +532,84 @@ func TestPublishExpires(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsIncremental checks the records of every view a world
+// publishes against its snakes, in worlds whose publishes write only the
+// records the steps since a buffer's last fill marked: with pixels in
+// every view and with pixels on demand, people joining, turning,
+// dashing, dying, respawning and leaving among bots, and readers holding
+// views for up to 40 ticks (past the kept steps, so that some buffers are
+// filled whole). A held view's records must not change.
+func TestRecordsIncremental(t *testing.T) {
+	for _, lazy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("lazy=%v", lazy), func(t *testing.T) {
+			w, err := New(Config{W: 96, H: 64, MaxSnakes: 80, Bots: 30, Seed: 9, LazyPixels: lazy})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			r := rand.New(rand.NewPCG(3, 3))
+			type hold struct {
+				v     *View
+				until uint64
+				recs  []SnakeInfo
+			}
+			var ids []ID
+			var held []hold
+			joins, leaves, checked := 0, 0, 0
+			for tk := uint64(1); tk <= 1000; tk++ {
+				if r.IntN(6) == 0 && len(ids) < 40 {
+					if id, err := w.Join(fmt.Sprintf("p%d", tk)); err == nil {
+						ids = append(ids, id)
+						joins++
+					}
+				}
+				if r.IntN(25) == 0 && len(ids) > 0 {
+					k := r.IntN(len(ids))
+					w.Leave(ids[k])
+					ids = append(ids[:k], ids[k+1:]...)
+					leaves++
+				}
+				for _, id := range ids {
+					switch r.IntN(12) {
+					case 0:
+						w.Turn(id, Dir(1+r.IntN(4)))
+					case 1:
+						w.Dash(id)
+					case 2:
+						w.Respawn(id)
+					}
+				}
+				w.Step(tk)
+				if v := w.views.newest.Load(); v.st.rec == w.seq {
+					if err := w.checkRecords(v); err != nil {
+						t.Fatalf("tick %d: %v", tk, err)
+					}
+					checked++
+				}
+				if r.IntN(3) == 0 && len(held) < maxViews-2 {
+					v := w.Acquire()
+					held = append(held, hold{v, tk + uint64(r.IntN(40)), slices.Clone(v.Snakes)})
+				}
+				keep := held[:0]
+				for _, h := range held {
+					if !slices.Equal(h.v.Snakes, h.recs) {
+						t.Fatalf("tick %d: the records of a view held since tick %d changed", tk, h.v.Tick)
+					}
+					if tk >= h.until {
+						h.v.Release()
+					} else {
+						keep = append(keep, h)
+					}
+				}
+				held = keep
+			}
+			for _, h := range held {
+				h.v.Release()
+			}
+			if joins < 20 || leaves < 5 || checked < 900 {
+				t.Fatalf("%d joins, %d leaves, %d views checked: the script did not exercise the records", joins, leaves, checked)
+			}
+		})
+	}
+}
