@@ -214,12 +214,7 @@ const keepN = 100000
 func setWorkers(w *World, n int) {
 	w.Close()
 	w.closed = false
-	w.cfg.Workers, w.workers = n, max(n, 1)
-	w.parts = make([]part, partsFor(w.workers))
-	for k := range w.parts {
-		w.parts[k].init(w.cfg.MaxSnakes, len(w.parts))
-	}
-	w.views.setBands(len(w.parts), w.publishBands)
+	w.setWorkers(n)
 }
 
 // BenchmarkStep times Step alone, on as many workers as -cpu sets

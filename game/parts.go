@@ -127,12 +127,20 @@ func (w *World) runPass(p pass, ph int) {
 // have.
 const partsPerWorker = 4
 
-// partsFor returns the number of parts for workers workers: one for one.
-func partsFor(workers int) int {
-	if workers <= 1 {
-		return 1
+// setWorkers gives the world n workers (Config.Workers; 0 is 1) and the
+// parts for them: one for one worker, partsPerWorker a worker for more.
+// A world with a crew must Close it first.
+func (w *World) setWorkers(n int) {
+	w.cfg.Workers, w.workers = n, max(n, 1)
+	parts := 1
+	if w.workers > 1 {
+		parts = w.workers * partsPerWorker
 	}
-	return workers * partsPerWorker
+	w.parts = make([]part, parts)
+	for k := range w.parts {
+		w.parts[k].init(w.cfg.MaxSnakes, parts)
+	}
+	w.views.setBands(parts, w.publishBands)
 }
 
 // runParts runs parts of the current pass, each the next not yet taken,

@@ -1000,9 +1000,6 @@ func (w *World) rank(dst []SnakeInfo, heads []Point, shield []uint64, since uint
 	}
 	w.heads, w.eyes = w.heads[:live], w.eyes[:eyes]
 	w.near.size(live)
-	if w.seq-since > logN-1 { // the marks of the steps after since are gone
-		since = 0
-	}
 	w.rdst, w.rheads, w.rshield, w.rthr, w.rsince = dst, heads, shield, thr, since
 	w.runPass(passRank, 0)
 	w.rdst, w.rheads, w.rshield = nil, nil, nil
@@ -1064,7 +1061,7 @@ func (w *World) rankPart(p *part) {
 	ties := 0
 	var redo uint64 // the slots of i's word whose records are written
 	for i := p.lo; i < p.hi; i++ {
-		if i%64 == 0 || i == p.lo {
+		if i%64 == 0 { // a part starts a word
 			redo = w.redo(i / 64)
 		}
 		s := &w.snakes[i]

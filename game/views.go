@@ -147,12 +147,9 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 		vs.expire(step, tick)
 		return
 	}
-	since := v.st.seq // what v holds, unless sync copies it whole
-	if vs.lazy {
-		since = v.st.rec // v's records may be of a later step than its pixels
-		if step-since > logN-1 {
-			since = 0
-		}
+	since := v.st.rec // the step of v's records (a lazy world's may be later than its pixels')
+	if step-since > logN-1 {
+		since = 0 // further back than what a Filler keeps
 	}
 	switch {
 	case vs.lazy && (!vs.want || v.Pix == nil): // not asked, or no buffer with pixels free: the ask waits

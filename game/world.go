@@ -333,7 +333,7 @@ type World struct {
 	prot    []protection // the snakes spawned recently enough that their protection may still expire into a view
 	spawnq  []int32
 	found   []spot     // spawnAll's spots, one for each of the first snakes of spawnq
-	parts   []part     // the step's parts (see part, partsFor)
+	parts   []part     // the step's parts (see part, setWorkers)
 	workers int        // Config.Workers, at least 1: the goroutines that run a pass's parts
 	crew    *crew      // the workers beside the caller; nil when the caller runs every part
 	minPar  int        // Config.ParallelFrom, or DefaultParallelFrom
@@ -423,8 +423,7 @@ func New(cfg Config) (*World, error) {
 		rng:     rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 	}
 	w.views = NewViews(w.grid, cfg.W, cfg.H, cfg.MaxSnakes, (*filler)(w))
-	w.workers = max(cfg.Workers, 1)
-	w.views.setBands(partsFor(w.workers), w.publishBands)
+	w.setWorkers(cfg.Workers)
 	w.views.unindexed = cfg.Unindexed
 	if cfg.LazyPixels {
 		w.views.Lazy()
@@ -467,13 +466,9 @@ func New(cfg Config) (*World, error) {
 	}
 	w.spawnq = make([]int32, 0, cfg.MaxSnakes)
 	w.found = make([]spot, 0, cfg.MaxSnakes)
-	w.parts = make([]part, partsFor(w.workers))
 	w.minPar = cfg.ParallelFrom
 	if w.minPar == 0 {
 		w.minPar = DefaultParallelFrom
-	}
-	for k := range w.parts {
-		w.parts[k].init(cfg.MaxSnakes, len(w.parts))
 	}
 	w.repick = make([]int32, 0, 1024)
 	w.prot = make([]protection, 0, 1024)
