@@ -168,9 +168,7 @@ func (w *World) runPart(k int) {
 	case passThink:
 		w.thinkPart(p)
 	case passAim:
-		for _, i := range p.dashers {
-			w.aim(p, int(i), w.ph)
-		}
+		w.aimDashers(p, w.ph)
 	case passContest:
 		w.contest(p, w.ph)
 	case passCollide:

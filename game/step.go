@@ -552,8 +552,12 @@ func (w *World) think() int {
 
 // thinkPart runs think over part p's slots, batch by batch. In each batch
 // a first tight loop settles how far each snake moves and loads the
-// pixels ahead of every live bot so the cache misses overlap; the second
-// decides and aims while those pixels are still in the cache. A bot
+// pixels ahead of every live bot (and, while parts run at once, the pixel
+// ahead of every live person) so the cache misses overlap; the second
+// decides and aims while those pixels are still in the cache. On one
+// worker a person's pixel is not loaded ahead: aim's claim is then a plain
+// add, whose miss overlaps the next snakes' work anyway, and the extra
+// load measured slower (docs/BENCHMARKS.md). A bot
 // decides from the grid's pixels alone, not from where other heads aim
 // this tick, so that no part waits on another (settle sorts out two
 // heads aiming at one pixel).
@@ -581,6 +585,11 @@ func (w *World) thinkPart(p *part) {
 				// the pixels a bot going straight on looks at
 				a, b, c := w.ray(s)
 				s.ahead, s.ahead2, s.ahead3 = w.load(a), w.load(b), w.load(c)
+			} else if w.par {
+				// the pixel a person's head aims at (aim's atomic claim
+				// would wait for its line with nothing else under way)
+				n, _, _ := w.move(s.head, s.headX, s.headY, s.dir)
+				s.ahead = w.load(n)
 			}
 		}
 		for i := base; i < end; i++ {
@@ -915,6 +924,25 @@ func (w *World) aim(p *part, i, ph int) {
 			p.conflicts = append(p.conflicts, s.next)
 		} else {
 			w.share(s.next) // again's claim, after settle's
+		}
+	}
+}
+
+// aimDashers runs phase ph's aim (ph > 0) over part p's dashers, batch by
+// batch: a first loop loads the pixel ahead of each dasher still moving,
+// so that their cache misses overlap, and the second aims.
+func (w *World) aimDashers(p *part, ph int) {
+	const batch = 64
+	for b := 0; b < len(p.dashers); b += batch {
+		ds := p.dashers[b:min(b+batch, len(p.dashers))]
+		for _, i := range ds {
+			if s := &w.snakes[i]; s.alive && int(s.steps) > ph {
+				n, _, _ := w.move(s.head, s.headX, s.headY, s.dir)
+				s.ahead = w.load(n)
+			}
+		}
+		for _, i := range ds {
+			w.aim(p, int(i), ph)
 		}
 	}
 }
