@@ -552,15 +552,11 @@ func (w *World) think() int {
 
 // thinkPart runs think over part p's slots, batch by batch. In each batch
 // a first tight loop settles how far each snake moves and loads the
-// pixels ahead of every live bot (and, while parts run at once, the pixel
-// ahead of every live person) so the cache misses overlap; the second
-// decides and aims while those pixels are still in the cache. On one
-// worker a person's pixel is not loaded ahead: aim's claim is then a plain
-// add, whose miss overlaps the next snakes' work anyway, and the extra
-// load measured slower (docs/BENCHMARKS.md). A bot
-// decides from the grid's pixels alone, not from where other heads aim
-// this tick, so that no part waits on another (settle sorts out two
-// heads aiming at one pixel).
+// pixels ahead of every live snake (three for a bot, one for a person)
+// so the cache misses overlap; the second decides and aims while those
+// pixels are still in the cache. A bot decides from the grid's pixels
+// alone, not from where other heads aim this tick, so that no part waits
+// on another (settle sorts out two heads aiming at one pixel).
 func (w *World) thinkPart(p *part) {
 	const batch = 64
 	p.dashers, p.conflicts, p.dead = p.dashers[:0], p.conflicts[:0], p.dead[:0]
@@ -585,9 +581,9 @@ func (w *World) thinkPart(p *part) {
 				// the pixels a bot going straight on looks at
 				a, b, c := w.ray(s)
 				s.ahead, s.ahead2, s.ahead3 = w.load(a), w.load(b), w.load(c)
-			} else if w.par {
-				// the pixel a person's head aims at (aim's atomic claim
-				// would wait for its line with nothing else under way)
+			} else {
+				// the pixel a person's head aims at, which aim's claim
+				// would otherwise wait for alone
 				n, _, _ := w.move(s.head, s.headX, s.headY, s.dir)
 				s.ahead = w.load(n)
 			}
