@@ -47,7 +47,7 @@ const (
 // chance draws come from botRand: they depend on the seed, the tick and
 // the slot alone.
 func (w *World) decide(p *part, i int, s *snake) {
-	if (s.headX == s.targetX && s.headY == s.targetY) || s.targetX < 0 && (w.seq+uint64(i))%scanEvery == 0 {
+	if w.scanDue(i, s) {
 		w.scan(i, s)
 	}
 	rnd := w.botRand(i)
@@ -299,15 +299,40 @@ func (w *World) cutoff(s *snake) (int, int) {
 	return 2, abs(side)
 }
 
+// scanDue reports whether bot s (slot i) looks around this tick (see
+// decide): at its target, or every scanEvery ticks while it has none.
+func (w *World) scanDue(i int, s *snake) bool {
+	return (s.headX == s.targetX && s.headY == s.targetY) || s.targetX < 0 && (w.seq+uint64(i))%scanEvery == 0
+}
+
+// scanBox returns the half-width and half-height of the box a bot heading
+// in d looks around in (see scan).
+func scanBox(d Dir) (ax, ay int) {
+	if d == Up || d == Down {
+		return scanAcrossV, scanAlongV
+	}
+	return scanAlongH, scanAcrossH
+}
+
+// loadBox loads the first and last pixel of each row of bot s's scan box
+// (think's first loop, so that scan finds the rows in the cache), and
+// returns them ORed.
+func (w *World) loadBox(s *snake) Pixel {
+	ax, ay := scanBox(s.dir)
+	x, y := int(s.headX), int(s.headY)
+	var px Pixel
+	for dy := -ay; dy <= ay; dy++ {
+		px |= w.load(w.idx(x-ax, y+dy)) | w.load(w.idx(x+ax, y+dy))
+	}
+	return px
+}
+
 // scan looks around bot s (slot i): the nearest fruit in its box becomes
 // its target (an earlier target is kept when there is none), the nearest
 // other snake's head its rival (-1 when none). The box is flat for a bot
 // heading left or right, taller for one heading up or down.
 func (w *World) scan(i int, s *snake) {
-	ax, ay := scanAlongH, scanAcrossH
-	if s.dir == Up || s.dir == Down {
-		ax, ay = scanAcrossV, scanAlongV
-	}
+	ax, ay := scanBox(s.dir)
 	ux, uy := delta(s.dir)
 	x, y := int(s.headX), int(s.headY)
 	fx, fy, fd := -1, -1, 1<<30

@@ -552,8 +552,9 @@ func (w *World) think() int {
 
 // thinkPart runs think over part p's slots, batch by batch. In each batch
 // a first tight loop settles how far each snake moves and loads the
-// pixels ahead of every live snake (three for a bot, one for a person)
-// so the cache misses overlap; the second decides and aims while those
+// pixels ahead of every live snake (three for a bot, one for a person),
+// and the rows of the box of each bot that looks around this tick, so the
+// cache misses overlap; the second decides and aims while those
 // pixels are still in the cache. A bot decides from the grid's pixels
 // alone, not from where other heads aim this tick, so that no part waits
 // on another (settle sorts out two heads aiming at one pixel).
@@ -581,6 +582,9 @@ func (w *World) thinkPart(p *part) {
 				// the pixels a bot going straight on looks at
 				a, b, c := w.ray(s)
 				s.ahead, s.ahead2, s.ahead3 = w.load(a), w.load(b), w.load(c)
+				if w.scanDue(i, s) {
+					p.warm |= w.loadBox(s)
+				}
 			} else {
 				// the pixel a person's head aims at, which aim's claim
 				// would otherwise wait for alone
