@@ -63,13 +63,7 @@ func TestRegionBytes(t *testing.T) {
 		}
 		rf := newRegionFollower(t, f, c.rw, c.rh)
 		for range 300 {
-			n := 1
-			if f.rng.IntN(8) == 0 {
-				n = 2 + f.rng.IntN(3)
-			}
-			for range n {
-				f.step(t)
-			}
+			f.steps(t)
 			var err error
 			if f.buf, err = f.e.AppendDeltaSplit(f.buf[:0], rf.s); err != nil {
 				t.Fatal(err)

@@ -77,13 +77,7 @@ func followingAll(t testing.TB, f *follower, n, rw, rh int) *regionFollower {
 func (rf *regionFollower) next(t testing.TB) {
 	t.Helper()
 	f := rf.follower
-	n := 1
-	if f.rng.IntN(8) == 0 {
-		n = 2 + f.rng.IntN(3)
-	}
-	for range n {
-		f.step(t)
-	}
+	f.steps(t)
 	var err error
 	if f.buf, err = f.e.AppendDeltaSplit(f.buf[:0], rf.s); err != nil {
 		t.Fatal(err)

@@ -83,6 +83,15 @@ func (f *follower) follow(t testing.TB, chunk int) {
 // spans several steps), sends the delta and checks the replica's view.
 func (f *follower) next(t testing.TB) {
 	t.Helper()
+	f.steps(t)
+	f.send(t)
+	f.check(t)
+}
+
+// steps steps the world once, or one time in eight 2 to 4 times (a
+// delta then spans several steps).
+func (f *follower) steps(t testing.TB) {
+	t.Helper()
 	n := 1
 	if f.rng.IntN(8) == 0 {
 		n = 2 + f.rng.IntN(3)
@@ -90,8 +99,6 @@ func (f *follower) next(t testing.TB) {
 	for range n {
 		f.step(t)
 	}
-	f.send(t)
-	f.check(t)
 }
 
 // send has the replica apply the delta since the last one.
