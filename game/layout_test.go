@@ -47,7 +47,6 @@ func TestSnakeLayout(t *testing.T) {
 		{"length", unsafe.Offsetof(s.length), unsafe.Sizeof(s.length), 1},
 		{"grow", unsafe.Offsetof(s.grow), unsafe.Sizeof(s.grow), 1},
 		{"best", unsafe.Offsetof(s.best), unsafe.Sizeof(s.best), 1},
-		{"ahead", unsafe.Offsetof(s.ahead), unsafe.Sizeof(s.ahead), 1},
 		{"bot", unsafe.Offsetof(s.bot), unsafe.Sizeof(s.bot), 1},
 		{"used", unsafe.Offsetof(s.used), unsafe.Sizeof(s.used), 1},
 		{"wantDash", unsafe.Offsetof(s.wantDash), unsafe.Sizeof(s.wantDash), 1},

@@ -46,7 +46,6 @@ const (
 // passes leave for the step to merge.
 type part struct {
 	lo, hi    int
-	warm      Pixel      // what think's loads ahead read (kept, so that the loads are made)
 	log       []Write    // the pass's grid writes, in slot order (part 0 appends to the world's log itself)
 	dashers   []int32    // its slots dashing this tick, in slot order
 	conflicts []int32    // pixels its phase 0 aims found claimed by another head too

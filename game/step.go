@@ -577,6 +577,7 @@ func (w *World) think() int {
 func (w *World) thinkPart(p *part) {
 	const batch = 64
 	p.dashers, p.conflicts, p.dead = p.dashers[:0], p.conflicts[:0], p.dead[:0]
+	var warm Pixel // the pixels loaded only to be in the cache
 	for base := p.lo; base < p.hi; base += batch {
 		end := min(base+batch, p.hi)
 		for i := base; i < end; i++ {
@@ -597,15 +598,13 @@ func (w *World) thinkPart(p *part) {
 			if s.bot {
 				// the pixels a bot going straight on looks at
 				a, b, c := w.ray(s)
-				s.ahead, s.ahead2, s.ahead3 = w.load(a), w.load(b), w.load(c)
+				warm |= w.load(a)
+				s.ahead2, s.ahead3 = w.load(b), w.load(c)
 				if w.scanDue(i, s) {
-					p.warm |= w.loadBox(s)
+					warm |= w.loadBox(s)
 				}
 			} else {
-				// the pixel a person's head aims at, which aim's claim
-				// would otherwise wait for alone
-				n, _, _ := w.move(s.head, s.headX, s.headY, s.dir)
-				s.ahead = w.load(n)
+				warm |= w.loadAhead(s) // which aim's claim would otherwise wait for alone
 			}
 		}
 		for i := base; i < end; i++ {
@@ -623,6 +622,7 @@ func (w *World) thinkPart(p *part) {
 			w.aim(p, i, 0)
 		}
 	}
+	runtime.KeepAlive(warm)
 }
 
 // settle finishes think in slot order: the dead bots respawn or retire
@@ -949,18 +949,28 @@ func (w *World) aim(p *part, i, ph int) {
 // so that their cache misses overlap, and the second aims.
 func (w *World) aimDashers(p *part, ph int) {
 	const batch = 64
+	var warm Pixel
 	for b := 0; b < len(p.dashers); b += batch {
 		ds := p.dashers[b:min(b+batch, len(p.dashers))]
 		for _, i := range ds {
 			if s := &w.snakes[i]; s.alive && int(s.steps) > ph {
-				n, _, _ := w.move(s.head, s.headX, s.headY, s.dir)
-				s.ahead = w.load(n)
+				warm |= w.loadAhead(s)
 			}
 		}
 		for _, i := range ds {
 			w.aim(p, int(i), ph)
 		}
 	}
+	runtime.KeepAlive(warm)
+}
+
+// loadAhead loads the pixel ahead of s's head in its direction, the one
+// aim claims, and returns it: a load only to have its line in the cache
+// (the caller keeps the result alive with runtime.KeepAlive, as clear
+// does its own loads).
+func (w *World) loadAhead(s *snake) Pixel {
+	n, _, _ := w.move(s.head, s.headX, s.headY, s.dir)
+	return w.load(n)
 }
 
 // share marks every head aiming at pixel c as shared: contest must load
@@ -1105,7 +1115,7 @@ func (w *World) rankPart(p *part) {
 	ties := 0
 	var redo uint64 // the slots of i's word whose records are written
 	for i := p.lo; i < p.hi; i++ {
-		if i%64 == 0 { // a part starts a word
+		if i == p.lo || i%64 == 0 {
 			redo = w.redo(i / 64)
 		}
 		s := &w.snakes[i]

@@ -190,7 +190,6 @@ type snake struct {
 	length   int     // pixels in body (kept at death for the view)
 	grow     int     // pending growth
 	best     int     // the longest it has been, over all its lives
-	ahead    Pixel   // the pixel ahead of the head, loaded before aim so that the misses overlap
 	bot      bool
 	used     bool
 	wantDash bool // a dash is asked for this tick
