@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"time"
 
 	"snaked/internal/cpuclock"
 )
@@ -283,6 +284,97 @@ func BenchmarkStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWorkers steps three worlds in turns in one process: 100,000
+// snakes (the simulation's world, BenchmarkStep's ,sim row) on one worker,
+// the same world (the same seed and script, so the same steps) on -cpu
+// workers, and the 10,000-snake ,sim world on one worker. Each takes
+// workersRun ticks in a row, then the next (the first of the three
+// rotating), so that the machine's ups and downs fall on the three alike:
+// separate runs of BenchmarkStep's rows differ more than the rows do on
+// this machine. An op is a tick of each. The first tick of a run comes
+// after the other worlds' steps have been through the caches and is not
+// timed; the others find their own last step's data there, as a world
+// stepped alone does. one-ms, workers-ms and 10k-ms are the mean timed
+// steps (wall clock); speedup is one-ms over workers-ms (the target: at
+// least 1.6 on 2 workers), x10k workers-ms over 10k-ms (the target: at
+// most 6).
+func BenchmarkWorkers(b *testing.B) {
+	for _, bots := range []bool{false, true} {
+		big := benchCase{bots: bots, n: 100000, sim: true}
+		small := benchCase{bots: bots, n: 10000, area: 1, sim: true}
+		b.Run(big.name(), func(b *testing.B) {
+			type turn struct {
+				w *World
+				p *players
+				d time.Duration
+				n int
+			}
+			var ts [3]turn
+			kept, ok := workersKept[big.name()]
+			for k, c := range [3]benchCase{big, big, small} {
+				if !ok {
+					kept[k].w, kept[k].p = benchWorld(b, c)
+				}
+				ts[k].w, ts[k].p = kept[k].w, kept[k].p
+			}
+			workersKept[big.name()] = kept
+			setWorkers(ts[0].w, 1)
+			setWorkers(ts[1].w, runtime.GOMAXPROCS(0))
+			setWorkers(ts[2].w, 1)
+			step := func(t *turn, timed bool) {
+				if t.p != nil {
+					t.p.act(t.w)
+				}
+				t0 := time.Now()
+				t.w.Step(t.w.tick + 1)
+				if timed {
+					t.d += time.Since(t0)
+					t.n++
+				}
+			}
+			// the workers start and the parts' lists grow, untimed
+			for range 20 {
+				for k := range ts {
+					step(&ts[k], false)
+				}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i += workersRun {
+				for k := range ts {
+					t := &ts[(i/workersRun+k)%len(ts)]
+					for j := range min(workersRun, b.N-i) + 1 {
+						step(t, j > 0)
+					}
+				}
+			}
+			b.StopTimer()
+			for k := range ts {
+				ts[k].w.Close()
+			}
+			if ts[0].w.tick != ts[1].w.tick || ts[0].w.count != ts[1].w.count {
+				b.Fatalf("the two worlds of one seed went apart: ticks %d and %d, %d and %d snakes", ts[0].w.tick, ts[1].w.tick, ts[0].w.count, ts[1].w.count)
+			}
+			ms := func(t turn) float64 { return float64(t.d) / float64(t.n) / 1e6 }
+			b.ReportMetric(ms(ts[0]), "one-ms")
+			b.ReportMetric(ms(ts[1]), "workers-ms")
+			b.ReportMetric(ms(ts[2]), "10k-ms")
+			b.ReportMetric(ms(ts[0])/ms(ts[1]), "speedup")
+			b.ReportMetric(ms(ts[1])/ms(ts[2]), "x10k")
+		})
+	}
+}
+
+// workersKept holds BenchmarkWorkers' worlds, by row, from one run of the
+// row to the next (a -count or -cpu repeat), as benchKept does.
+var workersKept = map[string][3]struct {
+	w *World
+	p *players
+}{}
+
+// workersRun is how many timed ticks in a row each world takes in
+// BenchmarkWorkers.
+const workersRun = 10
 
 // BenchmarkAcquire measures a reader's Acquire+Release pair while nothing
 // steps (the cost each renderer pays per frame, apart from reading).
