@@ -393,9 +393,12 @@ func (w *World) place(slot int32, f *spot) {
 // its body runs back from the head over empty pixels, and no other snake
 // has a pixel within 2 of it sideways, 2 behind it or 4 ahead of the head
 // (fruit there is fine: it is food, not danger). The body line is checked
-// first so most failures are cheap; before it, one pixel of each cache
-// line the check may read is loaded, so that the lines' misses overlap
-// rather than come one after the other behind the check's early exits.
+// first so most failures are cheap. Before it, pixels of the lines the
+// check may read are loaded, so that their misses overlap rather than
+// come one after the other behind the check's early exits: every pixel
+// of a column, and both ends of each row's stretch of StartLen+6 pixels
+// (every line of a stretch that spans two; one that spans three keeps
+// its middle line's miss).
 func (w *World) clear(x, y int, d Dir) bool {
 	dx, dy := delta(d)
 	var lines Pixel
@@ -403,7 +406,7 @@ func (w *World) clear(x, y int, d Dir) bool {
 		for k := -4; k < w.cfg.StartLen+2; k++ {
 			lines |= w.grid[w.idx(x, y-dy*k)]
 		}
-	} else { // five rows: each row's stretch spans at most two lines
+	} else { // five rows: each row's stretch at both ends
 		for o := -2; o <= 2; o++ {
 			lines |= w.grid[w.idx(x+4*dx, y+o)] | w.grid[w.idx(x-dx*(w.cfg.StartLen+1), y+o)]
 		}
