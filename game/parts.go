@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // This file splits a step's work over workers. The slots are cut into
@@ -40,6 +41,7 @@ const (
 	passCount               // a publish's count of the live snakes by length (see rank)
 	passRank                // a publish's records, ranks and lists of heads (see rank)
 	passSpawn               // the spots of the snakes waiting for a life, a stretch of the queue a part (see spawnAll)
+	passDrain               // the input queued since the last step, a stretch of the queue a part (see drain)
 )
 
 // part is one share of a step: slots lo..hi-1, and what its
@@ -50,6 +52,8 @@ type part struct {
 	dashers   []int32    // its slots dashing this tick, in slot order
 	conflicts []int32    // pixels its phase 0 aims found claimed by another head too
 	dead      []int32    // dead bots with something to do (see botDue)
+	keep      []int32    // its stretch of the input queue's slots with turns left, in queue order (drain)
+	later     []int32    // its stretch's slots whose input drain applies itself, in queue order
 	kills     []Kill     // the pass's deaths, in slot order
 	fruit     int        // fruit the pass added (deaths) less the fruit eaten
 	roomQ     []roomNode // the bots' flood-fill queue (see room), 4*roomCap long
@@ -69,6 +73,8 @@ func (p *part) init(capacity, parts int) {
 	p.dashers = make([]int32, 0, per)
 	p.conflicts = make([]int32, 0, 256)
 	p.dead = make([]int32, 0, per)
+	p.keep = make([]int32, 0, per)
+	p.later = make([]int32, 0, 256)
 	p.kills = make([]Kill, 0, 64)
 	p.roomQ = make([]roomNode, 0, 4*roomCap)
 	p.lens = ranker{longer: make([]int32, 512)}
@@ -108,14 +114,9 @@ func (w *World) runPass(p pass, ph int) {
 		return
 	}
 	w.par = true
-	c.taken.Store(0)
-	for k := 1; k < len(c.work); k++ {
-		c.work[k] <- w
-	}
+	c.start(w)
 	w.runParts(c)
-	for k := 1; k < len(c.work); k++ {
-		<-c.done
-	}
+	c.wait()
 	w.par = false
 }
 
@@ -124,8 +125,9 @@ func (w *World) runPass(p pass, ph int) {
 // worker the machine holds up (another process on its core, the Go
 // scheduler running something else on its P) holds up its pass by one
 // part, not by a whole worker's share, and the others take what it would
-// have.
-const partsPerWorker = 4
+// have. Sixteen stepped 100,000 snakes on two workers 3-7 % faster than
+// four (docs/BENCHMARKS.md, "The game's tick on workers").
+const partsPerWorker = 16
 
 // setWorkers gives the world n workers (Config.Workers; 0 is 1) and the
 // parts for them: one for one worker, partsPerWorker a worker for more.
@@ -185,6 +187,8 @@ func (w *World) runPart(k int) {
 		w.rankPart(p)
 	case passSpawn:
 		w.findPart(k)
+	case passDrain:
+		w.drainPart(p, k)
 	}
 }
 
@@ -206,21 +210,36 @@ func (w *World) logged(p pass, ph int) {
 	}
 }
 
-// crew is the goroutines that run a pass's parts beside the caller. A
-// worker holds the world only while it runs a pass, so a world nobody
-// holds is collected, and its cleanup stops the crew.
+// crew is the goroutines that run a pass's parts beside the caller.
+// Between passes a worker spins on the count of passes for up to handOff
+// before it sleeps, and the caller spins as long for the workers to end a
+// pass: asleep, a worker here took about 150 us to start on a pass handed
+// to it, and the caller 40-270 us to go on after the last worker ended,
+// against passes of 0.3-6 ms at 100,000 snakes. A worker holds the world
+// only while it runs a pass (the crew's world is nil between passes), so
+// a world nobody holds is collected, and its cleanup stops the crew.
 type crew struct {
-	work  []chan *World // work[k] hands worker k the world for one pass
-	done  chan struct{} // a worker's pass is done
-	taken atomic.Int32  // the parts of the running pass taken so far (see runParts)
-	wg    sync.WaitGroup
-	stop  sync.Once
+	passes atomic.Uint64         // passes started; each worker runs every one
+	world  atomic.Pointer[World] // the running pass's world; nil between passes
+	taken  atomic.Int32          // the parts of the running pass taken so far (see runParts)
+	left   atomic.Int32          // workers not done with the running pass
+	stop   atomic.Bool           // the workers end (close)
+	asleep []atomic.Bool         // asleep[k]: worker k waits on wake[k]; whoever clears it sends
+	wake   []chan struct{}
+	idle   atomic.Bool // the caller waits on done; whoever clears it sends
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
+// handOff is how long a worker waits for the next pass, or the caller for
+// the workers, by spinning before it sleeps: longer than most of the
+// caller's work between two passes of a step, short beside a tick.
+const handOff = time.Millisecond
+
 func startCrew(w *World, n int) *crew {
-	c := &crew{work: make([]chan *World, n), done: make(chan struct{}, n)}
+	c := &crew{asleep: make([]atomic.Bool, n), wake: make([]chan struct{}, n), done: make(chan struct{}, 1)}
 	for k := 1; k < n; k++ {
-		c.work[k] = make(chan *World, 1)
+		c.wake[k] = make(chan struct{}, 1)
 		c.wg.Add(1)
 		go c.worker(k)
 	}
@@ -228,21 +247,86 @@ func startCrew(w *World, n int) *crew {
 	return c
 }
 
+// start hands the workers w's current pass.
+func (c *crew) start(w *World) {
+	c.taken.Store(0)
+	c.left.Store(int32(len(c.wake) - 1))
+	c.world.Store(w)
+	c.passes.Add(1)
+	c.rouse()
+}
+
+// rouse wakes the workers that sleep.
+func (c *crew) rouse() {
+	for k := 1; k < len(c.wake); k++ {
+		if c.asleep[k].CompareAndSwap(true, false) {
+			c.wake[k] <- struct{}{}
+		}
+	}
+}
+
+// wait returns once every worker is done with the running pass.
+func (c *crew) wait() {
+	if !spin(func() bool { return c.left.Load() == 0 }) {
+		c.idle.Store(true)
+		if c.left.Load() != 0 || !c.idle.CompareAndSwap(true, false) {
+			<-c.done // the last worker cleared idle, and sends
+		}
+	}
+	c.world.Store(nil)
+}
+
 func (c *crew) worker(k int) {
 	defer c.wg.Done()
-	for w := range c.work[k] {
-		w.runParts(c)
-		c.done <- struct{}{}
+	var seen uint64
+	for c.next(k, &seen) {
+		c.world.Load().runParts(c)
+		if c.left.Add(-1) == 0 && c.idle.CompareAndSwap(true, false) {
+			c.done <- struct{}{}
+		}
+	}
+}
+
+// next waits for the pass after seen, for worker k, and notes it in seen;
+// it reports false when the crew stops instead.
+func (c *crew) next(k int, seen *uint64) bool {
+	ready := func() bool { return c.passes.Load() != *seen || c.stop.Load() }
+	if !spin(ready) {
+		for !ready() {
+			c.asleep[k].Store(true)
+			if !ready() || !c.asleep[k].CompareAndSwap(true, false) {
+				<-c.wake[k] // whoever cleared asleep sends
+			}
+		}
+	}
+	if c.stop.Load() {
+		return false
+	}
+	*seen = c.passes.Load()
+	return true
+}
+
+// spin reports whether ready turned true within handOff, asking it again
+// and again, letting other goroutines run now and then.
+func spin(ready func() bool) bool {
+	t0 := time.Now()
+	for i := 1; ; i++ {
+		if ready() {
+			return true
+		}
+		if i%64 == 0 {
+			if time.Since(t0) > handOff {
+				return false
+			}
+			runtime.Gosched()
+		}
 	}
 }
 
 // close ends the workers once they are idle.
 func (c *crew) close() {
-	c.stop.Do(func() {
-		for _, ch := range c.work[1:] {
-			close(ch)
-		}
-	})
+	c.stop.Store(true)
+	c.rouse()
 }
 
 // Close stops the world's workers (Config.Workers) and waits for them to

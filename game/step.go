@@ -27,60 +27,29 @@ func (w *World) Step(tick uint64) {
 }
 
 // drain applies the input queued since the last Step, then lets populate
-// add at most fill bots.
+// add at most fill bots. The queue's slots are cut into the parts, which
+// apply the turns and dashes of their stretch on the workers (passDrain:
+// each slot's input touches its own inbox and record alone) and leave to
+// the caller, in queue order, the slots whose input changes what slots
+// share: a leave, a join (and the eviction before it) and a respawn of a
+// snake waiting for none. A slot left to the caller never keeps input for
+// the next drain (it leaves, or its snake is not alive and its turns are
+// dropped), so the slots kept are the parts' in queue order, whatever the
+// parts, as on one worker.
 func (w *World) drain(fill int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.nslots = w.slots
+	w.runPass(passDrain, 0)
 	keep := w.scratch[:0]
-	for _, slot := range w.dirty {
-		b := &w.box[slot]
-		s := &w.snakes[slot]
-		if b.leave {
-			w.remove(slot)
-			*b = inbox{gen: b.gen}
-			w.free = append(w.free, slot)
-			w.count--
-			continue
-		}
-		if b.evict {
-			b.evict = false
-			w.remove(slot) // the bot whose slot a Join took
-		}
-		if b.join {
-			b.join = false
-			w.initSnake(slot, b)
-		}
-		if b.respawn {
-			b.respawn = false
-			if s.used && !s.alive && !s.wantLife {
-				s.wantLife = true
-				w.spawnq = append(w.spawnq, slot)
+	for k := range w.parts {
+		keep = append(keep, w.parts[k].keep...)
+	}
+	for k := range w.parts {
+		for _, slot := range w.parts[k].later {
+			if w.input(slot) {
+				keep = append(keep, slot)
 			}
-		}
-		if b.dash {
-			b.dash = false
-			if s.alive {
-				s.wantDash = true
-			}
-		}
-		for b.nt > 0 {
-			d := b.turns[0]
-			b.turns[0] = b.turns[1]
-			b.nt--
-			if !s.alive {
-				b.nt = 0
-				break
-			}
-			if d != s.dir && d != reverse(s.dir) {
-				w.setDir(slot, s, d)
-				break
-			}
-		}
-		if b.nt > 0 {
-			keep = append(keep, slot)
-		} else {
-			b.dirty = false
 		}
 	}
 	w.dirty, w.scratch = append(w.dirty[:0], keep...), keep[:0]
@@ -89,6 +58,79 @@ func (w *World) drain(fill int) {
 	// in dir0 while they decide.
 	copy(w.heading[:w.nslots], w.dirs[:w.nslots])
 	copy(w.dir0[:w.nslots], w.dirs[:w.nslots])
+}
+
+// drainPart applies the input of part p's stretch of the queue (k of the
+// parts) that touches only its own slot, and lists in p.later, in queue
+// order, the slots whose input drain applies itself, and in p.keep those
+// with turns left for the next drain.
+func (w *World) drainPart(p *part, k int) {
+	n := len(w.dirty)
+	p.keep, p.later = p.keep[:0], p.later[:0]
+	for _, slot := range w.dirty[k*n/len(w.parts) : (k+1)*n/len(w.parts)] {
+		b, s := &w.box[slot], &w.snakes[slot]
+		if b.leave || b.evict || b.join || b.respawn && s.used && !s.alive && !s.wantLife {
+			p.later = append(p.later, slot)
+			continue
+		}
+		b.respawn = false // a snake alive or waiting already: nothing to do
+		if w.input(slot) {
+			p.keep = append(p.keep, slot)
+		}
+	}
+}
+
+// input applies the input queued in slot's inbox and reports whether the
+// slot keeps a turn for the next drain.
+func (w *World) input(slot int32) (keep bool) {
+	b := &w.box[slot]
+	s := &w.snakes[slot]
+	if b.leave {
+		w.remove(slot)
+		*b = inbox{gen: b.gen}
+		w.free = append(w.free, slot)
+		w.count--
+		return false
+	}
+	if b.evict {
+		b.evict = false
+		w.remove(slot) // the bot whose slot a Join took
+	}
+	if b.join {
+		b.join = false
+		w.initSnake(slot, b)
+	}
+	if b.respawn {
+		b.respawn = false
+		if s.used && !s.alive && !s.wantLife {
+			s.wantLife = true
+			w.spawnq = append(w.spawnq, slot)
+		}
+	}
+	if b.dash {
+		b.dash = false
+		if s.alive {
+			s.wantDash = true
+		}
+	}
+	for b.nt > 0 {
+		d := b.turns[0]
+		b.turns[0] = b.turns[1]
+		b.nt--
+		if !s.alive {
+			b.nt = 0
+			break
+		}
+		if d != s.dir && d != reverse(s.dir) {
+			w.setDir(slot, s, d)
+			break
+		}
+	}
+	if b.nt > 0 {
+		return true
+	}
+	b.dirty = false
+	return false
 }
 
 // setDir turns snake s, in slot i, to d: in its record and in dirs.
