@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -378,6 +379,74 @@ var workersKept = map[string][3]struct {
 // workersRun is how many timed ticks in a row each world takes in
 // BenchmarkWorkers.
 const workersRun = 10
+
+// BenchmarkGridLoads measures what this machine gives the step's kind of
+// work, apart from the rules: random 4-byte loads from a grid the size of
+// BenchmarkWorkers' two worlds (2048x1250 for 10,000 snakes, AutoSize's
+// 11840x2960 for 100,000), each load's place drawn independently of the
+// others (so their misses may overlap, as the step's loads of different
+// snakes' pixels may), on one goroutine and on GOMAXPROCS at once. An op
+// times four runs of gridLoads loads a goroutine, by turns in one process
+// (the first rotating): the small grid on one goroutine and on all, the
+// big one on one and on all. small-ns and big-ns are a load's mean time on
+// one goroutine; big-all-ns the wall time of the big grid's run on all
+// goroutines over the loads they made together; gain is big-ns over
+// big-all-ns (how much more the goroutines load together than one alone;
+// small-gain the same for the small grid) and xsmall big-ns over small-ns
+// (what a load costs from the big grid against the small).
+func BenchmarkGridLoads(b *testing.B) {
+	n := runtime.GOMAXPROCS(0)
+	bw, bh := AutoSize(100000)
+	grids := [2][]Pixel{make([]Pixel, 2048*1250), make([]Pixel, bw*bh)}
+	for _, g := range grids {
+		for i := range g {
+			g[i] = Pixel(i) // every page written: none is the zero page
+		}
+	}
+	var sink [64]Pixel // one line a goroutine apart: no sharing
+	run := func(g []Pixel, goroutines int) time.Duration {
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for k := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				z := uint64(k+1) * 0x9e3779b97f4a7c15
+				m := uint64(len(g))
+				var acc Pixel
+				for range gridLoads {
+					z = z*6364136223846793005 + 1442695040888963407
+					acc |= g[(z>>32)*m>>32]
+				}
+				sink[k*16%len(sink)] = acc
+			}()
+		}
+		wg.Wait()
+		return time.Since(t0)
+	}
+	var d [4]time.Duration // small on one, small on all, big on one, big on all
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := range d {
+			c := (i + k) % len(d)
+			d[c] += run(grids[c/2], 1+c%2*(n-1))
+		}
+	}
+	b.StopTimer()
+	loads := float64(b.N) * gridLoads
+	one := func(c int) float64 { return float64(d[c]) / loads }
+	all := func(c int) float64 { return float64(d[c]) / loads / float64(n) }
+	b.ReportMetric(one(0), "small-ns")
+	b.ReportMetric(one(2), "big-ns")
+	b.ReportMetric(all(3), "big-all-ns")
+	b.ReportMetric(one(2)/all(3), "gain")
+	b.ReportMetric(one(0)/all(1), "small-gain")
+	b.ReportMetric(one(2)/one(0), "xsmall")
+}
+
+// gridLoads is how many loads a goroutine makes in each of
+// BenchmarkGridLoads' runs.
+const gridLoads = 1 << 20
 
 // BenchmarkAcquire measures a reader's Acquire+Release pair while nothing
 // steps (the cost each renderer pays per frame, apart from reading).
