@@ -19,12 +19,15 @@ type PublisherStats struct {
 	RegionBytes     uint64 // their bytes
 	RegionSnapshots uint64 // region snapshots written
 	RegionDropped   uint64 // region snapshot requests dropped (no reply inbox, a bad region, too many)
+
+	SendWaits uint64 // ticks that waited for the sender, sendDepth ticks behind
 }
 
 // Stats returns the counters.
 func (p *Publisher) Stats() PublisherStats {
 	return PublisherStats{Deltas: p.sent.Load(), Bytes: p.bytes.Load(), Snapshots: p.snaps.Load(), Dropped: p.dropped.Load(),
-		RegionMessages: p.reg.sent.Load(), RegionBytes: p.reg.bytes.Load(), RegionSnapshots: p.reg.snaps.Load(), RegionDropped: p.reg.dropped.Load()}
+		RegionMessages: p.reg.sent.Load(), RegionBytes: p.reg.bytes.Load(), RegionSnapshots: p.reg.snaps.Load(), RegionDropped: p.reg.dropped.Load(),
+		SendWaits: p.out.waits.Load()}
 }
 
 // counter is a Prometheus counter read from f at each scrape.
@@ -49,6 +52,10 @@ func SimCollectors(s *Sim, p *Publisher) []prometheus.Collector {
 		counter("snaked_cluster_region_bytes_total", "Bytes of global and region messages published.", func() uint64 { return p.reg.bytes.Load() }),
 		counter("snaked_cluster_region_snapshots_total", "Region snapshots written for gateways.", func() uint64 { return p.reg.snaps.Load() }),
 		counter("snaked_cluster_region_requests_dropped_total", "Region snapshot requests dropped.", func() uint64 { return p.reg.dropped.Load() }),
+		p.out.took,
+		counter("snaked_cluster_send_waits_total", "Ticks whose publishing waited for the sender, its queue full.", func() uint64 { return p.out.waits.Load() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_send_queued", Help: "Ticks handed to the sender and not yet handed to the NATS connection."},
+			func() float64 { return float64(p.out.behind.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_cluster_gateways", Help: "Gateways heard from within the lease."},
 			func() float64 {
 				s.mu.Lock()
@@ -122,19 +129,24 @@ type Ticks struct {
 	dropped              prometheus.Counter
 }
 
+// tickBuckets are the buckets of the tick's histograms: 5us .. 19ms by
+// factors of 2.5, as the sessions' server has, then every 10 ms to 200 ms
+// (a large world's tick against its 100 ms budget), then 0.3, 0.5 and
+// 0.75 s.
+func tickBuckets() []float64 {
+	b := prometheus.ExponentialBuckets(5e-6, 2.5, 10)
+	b = append(b, prometheus.LinearBuckets(0.02, 0.01, 19)...)
+	return append(b, 0.3, 0.5, 0.75)
+}
+
 // NewTicks returns the histograms, empty.
 func NewTicks() *Ticks {
-	// 5us .. 19ms by factors of 2.5, as the sessions' server has, then every
-	// 10 ms to 200 ms (a large world's tick against its 100 ms budget),
-	// then 0.3, 0.5 and 0.75 s.
-	fast := prometheus.ExponentialBuckets(5e-6, 2.5, 10)
-	fast = append(fast, prometheus.LinearBuckets(0.02, 0.01, 19)...)
-	fast = append(fast, 0.3, 0.5, 0.75)
+	fast := tickBuckets()
 	return &Ticks{
 		step: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "snaked_tick_seconds", Help: "Time spent in one World.Step.", Buckets: fast}),
 		publish: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "snaked_cluster_publish_seconds", Help: "Time to encode and publish one round's delta (and any snapshot asked for).", Buckets: fast}),
+			Name: "snaked_cluster_publish_seconds", Help: "Time to encode one round's delta and its regional form and hand them to the sender (and any snapshot asked for to the writer).", Buckets: fast}),
 		round: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "snaked_cluster_round_seconds", Help: "Time of one round of the clock: its steps and the publishing after them.", Buckets: fast}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{

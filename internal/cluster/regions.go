@@ -70,7 +70,6 @@ type regionPub struct {
 	queued map[regionKey]int // the index in queue of a gateway's request for a region
 	perGW  map[string]int    // requests queued by gateway name
 	served map[string]int    // scratch: snapshots served this tick by gateway name
-	buf    []byte
 
 	sent, bytes, snaps, dropped atomic.Uint64
 }
@@ -116,28 +115,24 @@ func newRegionPub(p *Publisher) (*regionPub, error) {
 	return rp, err
 }
 
-// ticked publishes the regional form of the delta Ticked just wrote, then
-// the region snapshots due. On Ticked's goroutine.
-func (rp *regionPub) ticked() error {
+// ticked adds to b, after the delta Ticked just encoded, its regional
+// form, then the region snapshots due. On Ticked's goroutine.
+func (rp *regionPub) ticked(b *batch) {
 	p, s := rp.p, rp.split
 	if len(s.Global()) == 0 {
-		return nil
+		return
 	}
-	rp.buf = append(appendStream(rp.buf[:0], p.inst), s.Global()...)
-	if err := p.nc.Publish(p.subj.global, rp.buf); err != nil {
-		return err
-	}
-	n := len(rp.buf)
+	lo := len(b.buf)
+	b.buf = append(appendStream(b.buf, p.inst), s.Global()...)
+	b.add(p.subj.global, lo)
 	for _, r := range s.Changed() {
-		rp.buf = append(appendStream(rp.buf[:0], p.inst), s.Region(int(r))...)
-		if err := p.nc.Publish(rp.subjects[r], rp.buf); err != nil {
-			return err
-		}
-		n += len(rp.buf)
+		at := len(b.buf)
+		b.buf = append(appendStream(b.buf, p.inst), s.Region(int(r))...)
+		b.add(rp.subjects[r], at)
 	}
 	rp.sent.Add(uint64(1 + len(s.Changed())))
-	rp.bytes.Add(uint64(n))
-	return rp.serve()
+	rp.bytes.Add(uint64(len(b.buf) - lo))
+	rp.serve(b)
 }
 
 // serve takes the region snapshot requests that came since the last tick
@@ -145,7 +140,8 @@ func (rp *regionPub) ticked() error {
 // regionSnapsPerGW for one gateway name, oldest request first; the rest
 // wait (at most maxRegionQueue, maxRegionQueueGW a gateway name; the
 // latest request of a gateway for a region stands for its earlier ones).
-func (rp *regionPub) serve() error {
+// The snapshots go into b, after the tick's messages.
+func (rp *regionPub) serve(b *batch) {
 	for more := true; more; {
 		select {
 		case q := <-rp.reqs:
@@ -166,14 +162,13 @@ func (rp *regionPub) serve() error {
 		}
 	}
 	if len(rp.queue) == 0 {
-		return nil
+		return
 	}
 	clear(rp.served)
 	p, g := rp.p, rp.split.Regions()
 	keep, total := rp.queue[:0], 0
-	var err error
 	for _, q := range rp.queue {
-		if total >= regionSnapsPerTick || rp.served[q.gw] >= regionSnapsPerGW || err != nil {
+		if total >= regionSnapsPerTick || rp.served[q.gw] >= regionSnapsPerGW {
 			rp.queued[regionKey{q.gw, q.region}] = len(keep)
 			keep = append(keep, q)
 			continue
@@ -184,11 +179,11 @@ func (rp *regionPub) serve() error {
 		if rp.perGW[q.gw]--; rp.perGW[q.gw] == 0 {
 			delete(rp.perGW, q.gw)
 		}
-		rp.buf = wire.AppendRegionSnapshot(appendStream(rp.buf[:0], p.inst), p.w, g, q.region)
-		err = p.nc.Publish(q.inbox, rp.buf)
+		at := len(b.buf)
+		b.buf = wire.AppendRegionSnapshot(appendStream(b.buf, p.inst), p.w, g, q.region)
+		b.add(q.inbox, at)
 		rp.snaps.Add(1)
 	}
 	clear(rp.queue[len(keep):])
 	rp.queue = keep
-	return err
 }

@@ -37,17 +37,18 @@ const maxChunks = 4096
 func SnapshotBytes(maxPixels int) int { return 6*maxPixels + 32<<20 }
 
 // Publisher is the simulation's side of the stream. Ticked runs on the
-// goroutine that calls Step; snapshots are written on a goroutine of the
-// Publisher's own, from the view of their tick (wire.SnapshotLater),
-// so a gateway that needs one (it joined, or fell behind) costs the
-// simulation's tick only the hand-off.
+// goroutine that calls Step and encodes; a goroutine of the Publisher's
+// own hands the messages to the connection (outbox), and another writes
+// snapshots from the view of their tick (wire.SnapshotLater), so neither
+// a slow NATS server nor a gateway that needs a snapshot (it joined, or
+// fell behind) costs the simulation's tick more than a hand-off.
 type Publisher struct {
 	nc    *nats.Conn
 	subj  subjects
 	inst  uint64
 	enc   *wire.Encoder
 	w     *game.World
-	buf   []byte
+	out   *outbox
 	snapq chan snapReq // snapshot requests, for Ticked
 	sub   *nats.Subscription
 
@@ -112,18 +113,21 @@ func NewPublisher(nc *nats.Conn, w *game.World, prefix string, inst uint64) (*Pu
 		_ = p.reg.sub.Unsubscribe()
 		return nil, err
 	}
+	p.out = newOutbox(nc)
 	go p.writer()
 	return p, nil
 }
 
-// Close stops answering snapshot requests and waits for a snapshot being
-// written. Call it on the goroutine that calls Ticked.
+// Close stops answering snapshot requests, and waits for the messages of
+// the ticks handed over to be handed to the connection and for a snapshot
+// being written. Call it on the goroutine that calls Ticked.
 func (p *Publisher) Close() {
 	p.closing.Do(func() {
 		_ = p.sub.Unsubscribe()
 		_ = p.reg.sub.Unsubscribe()
 		p.closed = true
 		close(p.jobs)
+		p.out.close()
 	})
 	<-p.done
 }
@@ -154,8 +158,10 @@ func (p *Publisher) send(chunks [][]byte, inboxes []string) {
 	}
 }
 
-// Ticked publishes what the Steps since the last call changed, then hands
-// the snapshot requests waiting to the writer (one snapshot for all of
+// Ticked publishes what the Steps since the last call changed (encoded
+// here, handed to the connection by the outbox's sender, in order; an
+// error the connection gave a tick's publishing is returned by a later
+// Ticked), then hands the snapshot requests waiting to the writer (one snapshot for all of
 // them; while it writes one, new requests wait for the next). A world
 // whose views carry pixels only when asked (game.Config.LazyPixels) is
 // asked for them first, and the requests wait for the next view that
@@ -166,17 +172,19 @@ func (p *Publisher) Ticked() error {
 	if p.closed {
 		return nil
 	}
+	b := p.out.take()
 	var err error
-	p.buf, err = p.enc.AppendDeltaSplit(appendStream(p.buf[:0], p.inst), p.reg.split)
+	b.buf, err = p.enc.AppendDeltaSplit(appendStream(b.buf, p.inst), p.reg.split)
 	if err != nil {
+		p.out.put(b)
 		return err
 	}
-	if err := p.nc.Publish(p.subj.tick, p.buf); err != nil {
-		return err
-	}
+	b.add(p.subj.tick, 0)
 	p.sent.Add(1)
-	p.bytes.Add(uint64(len(p.buf)))
-	if err := p.reg.ticked(); err != nil {
+	p.bytes.Add(uint64(len(b.buf)))
+	p.reg.ticked(b)
+	p.out.post(b)
+	if err := p.out.failed(); err != nil {
 		return err
 	}
 	p.take()

@@ -1,0 +1,182 @@
+package cluster
+
+import (
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"snaked/game"
+	"snaked/internal/cluster/wire"
+	"snaked/internal/testkit"
+)
+
+// gatedDialer dials connections whose writes wait while the gate is held:
+// a NATS server that does not read what the client writes.
+type gatedDialer struct {
+	mu   sync.Mutex
+	open chan struct{} // closed while writes pass
+}
+
+func newGatedDialer() *gatedDialer {
+	d := &gatedDialer{open: make(chan struct{})}
+	close(d.open)
+	return d
+}
+
+func (d *gatedDialer) Dial(network, address string) (net.Conn, error) {
+	c, err := net.Dial(network, address)
+	if err != nil {
+		return nil, err
+	}
+	return gatedConn{c, d}, nil
+}
+
+// hold makes writes wait until release.
+func (d *gatedDialer) hold() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.open = make(chan struct{})
+}
+
+// release lets writes pass (again); a second release does nothing.
+func (d *gatedDialer) release() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	select {
+	case <-d.open:
+	default:
+		close(d.open)
+	}
+}
+
+func (d *gatedDialer) gate() chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.open
+}
+
+type gatedConn struct {
+	net.Conn
+	d *gatedDialer
+}
+
+func (c gatedConn) Write(b []byte) (int, error) {
+	<-c.d.gate()
+	return c.Conn.Write(b)
+}
+
+// TestTickedWithAServerNotReading: while the NATS server reads nothing
+// from the simulation's connection, Ticked still returns for sendDepth
+// ticks (it encodes and hands the messages over; the sender waits), then
+// waits for the sender; once the server reads again every tick's delta
+// arrives, in order.
+func TestTickedWithAServerNotReading(t *testing.T) {
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 256, 128, 64, 40, 5
+	w, err := game.New(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := Embed("127.0.0.1:0", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	d := newGatedDialer()
+	// a write buffer this small writes every message in Publish, as a
+	// 100,000-snake world's deltas are written with the default one
+	snc, err := nats.Connect(ns.ClientURL(), nats.SetCustomDialer(d), nats.WriteBufferSize(64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(snc.Close)
+	rnc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rnc.Close)
+	got, err := rnc.SubscribeSync("o.tick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rnc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := NewPublisher(snc, w, "o", 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pub.Close)
+	t.Cleanup(d.release) // first: the publisher's and the connection's close wait for their writes
+	tick := uint64(0)
+	step := func() {
+		tick++
+		w.Step(tick)
+	}
+	step()
+	if err := pub.Ticked(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := got.NextMsg(5 * time.Second); err != nil {
+		t.Fatalf("the first delta, with the server reading: %v", err)
+	}
+	if !testkit.Eventually(5*time.Second, func() bool { return len(pub.out.free) == sendDepth }) {
+		t.Fatal("the first tick's batch did not come back from the sender")
+	}
+
+	d.hold()
+	ticked := make(chan error, 1)
+	for k := range sendDepth {
+		step()
+		go func() { ticked <- pub.Ticked() }()
+		select {
+		case err := <-ticked:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Ticked %d of %d with the server not reading has not returned", k+1, sendDepth)
+		}
+	}
+	if s := pub.Stats(); s.SendWaits != 0 || s.Deltas != 1+sendDepth {
+		t.Fatalf("after %d ticks held: %+v, want no wait and %d deltas handed over", sendDepth, s, 1+sendDepth)
+	}
+	// one more: every batch is handed over and the sender is stuck
+	step()
+	go func() { ticked <- pub.Ticked() }()
+	if !testkit.Eventually(10*time.Second, func() bool { return pub.Stats().SendWaits == 1 }) {
+		t.Fatalf("Ticked %d did not wait for the sender: %+v", sendDepth+1, pub.Stats())
+	}
+	d.release()
+	select {
+	case err := <-ticked:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ticked still waits with the server reading again")
+	}
+	pub.Close() // every batch handed over is handed to the connection
+	if err := snc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rnc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for want := uint64(1); want <= sendDepth+1; want++ {
+		m, err := got.NextMsg(5 * time.Second)
+		if err != nil {
+			t.Fatalf("delta from tick %d: %v", want, err)
+		}
+		_, msg, err := decodeStream(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if base, err := wire.DeltaBase(msg); err != nil || base != want {
+			t.Fatalf("delta from tick %d (%v), want from %d: in order", base, err, want)
+		}
+	}
+}
