@@ -245,7 +245,12 @@ func Embed(addr string, a Auth) (*server.Server, error) {
 	if ip := net.ParseIP(host); len(a.Users) == 0 && a.User == "" && (ip == nil || !ip.IsLoopback()) {
 		return nil, fmt.Errorf("cluster: embedded NATS on %s admits anyone: give it users (-nats-users) or listen on loopback", host)
 	}
-	opts := &server.Options{Host: host, Port: p, NoLog: true, NoSigs: true,
+	// NoFastProducerStall: a client more than three quarters of its
+	// pending limit behind misses messages rather than holding up their
+	// publisher, so the simulation never waits for a gateway that fell
+	// behind (the gateway sees a gap and asks for a snapshot); the server
+	// would otherwise hold the simulation's connection up to 10 ms a read.
+	opts := &server.Options{Host: host, Port: p, NoLog: true, NoSigs: true, NoFastProducerStall: true,
 		MaxPayload: MaxPayload, Username: a.User, Password: a.Password}
 	for _, u := range a.Users {
 		opts.Users = append(opts.Users, &server.User{Username: u.Name, Password: u.Password,

@@ -13,15 +13,17 @@ import (
 	"snaked/internal/testkit"
 )
 
-// gatedDialer dials connections whose writes wait while the gate is held:
-// a NATS server that does not read what the client writes.
+// gatedDialer dials connections whose writes (or, with reads, reads)
+// wait while the gate is held: a NATS server that does not read what the
+// client writes, or a client that does not read what the server sends.
 type gatedDialer struct {
-	mu   sync.Mutex
-	open chan struct{} // closed while writes pass
+	reads bool
+	mu    sync.Mutex
+	open  chan struct{} // guarded by mu; closed while the gate lets through
 }
 
-func newGatedDialer() *gatedDialer {
-	d := &gatedDialer{open: make(chan struct{})}
+func newGatedDialer(reads bool) *gatedDialer {
+	d := &gatedDialer{reads: reads, open: make(chan struct{})}
 	close(d.open)
 	return d
 }
@@ -64,8 +66,17 @@ type gatedConn struct {
 }
 
 func (c gatedConn) Write(b []byte) (int, error) {
-	<-c.d.gate()
+	if !c.d.reads {
+		<-c.d.gate()
+	}
 	return c.Conn.Write(b)
+}
+
+func (c gatedConn) Read(b []byte) (int, error) {
+	if c.d.reads {
+		<-c.d.gate()
+	}
+	return c.Conn.Read(b)
 }
 
 // TestTickedWithAServerNotReading: while the NATS server reads nothing
@@ -85,7 +96,7 @@ func TestTickedWithAServerNotReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(ns.Shutdown)
-	d := newGatedDialer()
+	d := newGatedDialer(false)
 	// a write buffer this small writes every message in Publish, as a
 	// 100,000-snake world's deltas are written with the default one
 	snc, err := nats.Connect(ns.ClientURL(), nats.SetCustomDialer(d), nats.WriteBufferSize(64))
@@ -178,5 +189,56 @@ func TestTickedWithAServerNotReading(t *testing.T) {
 		if base, err := wire.DeltaBase(msg); err != nil || base != want {
 			t.Fatalf("delta from tick %d (%v), want from %d: in order", base, err, want)
 		}
+	}
+}
+
+// TestEmbedNeverHoldsUpThePublisher: with one subscriber reading nothing,
+// the embedded server takes every message the publisher sends, far past
+// the subscriber's pending limit, without holding the publisher up (no
+// stall counted); the subscriber misses what it cannot hold instead.
+func TestEmbedNeverHoldsUpThePublisher(t *testing.T) {
+	ns, err := Embed("127.0.0.1:0", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	d := newGatedDialer(true)
+	slow, err := nats.Connect(ns.ClientURL(), nats.SetCustomDialer(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(slow.Close)
+	if _, err := slow.Subscribe("x", func(*nats.Msg) {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := slow.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	pnc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pnc.Close)
+	d.hold()
+	t.Cleanup(d.release) // first
+	// 96 MB: past the default pending limit (64 MB) of the subscriber
+	msg := make([]byte, 1<<20)
+	for range 96 {
+		if err := pnc.Publish("x", msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pnc.FlushTimeout(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	v, err := ns.Varz(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.StalledClients != 0 {
+		t.Fatalf("the server held the publisher up %d times for a subscriber behind", v.StalledClients)
+	}
+	if v.OutMsgs >= 96 {
+		t.Fatalf("the subscriber reading nothing was sent all %d messages: it should miss some", v.OutMsgs)
 	}
 }
