@@ -358,9 +358,10 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
     sk=$(($(metric "$a" snaked_frames_skipped_total) - $(metric "$b" snaked_frames_skipped_total)))
     rj=$(($(metric "$a" snaked_rejections_total) - $(metric "$b" snaked_rejections_total)))
     fb=$(($(metric "$a" snaked_follow_bytes_total) - $(metric "$b" snaked_follow_bytes_total)))
-    printf '  gateway %d: %d frames, %d bytes, %s bytes/frame, %d skipped, %d rejections; the world in: %.0f KB/s, %d messages (%d ticks) queued at the end\n' "$i" "$f" "$by" \
+    gp=$(($(metric "$a" snaked_cluster_gaps_total) - $(metric "$b" snaked_cluster_gaps_total)))
+    printf '  gateway %d: %d frames, %d bytes, %s bytes/frame, %d skipped, %d rejections; the world in: %.0f KB/s, %d gaps, %d messages (%d ticks) queued at the end\n' "$i" "$f" "$by" \
       "$(awk -v b="$by" -v f="$f" 'BEGIN { if (f > 0) printf "%.0f", b / f; else print "-" }')" "$sk" "$rj" \
-      "$(awk -v x="$fb" -v t="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 'BEGIN { print x / t / 1000 }')" \
+      "$(awk -v x="$fb" -v t="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 'BEGIN { print x / t / 1000 }')" "$gp" \
       "$(metric "$a" snaked_cluster_queued_messages)" "$(metric "$a" snaked_cluster_behind_ticks)"
   done
 } | tee "$OUT/procs.txt"
