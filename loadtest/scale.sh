@@ -10,7 +10,8 @@
 # for other gateways (each keeps a replica of the whole world's size, about
 # 400 MB here, so this machine holds a few; NATS's bytes out to 40
 # gateways is read from their bytes each), and a gateway that
-# joins once the ramp is over (its resync). loadtest/cluster.sh runs it all
+# joins once the ramp is over (its resync), once the machine has settled
+# (SETTLE, below). loadtest/cluster.sh runs it all
 # and reports the simulation's tick (the round, its step and its encoding and
 # publishing, p50/p99), each
 # gateway's bytes in and CPU, the embedded NATS's bytes out, the late
@@ -34,4 +35,12 @@ export LIVE_WAIT=${LIVE_WAIT:-120}
 # docs/SCALING.md).
 export NICE=${NICE:-19}
 export OUT=${OUT:-$(mktemp -d /tmp/snaked-scale.XXXXXX)}
+# A run right after another starts while the last one's processes (each
+# follower's replica is about 400 MB) still end: wait at most SETTLE
+# seconds (default 60) for the 1-minute load to fall below 2.
+settle=${SETTLE:-60}
+for _ in $(seq 1 $((settle / 5))); do
+  awk '{ exit !($1 < 2.0) }' /proc/loadavg && break
+  sleep 5
+done
 exec loadtest/cluster.sh "$N" "$RAMP" "$DURATION"
