@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"net"
 	"sync"
 	"testing"
@@ -240,5 +241,38 @@ func TestEmbedNeverHoldsUpThePublisher(t *testing.T) {
 	}
 	if v.OutMsgs >= 96 {
 		t.Fatalf("the subscriber reading nothing was sent all %d messages: it should miss some", v.OutMsgs)
+	}
+}
+
+// TestTickedReportsASendError: a publish the connection refuses (it is
+// closed) comes back as the error of a later Ticked, which still returns:
+// the clock logs it and goes on.
+func TestTickedReportsASendError(t *testing.T) {
+	l := newLink(t, time.Second, 8)
+	nc := l.conn("t", "")
+	pub, err := NewPublisher(nc, l.w, "t", l.sim.Instance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	l.step()
+	if err := pub.Ticked(); err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	var got error
+	for range 50 {
+		l.step()
+		if got = pub.Ticked(); got != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !errors.Is(got, nats.ErrConnectionClosed) {
+		t.Fatalf("Ticked after the connection closed: %v, want %v", got, nats.ErrConnectionClosed)
+	}
+	l.step()
+	if err := pub.Ticked(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+		t.Fatalf("the next Ticked: %v", err)
 	}
 }
