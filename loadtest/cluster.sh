@@ -338,11 +338,10 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
     $(($(metric "$sa" snaked_ticks_dropped_total) - $(metric "$sb" snaked_ticks_dropped_total))) \
     "$(ms "$(quantile "$sb" "$sa" snaked_cluster_send_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_cluster_send_seconds 0.99)")" \
     $(($(metric "$sa" snaked_cluster_send_waits_total) - $(metric "$sb" snaked_cluster_send_waits_total)))
-  printf 'NATS: %.0f KB/s out to its clients, %.0f KB/s in; deltas published %.0f KB/s; publishers held up %d times, consumers cut off %d\n' \
+  printf 'NATS: %.0f KB/s out to its clients, %.0f KB/s in; deltas published %.0f KB/s; consumers cut off %d\n' \
     "$(awk -v x=$(($(metric "$sa" snaked_nats_out_bytes_total) - $(metric "$sb" snaked_nats_out_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')" \
     "$(awk -v x=$(($(metric "$sa" snaked_nats_in_bytes_total) - $(metric "$sb" snaked_nats_in_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')" \
     "$(awk -v x=$(($(metric "$sa" snaked_cluster_delta_bytes_total) - $(metric "$sb" snaked_cluster_delta_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')" \
-    $(($(metric "$sa" snaked_nats_stalls_total) - $(metric "$sb" snaked_nats_stalls_total))) \
     $(($(metric "$sa" snaked_nats_slow_consumers_total) - $(metric "$sb" snaked_nats_slow_consumers_total)))
   if [ "${LATE:-0}" = 1 ]; then
     printf 'late gateway (whole deltas, started after the ramp): live after %s s%s; %s snapshots taken, %s gaps\n' \

@@ -7,8 +7,9 @@ import (
 
 // NATSCollectors are the embedded NATS server's traffic counters as read
 // by its own statistics: messages and bytes in and out over every client
-// (what the server received and what it delivered), producers held up and
-// consumers cut off, and the clients connected. The numbers are read at each scrape.
+// (what the server received and what it delivered), consumers cut off,
+// and the clients connected. The numbers are read at each scrape. (It
+// counts no producer held up: Embed turns that off.)
 func NATSCollectors(s *server.Server) []prometheus.Collector {
 	varz := func() *server.Varz {
 		v, err := s.Varz(nil)
@@ -26,7 +27,6 @@ func NATSCollectors(s *server.Server) []prometheus.Collector {
 		counter("snaked_nats_out_msgs_total", "Messages the embedded NATS delivered to its clients.", func(v *server.Varz) int64 { return v.OutMsgs }),
 		counter("snaked_nats_in_bytes_total", "Payload bytes the embedded NATS received from its clients.", func(v *server.Varz) int64 { return v.InBytes }),
 		counter("snaked_nats_out_bytes_total", "Payload bytes the embedded NATS delivered to its clients.", func(v *server.Varz) int64 { return v.OutBytes }),
-		counter("snaked_nats_stalls_total", "Times the embedded NATS held up a client publishing to one far behind (Embed turns this off: it drops what the one behind misses instead).", func(v *server.Varz) int64 { return v.StalledClients }),
 		counter("snaked_nats_slow_consumers_total", "Clients the embedded NATS cut off for falling more than their pending limit behind.", func(v *server.Varz) int64 { return v.SlowConsumers }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "snaked_nats_clients", Help: "Clients connected to the embedded NATS."},
 			func() float64 { return float64(s.NumClients()) }),
