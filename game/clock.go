@@ -8,7 +8,9 @@ import (
 // Clock steps a World in real time: TicksPerSecond rounds a second, each
 // round stepping once (or a few times back to back, up to MaxCatchUp, when
 // the goroutine ran late), then telling OnRound. It is the only code in the
-// package that reads the wall clock; the rules only ever see tick numbers.
+// package whose time the rules follow; the rules only ever see tick numbers
+// (the step's workers read the clock only to bound their spinning between
+// passes, parts.go, which changes no result).
 // Whoever runs the world runs one Clock: the daemon's main in a single
 // process, or a cluster's simulation.
 type Clock struct {

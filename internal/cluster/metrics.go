@@ -148,7 +148,7 @@ func NewTicks() *Ticks {
 		publish: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "snaked_cluster_publish_seconds", Help: "Time to encode one round's delta and its regional form and hand them to the sender (and any snapshot asked for to the writer).", Buckets: fast}),
 		round: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "snaked_cluster_round_seconds", Help: "Time of one round of the clock: its steps and the publishing after them.", Buckets: fast}),
+			Name: "snaked_cluster_round_seconds", Help: "Time of one round of the clock: its steps, then the encoding and the hand-off to the sender.", Buckets: fast}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "snaked_ticks_dropped_total", Help: "Ticks dropped because the loop fell too far behind."}),
 	}
