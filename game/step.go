@@ -69,7 +69,7 @@ func (w *World) drainPart(p *part, k int) {
 	p.keep, p.later = p.keep[:0], p.later[:0]
 	for _, slot := range w.dirty[k*n/len(w.parts) : (k+1)*n/len(w.parts)] {
 		b, s := &w.box[slot], &w.snakes[slot]
-		if b.leave || b.evict || b.join || b.respawn && s.used && !s.alive && !s.wantLife {
+		if b.leave || b.evict || b.join || b.respawn && s.respawns() {
 			p.later = append(p.later, slot)
 			continue
 		}
@@ -102,7 +102,7 @@ func (w *World) input(slot int32) (keep bool) {
 	}
 	if b.respawn {
 		b.respawn = false
-		if s.used && !s.alive && !s.wantLife {
+		if s.respawns() {
 			s.wantLife = true
 			w.spawnq = append(w.spawnq, slot)
 		}
@@ -132,6 +132,10 @@ func (w *World) input(slot int32) (keep bool) {
 	b.dirty = false
 	return false
 }
+
+// respawns reports whether a respawn asked for s would queue it for a
+// life: a snake in use, dead and not waiting already.
+func (s *snake) respawns() bool { return s.used && !s.alive && !s.wantLife }
 
 // setDir turns snake s, in slot i, to d: in its record and in dirs.
 func (w *World) setDir(i int32, s *snake, d Dir) {
