@@ -56,7 +56,7 @@ func groupRun(tb testing.TB, grouped bool, n, ticks int) groupResult {
 	samples, seen, looks := 0, 0, 0
 	for t := 0; t < ticks; t++ {
 		if len(p.ids) < n {
-			id, err := w.JoinNear(fmt.Sprintf("p%d", len(p.ids)), g)
+			id, _, err := w.JoinNear(fmt.Sprintf("p%d", len(p.ids)), g)
 			if err != nil {
 				tb.Fatal(err)
 			}

@@ -23,12 +23,14 @@ type Host interface {
 	Respawn(Seat)
 }
 
-// Seat is one join's snake: the ID its views carry, and which world and
-// which join gave it. A local world's seats carry the ID alone.
+// Seat is one join's snake: the ID its views carry, which world and which
+// join gave it, and from which tick that world's views show it. A local
+// world's seats carry no world and no join.
 type Seat struct {
 	ID    ID
 	World uint64 // the world instance that gave the snake (a simulation's); 0 for a local world
 	Join  uint64 // the join among its host's; 0 for a local world
+	Tick  uint64 // views of World (View.World) before this tick do not show the snake yet
 }
 
 // Host returns w as a Host: seats are its IDs.
@@ -40,8 +42,8 @@ type localHost struct{ w *World }
 func (h localHost) Acquire() *View { return h.w.Acquire() }
 
 func (h localHost) Join(name, _ string) (Seat, error) {
-	id, err := h.w.Join(name)
-	return Seat{ID: id}, err
+	id, from, err := h.w.JoinNear(name, 0)
+	return Seat{ID: id, Tick: from}, err
 }
 
 func (h localHost) Leave(s Seat)       { h.w.Leave(s.ID) }

@@ -202,7 +202,7 @@ func TestJoinNear(t *testing.T) {
 		}
 		return true, false
 	}
-	first, err := w.JoinNear("first", 7)
+	first, _, err := w.JoinNear("first", 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,11 +213,11 @@ func TestJoinNear(t *testing.T) {
 	grouped, loose := 0, 0
 	const n = 40
 	for k := 0; k < n; k++ {
-		id, err := w.JoinNear("", 7)
+		id, _, err := w.JoinNear("", 7)
 		if err != nil {
 			t.Fatal(err)
 		}
-		other, err := w.JoinNear("", 0)
+		other, _, err := w.JoinNear("", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestJoinNear(t *testing.T) {
 	// one live mate among dead ones: every grouped try finds it
 	ids := make([]int32, 0, 10)
 	for k := 0; k < 10; k++ {
-		id, err := w.JoinNear("", 9)
+		id, _, err := w.JoinNear("", 9)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +271,7 @@ func TestJoinNear(t *testing.T) {
 			t.Fatalf("a grouped try with one live mate of ten: (%d, %d) ok %v, the mate's head at (%d, %d)", x, y, ok, w.snakes[live].headX, w.snakes[live].headY)
 		}
 	}
-	if id, err := w.JoinNear("", MaxGroups+1); err != nil || w.box[id.Slot()].group != 0 {
+	if id, _, err := w.JoinNear("", MaxGroups+1); err != nil || w.box[id.Slot()].group != 0 {
 		t.Fatalf("a group past MaxGroups: err %v, group %d; want no group", err, w.box[id.Slot()].group)
 	}
 }

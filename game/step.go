@@ -39,6 +39,7 @@ func (w *World) Step(tick uint64) {
 func (w *World) drain(fill int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.drained = w.tick
 	w.nslots = w.slots
 	w.runPass(passDrain, 0)
 	keep := w.scratch[:0]

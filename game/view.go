@@ -123,7 +123,8 @@ type Entry struct {
 // with World.Acquire and must call Release when done; they must not modify
 // any field. The world reuses released views for later ticks.
 type View struct {
-	Tick uint64
+	Tick  uint64
+	World uint64 // the world instance shown (Seat.World; Views.SetWorld); 0 for a local world
 
 	// Serial is this publish's own number, never the same for two
 	// publishes in the process (a view's buffer is filled again for later

@@ -32,6 +32,8 @@ type Views struct {
 	newest  atomic.Pointer[View]
 	skipped atomic.Uint64 // steps not published because every buffer was held
 
+	world uint64 // every view's World (SetWorld)
+
 	unindexed bool // no render index (Config.Unindexed): buffers carry pixels, not Dirty, Fresh or the cell index
 	lazy      bool // pixels on demand (Config.LazyPixels; implies unindexed): a publish brings a buffer's pixels up to date only when want is set, and only the buffer Lazy made has pixels
 	want      bool // the next publish into a buffer with pixels brings them up to date (World.WantPixels)
@@ -118,6 +120,16 @@ func (v *View) Release() { v.st.refs.Add(-1) }
 // buffer was held by a reader.
 func (vs *Views) Skipped() uint64 { return vs.skipped.Load() }
 
+// SetWorld names the world instance the views show (View.World): the
+// newest view already published, and every view published after. Call it
+// before any reader acquires a view.
+func (vs *Views) SetWorld(id uint64) {
+	vs.world = id
+	if v := vs.newest.Load(); v != nil {
+		v.World = id
+	}
+}
+
 // Log returns the buffer for the writes of step: empty, with the capacity
 // of the buffer of the step 16 before, whose writes it overwrites. The
 // caller appends the step's writes to it and hands it to Publish.
@@ -165,7 +177,7 @@ func (vs *Views) Publish(step, tick uint64, log []Write) {
 			v.st.seq = 0 // no log reaches back to before the start
 		}
 	}
-	v.Tick = tick
+	v.Tick, v.World = tick, vs.world
 	vs.fill.Fill(v, since)
 	v.st.rec = step
 	v.Kills = v.Kills[:0]

@@ -378,7 +378,8 @@ type World struct {
 	rthr    int
 	rsince  uint64
 
-	mu       sync.Mutex // guards box, heading, dirty, free, names, slots, count and the bot bookkeeping below
+	mu       sync.Mutex // guards box, heading, dirty, free, names, slots, count, drained and the bot bookkeeping below
+	drained  uint64     // the tick of the last drain: input queued now is applied by a later tick's
 	box      []inbox
 	heading  []Dir // per slot: the direction Turn checks new turns against (dirs as of drain)
 	dirty    []int32
@@ -504,7 +505,10 @@ func (w *World) Config() Config { return w.cfg }
 // an empty name is allowed and never collides; the bots' names ("bot" and
 // digits) are refused. When every slot is taken, the slot of a bot above
 // the floor (Config.Bots) is taken instead; ErrFull only when there is none.
-func (w *World) Join(name string) (ID, error) { return w.JoinNear(name, 0) }
+func (w *World) Join(name string) (ID, error) {
+	id, _, err := w.JoinNear(name, 0)
+	return id, err
+}
 
 // JoinNear is Join for a player of group g (1..MaxGroups; 0 or any other
 // value is no group): while another snake of its group is alive, each of
@@ -513,8 +517,10 @@ func (w *World) Join(name string) (ID, error) { return w.JoinNear(name, 0) }
 // starts (on the screen that snake's camera shows, not next to its
 // head); where that is crowded it starts elsewhere, as any life does. A
 // simulation groups the players of each gateway so that a gateway's
-// cameras cover fewer regions (docs/SCALING.md).
-func (w *World) JoinNear(name string, g int) (ID, error) {
+// cameras cover fewer regions (docs/SCALING.md). It also returns the
+// first tick whose view shows the snake: every view of a tick before it
+// lacks the snake, every view from it on has it until it leaves.
+func (w *World) JoinNear(name string, g int) (id ID, from uint64, err error) {
 	if g < 0 || g > MaxGroups {
 		g = 0
 	}
@@ -529,11 +535,11 @@ func (w *World) JoinNear(name string, g int) (ID, error) {
 	defer w.mu.Unlock()
 	full := w.count >= w.cfg.MaxSnakes
 	if full && len(w.botList) <= w.cfg.Bots {
-		return 0, ErrFull
+		return 0, 0, ErrFull
 	}
 	if key != "" {
 		if _, ok := w.names[key]; ok || isBotName(key) {
-			return 0, ErrNameTaken
+			return 0, 0, ErrNameTaken
 		}
 	}
 	var slot int32
@@ -559,7 +565,7 @@ func (w *World) JoinNear(name string, g int) (ID, error) {
 		w.names[key] = slot
 	}
 	w.mark(slot, b)
-	return b.id, nil
+	return b.id, w.drained + 1, nil
 }
 
 // mark queues slot for the next drain. w.mu must be held.

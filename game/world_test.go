@@ -613,3 +613,43 @@ func TestRecordsIncremental(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinFrom: JoinNear's tick is the first whose view shows the snake,
+// when the next Step comes at the next tick and when the clock skipped
+// ticks, in a world crowded enough that a join evicts a bot; a join
+// refused names no tick.
+func TestJoinFrom(t *testing.T) {
+	w, err := New(Config{W: 256, H: 128, MaxSnakes: 8, Bots: 2, BotTarget: 8, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for range 30 {
+		w.Step(w.tick + 1)
+	}
+	shows := func(id ID) (uint64, bool) {
+		v := w.Acquire()
+		defer v.Release()
+		_, ok := v.Snake(id)
+		return v.Tick, ok
+	}
+	for k, skip := range []uint64{1, 1, 4, 1, 7} {
+		id, from, err := w.JoinNear(fmt.Sprintf("p%d", k), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := w.tick + 1; from != want {
+			t.Fatalf("join %d at tick %d: from %d, want %d", k, w.tick, from, want)
+		}
+		if tick, ok := shows(id); ok || tick >= from {
+			t.Fatalf("join %d: the view of tick %d (from %d) shows the snake: %v", k, tick, from, ok)
+		}
+		w.Step(w.tick + skip)
+		if tick, ok := shows(id); !ok || tick < from {
+			t.Fatalf("join %d: the view of tick %d (from %d) does not show the snake", k, tick, from)
+		}
+	}
+	if _, from, err := w.JoinNear("p0", 0); err != ErrNameTaken || from != 0 {
+		t.Fatalf("a taken name: from %d, %v", from, err)
+	}
+}

@@ -339,3 +339,60 @@ func TestRejoinLeavesOldSeat(t *testing.T) {
 		t.Fatalf("the first seat was not left before the second join: leaves %v", sh.leaves)
 	}
 }
+
+// lateHost gives seats whose snakes its views never show (their IDs are
+// off by a generation) and whose world shows them only from ahead ticks
+// after the join, as a gateway behind its simulation does; it notes the
+// tick of the view the world had at each join.
+type lateHost struct {
+	game.Host
+	ahead uint64
+	mu    sync.Mutex // guards seats and at
+	seats []game.Seat
+	at    []uint64
+}
+
+func (h *lateHost) Join(name, key string) (game.Seat, error) {
+	s, err := h.Host.Join(name, key)
+	v := h.Acquire()
+	tick := v.Tick
+	v.Release()
+	s.ID += 1 << 16
+	s.Tick += h.ahead
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seats = append(h.seats, s)
+	h.at = append(h.at, tick)
+	return s, err
+}
+
+func (h *lateHost) Leave(game.Seat) {}
+
+// TestNoRejoinBeforeTheJoin: views from before the tick a seat's snake
+// shows from do not count as the snake lost, however many there are (a
+// gateway behind its simulation); once the views pass that tick without
+// the snake, the session joins again.
+func TestNoRejoinBeforeTheJoin(t *testing.T) {
+	w := testWorld(t, 0)
+	const ahead = 2 * lostFrames
+	lh := &lateHost{Host: w.Host(), ahead: ahead}
+	h := startHost(t, testConfig(t), w, lh)
+	play(t, h.dial("ray"), 80, 24)
+	if !testkit.Eventually(20*time.Second, func() bool {
+		lh.mu.Lock()
+		defer lh.mu.Unlock()
+		return len(lh.seats) >= 2
+	}) {
+		t.Fatal("the session never joined again")
+	}
+	lh.mu.Lock()
+	defer lh.mu.Unlock()
+	first, again := lh.seats[0], lh.at[1]
+	if first.Tick < lh.at[0]+ahead {
+		t.Fatalf("the first seat shows from tick %d, joined at %d", first.Tick, lh.at[0])
+	}
+	// the first view that counts is the seat's tick; lostFrames of them
+	if again < first.Tick+lostFrames-1 {
+		t.Fatalf("joined again at tick %d, before %d views from tick %d (the seat's) had passed", again, lostFrames, first.Tick)
+	}
+}

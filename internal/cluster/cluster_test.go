@@ -637,7 +637,7 @@ func FuzzWire(f *testing.F) {
 	f.Add(appendJoinReq(nil, joinReq{gw: 9, name: "ann", key: "SHA256:x", nonce: 300}))
 	f.Add(appendInput(nil, input{kind: inCancel, gw: 9, join: 300}))
 	f.Add(appendInput(nil, input{kind: inLeave, gw: 9, id: 1<<16 | 2, sim: 12345, join: 4}))
-	f.Add(appendJoinRep(nil, joinRep{status: joinOK, id: 1<<16 | 2, sim: 12345}))
+	f.Add(appendJoinRep(nil, joinRep{status: joinOK, id: 1<<16 | 2, sim: 12345, tick: 7}))
 	f.Add(appendJoinRep(nil, joinRep{status: joinTaken, msg: "no"}))
 	f.Add(appendHeartbeat(nil, heartbeat{gw: 5, players: 12, spectators: 300}))
 	f.Add(appendStream([]byte(nil), 77))
@@ -1410,6 +1410,58 @@ func chunk(i, n int, body []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(i))
 	b = binary.AppendUvarint(b, uint64(n))
 	return append(b, body...)
+}
+
+// TestSeatFromTick: a gateway's seat names the tick its snake shows
+// from, and a follower's views name the world they show: a view of that
+// world from before the tick lacks the snake (as a gateway behind its
+// simulation shows), the first one from it on has it.
+func TestSeatFromTick(t *testing.T) {
+	l := newLink(t, time.Second, 8)
+	pub, err := NewPublisher(l.sim.nc, l.w, "t", l.sim.Instance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	f, err := NewFollower(l.conn("t", "fw"), "t", "fw", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	step := func() {
+		l.step()
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+		t.Fatal("the follower never synced")
+	}
+	at := func(tick uint64) bool { v := f.Acquire(); defer v.Release(); return v.Tick == tick }
+	if !testkit.Eventually(2*time.Second, func() bool { return at(l.tick) }) {
+		t.Fatalf("the follower is not at tick %d", l.tick)
+	}
+	seat, err := l.gw.Join("p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seat.World != l.sim.Instance() || seat.Tick != l.tick+1 {
+		t.Fatalf("seat %+v at tick %d of world %d: want it to show from the next tick", seat, l.tick, l.sim.Instance())
+	}
+	v := f.Acquire()
+	if _, ok := v.Snake(seat.ID); v.World != seat.World || v.Tick >= seat.Tick || ok {
+		t.Fatalf("the view of tick %d of world %d, before the seat's tick %d: shows the snake %v", v.Tick, v.World, seat.Tick, ok)
+	}
+	v.Release()
+	step()
+	if !testkit.Eventually(2*time.Second, func() bool { return at(l.tick) }) {
+		t.Fatalf("the follower is not at tick %d", l.tick)
+	}
+	v = f.Acquire()
+	defer v.Release()
+	if _, ok := v.Snake(seat.ID); v.World != seat.World || v.Tick < seat.Tick || !ok {
+		t.Fatalf("the view of tick %d of world %d, from the seat's tick %d: shows the snake %v", v.Tick, v.World, seat.Tick, ok)
+	}
 }
 
 // TestSnapshotBounds: a follower refuses a snapshot of a world larger than

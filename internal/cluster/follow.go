@@ -378,7 +378,7 @@ func (st *follow) built(x fetched) {
 	}
 	f := st.f
 	f.snaps.Add(1)
-	st.r, st.cur, st.bare, st.quiet = &replica{x.r, x.sim}, nil, false, 0
+	st.r, st.cur, st.bare, st.quiet = newReplica(x.r, x.sim), nil, false, 0
 	st.tickAt = st.taken
 	f.rep.Store(st.r)
 	if st.g.Count() > 0 {

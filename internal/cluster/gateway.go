@@ -289,13 +289,13 @@ func (g *Gateway) Join(name, key string) (game.Seat, error) {
 		return game.Seat{}, ErrNoSim
 	}
 	rep, err := decodeJoinRep(m.Data)
-	if err != nil || rep.status == joinOK && (rep.id == 0 || rep.sim == 0) {
+	if err != nil || rep.status == joinOK && (rep.id == 0 || rep.sim == 0 || rep.tick == 0) {
 		g.bad.Add(1)
 		return game.Seat{}, fmt.Errorf("cluster: join: %w", errBad)
 	}
 	switch rep.status {
 	case joinOK:
-		return game.Seat{ID: rep.id, World: rep.sim, Join: nonce}, nil
+		return game.Seat{ID: rep.id, World: rep.sim, Join: nonce, Tick: rep.tick}, nil
 	case joinFull:
 		return game.Seat{}, game.ErrFull
 	case joinTaken:

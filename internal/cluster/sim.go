@@ -344,7 +344,7 @@ func (s *Sim) onJoin(m *nats.Msg) {
 		s.joinFail(m, joinFailed, "too many joins")
 		return
 	}
-	status, msg, id := s.join(req, group)
+	status, msg, id, from := s.join(req, group)
 	s.mu.Lock()
 	_, cancelled = s.cancel[ref] // a cancel that came while it was made
 	if status == joinOK && !cancelled {
@@ -368,12 +368,12 @@ func (s *Sim) onJoin(m *nats.Msg) {
 		status, msg = joinFailed, "cancelled"
 	}
 	s.joins.Add(1)
-	_ = m.Respond(appendJoinRep(nil, joinRep{status: status, id: id, msg: msg, sim: s.inst}))
+	_ = m.Respond(appendJoinRep(nil, joinRep{status: status, id: id, msg: msg, sim: s.inst, tick: from}))
 }
 
 // join checks req's name against the claims and joins it to the world,
-// in JoinNear group g.
-func (s *Sim) join(req joinReq, g int) (status byte, msg string, id game.ID) {
+// in JoinNear group g; from is the first tick whose view shows the snake.
+func (s *Sim) join(req joinReq, g int) (status byte, msg string, id game.ID, from uint64) {
 	if s.names != nil && !game.IsGuestName(req.name) {
 		ctx, cancel := context.WithTimeout(context.Background(), nameCheckWait)
 		h, err := s.names(ctx, req.name, req.key)
@@ -381,21 +381,21 @@ func (s *Sim) join(req joinReq, g int) (status byte, msg string, id game.ID) {
 		switch {
 		case errors.Is(err, scores.ErrOff):
 		case err != nil:
-			return joinUnchecked, "", 0
+			return joinUnchecked, "", 0, 0
 		case h == scores.Others:
-			return joinClaimed, "", 0
+			return joinClaimed, "", 0, 0
 		}
 	}
-	id, err := s.w.JoinNear(req.name, g)
+	id, from, err := s.w.JoinNear(req.name, g)
 	switch {
 	case err == nil:
-		return joinOK, "", id
+		return joinOK, "", id, from
 	case errors.Is(err, game.ErrFull):
-		return joinFull, "", 0
+		return joinFull, "", 0, 0
 	case errors.Is(err, game.ErrNameTaken):
-		return joinTaken, "", 0
+		return joinTaken, "", 0, 0
 	}
-	return joinFailed, err.Error(), 0
+	return joinFailed, err.Error(), 0, 0
 }
 
 func (s *Sim) onInput(m *nats.Msg) {

@@ -302,6 +302,14 @@ type replica struct {
 	sim uint64
 }
 
+// newReplica pairs r with the simulation instance sim whose world it
+// holds, and names that world in r's views. Call it before r's views are
+// read.
+func newReplica(r *wire.Replica, sim uint64) *replica {
+	r.SetWorld(sim)
+	return &replica{r, sim}
+}
+
 // pendingDelta is a delta received, for syncLoop.
 type pendingDelta struct {
 	sim uint64
@@ -530,7 +538,7 @@ func (f *Follower) fetch() error {
 	}
 	f.snaps.Add(1)
 	f.tick.Store(gr.Tick())
-	f.rep.Store(&replica{gr, sim})
+	f.rep.Store(newReplica(gr, sim))
 	f.last.Store(time.Now().UnixNano())
 	if f.onTick != nil {
 		f.onTick()

@@ -7,11 +7,11 @@ import (
 	"snaked/game"
 )
 
-// The link's own messages (joins, inputs, heartbeats), version 3: a
+// The link's own messages (joins, inputs, heartbeats), version 4: a
 // version byte, then unsigned varints and length-prefixed strings. The
 // world's ticks and snapshot chunks are game's wire format behind a stream
 // header naming the simulation instance (appendStream).
-const wireVersion = 3
+const wireVersion = 4
 
 // Bounds on what a message may carry.
 const (
@@ -147,13 +147,15 @@ type joinRep struct {
 	id     game.ID
 	msg    string
 	sim    uint64 // the simulation's instance (a restarted one has another)
+	tick   uint64 // the first tick whose view shows the snake (game.World.JoinNear)
 }
 
 func appendJoinRep(b []byte, j joinRep) []byte {
 	b = append(b, wireVersion, j.status)
 	b = binary.AppendUvarint(b, uint64(j.id))
 	b = appendString(b, j.msg)
-	return binary.AppendUvarint(b, j.sim)
+	b = binary.AppendUvarint(b, j.sim)
+	return binary.AppendUvarint(b, j.tick)
 }
 
 func decodeJoinRep(b []byte) (j joinRep, err error) {
@@ -165,6 +167,7 @@ func decodeJoinRep(b []byte) (j joinRep, err error) {
 	j.id = game.ID(r.uvarint())
 	j.msg = r.string(maxMsg)
 	j.sim = r.uvarint()
+	j.tick = r.uvarint()
 	if r.bad || len(r.b) != 0 || j.status > joinUnchecked {
 		return j, errBad
 	}

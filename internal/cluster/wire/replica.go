@@ -628,6 +628,10 @@ func (r *Replica) Size() (w, h int) { return r.w, r.h }
 // call Release exactly once when done reading it.
 func (r *Replica) Acquire() *game.View { return r.views.Acquire() }
 
+// SetWorld names the world instance the replica follows in its views
+// (game.View.World). Call it before any reader acquires a view.
+func (r *Replica) SetWorld(id uint64) { r.views.SetWorld(id) }
+
 // Skipped reports how many deltas were not published because every view
 // buffer was held by a reader.
 func (r *Replica) Skipped() uint64 { return r.views.Skipped() }
