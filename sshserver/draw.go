@@ -330,6 +330,7 @@ func (s *session) rejoin() {
 		s.lost = 0
 		return
 	}
+	s.srv.m.rejoins.Inc()
 	s.c.log.Info("rejoined", "nick", s.nick)
 }
 

@@ -20,6 +20,7 @@ type metrics struct {
 
 	sessions   *prometheus.GaugeVec   // by kind: player, spectator, joining
 	joins      *prometheus.CounterVec // by kind
+	rejoins    prometheus.Counter     // players who joined again after the world lost their snake
 	rejections *prometheus.CounterVec // by reason
 	disconn    *prometheus.CounterVec // by reason
 	handshake  *prometheus.CounterVec // failures by stage: error, timeout, evicted
@@ -48,6 +49,9 @@ func newMetrics() *metrics {
 	m.joins = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "snaked_joins_total", Help: "Sessions that entered the world, by kind.",
 	}, []string{"kind"})
+	m.rejoins = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "snaked_rejoins_total", Help: "Players who joined again because the world they played in lost their snake (a restarted simulation).",
+	})
 	m.rejections = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "snaked_rejections_total", Help: "Connections, channels, requests and joins refused, by reason.",
 	}, []string{"reason"})
@@ -96,7 +100,7 @@ func newMetrics() *metrics {
 	m.turns = inputs.WithLabelValues("turn")
 	m.dashes = inputs.WithLabelValues("dash")
 	m.respawns = inputs.WithLabelValues("respawn")
-	m.reg.MustRegister(inputs, m.sessions, m.joins, m.rejections, m.disconn, m.handshake, m.tick, m.ticksLate,
+	m.reg.MustRegister(inputs, m.sessions, m.joins, m.rejoins, m.rejections, m.disconn, m.handshake, m.tick, m.ticksLate,
 		m.render, m.renderCPU, m.write, m.bytes, m.frames, m.skipped, m.castFrames, m.castSnaps, m.stalls,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

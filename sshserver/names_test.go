@@ -347,26 +347,39 @@ func TestRejoinLeavesOldSeat(t *testing.T) {
 type lateHost struct {
 	game.Host
 	ahead uint64
-	mu    sync.Mutex // guards seats and at
+	mu    sync.Mutex // guards seats, at and real
 	seats []game.Seat
 	at    []uint64
+	real  map[game.Seat]game.Seat // the world's seat behind each given
 }
 
 func (h *lateHost) Join(name, key string) (game.Seat, error) {
 	s, err := h.Host.Join(name, key)
+	if err != nil {
+		return s, err
+	}
 	v := h.Acquire()
 	tick := v.Tick
 	v.Release()
-	s.ID += 1 << 16
-	s.Tick += h.ahead
+	given := s
+	given.ID += 1 << 16
+	given.Tick += h.ahead
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.seats = append(h.seats, s)
+	h.seats = append(h.seats, given)
 	h.at = append(h.at, tick)
-	return s, err
+	h.real[given] = s
+	return given, nil
 }
 
-func (h *lateHost) Leave(game.Seat) {}
+func (h *lateHost) Leave(s game.Seat) {
+	h.mu.Lock()
+	r, ok := h.real[s]
+	h.mu.Unlock()
+	if ok {
+		h.Host.Leave(r)
+	}
+}
 
 // TestNoRejoinBeforeTheJoin: views from before the tick a seat's snake
 // shows from do not count as the snake lost, however many there are (a
@@ -375,7 +388,7 @@ func (h *lateHost) Leave(game.Seat) {}
 func TestNoRejoinBeforeTheJoin(t *testing.T) {
 	w := testWorld(t, 0)
 	const ahead = 2 * lostFrames
-	lh := &lateHost{Host: w.Host(), ahead: ahead}
+	lh := &lateHost{Host: w.Host(), ahead: ahead, real: map[game.Seat]game.Seat{}}
 	h := startHost(t, testConfig(t), w, lh)
 	play(t, h.dial("ray"), 80, 24)
 	if !testkit.Eventually(20*time.Second, func() bool {
@@ -395,4 +408,22 @@ func TestNoRejoinBeforeTheJoin(t *testing.T) {
 	if again < first.Tick+lostFrames-1 {
 		t.Fatalf("joined again at tick %d, before %d views from tick %d (the seat's) had passed", again, lostFrames, first.Tick)
 	}
+	if !testkit.Eventually(5*time.Second, func() bool { return counted(t, h.srv, "snaked_rejoins_total") >= 1 }) {
+		t.Fatal("snaked_rejoins_total did not count the join again")
+	}
+}
+
+// counted returns the value of srv's counter name, or -1 if it has none.
+func counted(t *testing.T, srv *Server, name string) float64 {
+	t.Helper()
+	mfs, err := srv.m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return -1
 }
