@@ -330,14 +330,15 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
   fi
   sb="$OUT/sim.before.prom" sa="$OUT/sim.after.prom"
   secs_run=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-  printf 'simulation: %s snakes; round p50 %s p99 %s ms; step p50 %s p99 %s ms; encode and publish p50 %s p99 %s ms; ticks dropped %d; sent p50 %s p99 %s ms, %d waits for the sender\n' \
+  printf 'simulation: %s snakes; round p50 %s p99 %s ms; step p50 %s p99 %s ms; encode and publish p50 %s p99 %s ms; ticks dropped %d; sent p50 %s p99 %s ms, %d waits for the sender; %d snakes expired with a gateway silent past its lease\n' \
     "$(awk '$1 == "snaked_world_players" || $1 == "snaked_world_bots" { s += $2 } END { print s + 0 }' "$sa")" \
     "$(ms "$(quantile "$sb" "$sa" snaked_cluster_round_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_cluster_round_seconds 0.99)")" \
     "$(ms "$(quantile "$sb" "$sa" snaked_tick_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_tick_seconds 0.99)")" \
     "$(ms "$(quantile "$sb" "$sa" snaked_cluster_publish_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_cluster_publish_seconds 0.99)")" \
     $(($(metric "$sa" snaked_ticks_dropped_total) - $(metric "$sb" snaked_ticks_dropped_total))) \
     "$(ms "$(quantile "$sb" "$sa" snaked_cluster_send_seconds 0.5)")" "$(ms "$(quantile "$sb" "$sa" snaked_cluster_send_seconds 0.99)")" \
-    $(($(metric "$sa" snaked_cluster_send_waits_total) - $(metric "$sb" snaked_cluster_send_waits_total)))
+    $(($(metric "$sa" snaked_cluster_send_waits_total) - $(metric "$sb" snaked_cluster_send_waits_total))) \
+    $(($(metric "$sa" snaked_cluster_expired_total) - $(metric "$sb" snaked_cluster_expired_total)))
   printf 'NATS: %.0f KB/s out to its clients, %.0f KB/s in; deltas published %.0f KB/s; consumers cut off %d\n' \
     "$(awk -v x=$(($(metric "$sa" snaked_nats_out_bytes_total) - $(metric "$sb" snaked_nats_out_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')" \
     "$(awk -v x=$(($(metric "$sa" snaked_nats_in_bytes_total) - $(metric "$sb" snaked_nats_in_bytes_total))) -v t="$secs_run" 'BEGIN { print x / t / 1000 }')" \
