@@ -350,7 +350,7 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
       "${late_after:+ (${late_after} s after the swarm and the followers stopped)}" \
       "$(metric "$OUT/late.prom" snaked_cluster_snapshots_total)" "$(metric "$OUT/late.prom" snaked_cluster_gaps_total)"
   fi
-  echo "gateways' own counters over the run (metrics before the swarm and after it): frames, bytes, bytes/frame, frames skipped, rejections, players who joined again"
+  echo "gateways' own counters over the run (metrics before the swarm and after it): frames, bytes, bytes/frame, frames skipped, rejections, players who joined again, heartbeats past the lease"
   for i in $(seq 1 "$GATEWAYS"); do
     b="$OUT/gw$i.before.prom" a="$OUT/gw$i.after.prom"
     f=$(($(metric "$a" snaked_frames_total) - $(metric "$b" snaked_frames_total)))
@@ -360,8 +360,9 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
     fb=$(($(metric "$a" snaked_follow_bytes_total) - $(metric "$b" snaked_follow_bytes_total)))
     gp=$(($(metric "$a" snaked_cluster_gaps_total) - $(metric "$b" snaked_cluster_gaps_total)))
     rn=$(($(metric "$a" snaked_rejoins_total) - $(metric "$b" snaked_rejoins_total)))
-    printf '  gateway %d: %d frames, %d bytes, %s bytes/frame, %d skipped, %d rejections, %d rejoined; the world in: %.0f KB/s, %d gaps, %d messages (%d ticks) queued at the end\n' "$i" "$f" "$by" \
-      "$(awk -v b="$by" -v f="$f" 'BEGIN { if (f > 0) printf "%.0f", b / f; else print "-" }')" "$sk" "$rj" "$rn" \
+    hl=$(($(metric "$a" snaked_cluster_heartbeats_late_total) - $(metric "$b" snaked_cluster_heartbeats_late_total)))
+    printf '  gateway %d: %d frames, %d bytes, %s bytes/frame, %d skipped, %d rejections, %d rejoined, %d heartbeats late; the world in: %.0f KB/s, %d gaps, %d messages (%d ticks) queued at the end\n' "$i" "$f" "$by" \
+      "$(awk -v b="$by" -v f="$f" 'BEGIN { if (f > 0) printf "%.0f", b / f; else print "-" }')" "$sk" "$rj" "$rn" "$hl" \
       "$(awk -v x="$fb" -v t="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 'BEGIN { print x / t / 1000 }')" "$gp" \
       "$(metric "$a" snaked_cluster_queued_messages)" "$(metric "$a" snaked_cluster_behind_ticks)"
   done

@@ -537,6 +537,33 @@ func TestGatewayLease(t *testing.T) {
 	}
 }
 
+// TestLateHeartbeats: a gateway whose heartbeats are held up past the
+// lease (its goroutine waits, as on a gateway short of CPU) counts the
+// late one, and the simulation has removed its player's snake meanwhile.
+func TestLateHeartbeats(t *testing.T) {
+	const lease = 300 * time.Millisecond
+	l := newLink(t, lease, 4)
+	eve, err := l.gw.Join("eve", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.step()
+	time.Sleep(2 * lease)
+	if st := l.gw.Stats(); st.Late != 0 {
+		t.Fatalf("stats %+v: heartbeats late while the gateway was free", st)
+	}
+	l.gw.mu.Lock() // the heartbeats' goroutine waits here after its next beat
+	time.Sleep(3 * lease)
+	l.gw.mu.Unlock()
+	if !testkit.Eventually(2*time.Second, func() bool { return l.gw.Stats().Late == 1 }) {
+		t.Fatalf("stats %+v: want the beat after the wait counted late", l.gw.Stats())
+	}
+	l.step()
+	if _, ok := l.snake(eve.ID); ok || l.sim.Stats().Expired != 1 {
+		t.Fatalf("eve's snake is still there (%v) or not counted expired (%+v) after her gateway beat late", ok, l.sim.Stats())
+	}
+}
+
 // TestGatewayCounts: each gateway hears the others' counts (SetLocal's)
 // from their heartbeats, which its banner adds to its own sessions'; a
 // gateway that goes silent drops out after the lease.

@@ -53,6 +53,7 @@ type Gateway struct {
 	bad   atomic.Uint64 // heartbeats and join answers that did not decode
 	acked atomic.Uint64 // leaves and cancels the simulation acknowledged (see leaver)
 	lost  atomic.Uint64 // leaves the simulation never acknowledged (see leaver)
+	late  atomic.Uint64 // heartbeats that went out more than the lease after the one before
 
 	local atomic.Uint64 // this gateway's players (high half) and spectators (low half), as SetLocal last gave them
 
@@ -154,11 +155,12 @@ type GatewayStats struct {
 	Bad   uint64 // heartbeats and join answers that did not decode, dropped
 	Acked uint64 // leaves and join cancels the simulation acknowledged: the leaver tries them no more
 	Lost  uint64 // leaves the simulation did not acknowledge in time (see leaver)
+	Late  uint64 // heartbeats that went out more than the lease after the one before: the simulation may have removed this gateway's snakes
 }
 
 // Stats returns the counters.
 func (g *Gateway) Stats() GatewayStats {
-	return GatewayStats{Bad: g.bad.Load(), Acked: g.acked.Load(), Lost: g.lost.Load()}
+	return GatewayStats{Bad: g.bad.Load(), Acked: g.acked.Load(), Lost: g.lost.Load(), Late: g.late.Load()}
 }
 
 // SetLocal records this gateway's players and spectators, which its next
@@ -226,12 +228,19 @@ func (g *Gateway) heartbeats(every time.Duration) {
 	defer close(g.done)
 	t := time.NewTicker(every)
 	defer t.Stop()
+	last := time.Now() // NewGateway's beat
 	for {
 		select {
 		case <-g.stop:
 			return
 		case now := <-t.C:
 			g.beat()
+			// a gateway short of CPU (or this goroutine held up) beats late
+			at := time.Now()
+			if at.Sub(last) > g.lease {
+				g.late.Add(1)
+			}
+			last = at
 			g.mu.Lock()
 			g.sweepLocked(now)
 			g.mu.Unlock()

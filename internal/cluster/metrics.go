@@ -94,6 +94,8 @@ func GatewayCollectors(g *Gateway, f Stream) []prometheus.Collector {
 		counter("snaked_cluster_bad_total", "Stream and link messages that did not decode (deltas, snapshots, heartbeats, join answers), dropped.",
 			func() uint64 { return f.Stats().Bad + g.bad.Load() }),
 		counter("snaked_cluster_leaves_acked_total", "Leaves and join cancels the simulation acknowledged.", func() uint64 { return g.acked.Load() }),
+		counter("snaked_cluster_heartbeats_late_total", "Heartbeats that went out more than the lease after the one before (a gateway short of CPU): the simulation may have removed this gateway's snakes.",
+			func() uint64 { return g.late.Load() }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "snaked_follow_bytes_total",
 			Help:        "Bytes of the world's stream received (deltas or their regional form, and snapshots), by the form followed.",
 			ConstLabels: prometheus.Labels{"kind": f.Mode().String()}}, func() float64 { return float64(f.Stats().Bytes) }),
