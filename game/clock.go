@@ -2,6 +2,7 @@ package game
 
 import (
 	"context"
+	"runtime/trace"
 	"time"
 )
 
@@ -12,7 +13,9 @@ import (
 // (the step's workers read the clock only to bound their spinning between
 // passes, parts.go, which changes no result).
 // Whoever runs the world runs one Clock: the daemon's main in a single
-// process, or a cluster's simulation.
+// process, or a cluster's simulation. In an execution trace (runtime/trace,
+// /debug/pprof/trace) each step is a region "step" and each call of
+// OnRound a region "round".
 type Clock struct {
 	Period     time.Duration // time per tick; 0 = time.Second / TicksPerSecond
 	MaxCatchUp int           // steps one round may run back to back; 0 = 3
@@ -80,11 +83,15 @@ func (c Clock) Run(ctx context.Context, w *World) {
 		t0 := time.Now()
 		for range steps {
 			tick++
+			reg := trace.StartRegion(ctx, "step")
 			w.Step(tick)
+			reg.End()
 		}
 		r := Round{Tick: tick, Steps: steps, Took: time.Since(t0), Dropped: dropped}
 		if c.OnRound != nil && steps > 0 {
+			reg := trace.StartRegion(ctx, "round")
 			c.OnRound(r)
+			reg.End()
 		}
 		t.Reset(time.Until(s.next))
 	}
