@@ -294,9 +294,10 @@ const lostFrames = 20
 // keepSnake notes the player's snake id as v shows it (alive or not, its
 // life for the scores). When the world has lost it for lostFrames frames
 // in a row (a gateway's simulation restarted with a new world), the
-// session joins again under the same name. A view of the seat's world
-// from before the join (a gateway behind its simulation) cannot show the
-// snake yet, and is not counted.
+// session joins again under the same name. A view that cannot show the
+// snake yet is not counted: one of no world while the seat names one (a
+// gateway before its first snapshot), or one of the seat's world from
+// before the join (a gateway behind its simulation).
 func (s *session) keepSnake(v *game.View, id game.ID) {
 	if info, ok := v.Snake(id); ok && info.Name == s.nick {
 		s.alive.Store(info.Alive)
@@ -305,7 +306,7 @@ func (s *session) keepSnake(v *game.View, id game.ID) {
 		s.lost = 0
 		return
 	}
-	if seat := s.seat.Load(); seat != nil && seat.World == v.World && v.Tick < seat.Tick {
+	if seat := s.seat.Load(); seat != nil && (seat.World != 0 && v.World == 0 || seat.World == v.World && v.Tick < seat.Tick) {
 		s.lost = 0
 		return
 	}

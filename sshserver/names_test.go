@@ -347,7 +347,9 @@ func TestRejoinLeavesOldSeat(t *testing.T) {
 type lateHost struct {
 	game.Host
 	ahead uint64
-	mu    sync.Mutex // guards seats, at and real
+	world uint64       // the world its seats name (the views name none)
+	views atomic.Int64 // views acquired
+	mu    sync.Mutex   // guards seats, at and real
 	seats []game.Seat
 	at    []uint64
 	real  map[game.Seat]game.Seat // the world's seat behind each given
@@ -364,12 +366,18 @@ func (h *lateHost) Join(name, key string) (game.Seat, error) {
 	given := s
 	given.ID += 1 << 16
 	given.Tick += h.ahead
+	given.World = h.world
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seats = append(h.seats, given)
 	h.at = append(h.at, tick)
 	h.real[given] = s
 	return given, nil
+}
+
+func (h *lateHost) Acquire() *game.View {
+	h.views.Add(1)
+	return h.Host.Acquire()
 }
 
 func (h *lateHost) Leave(s game.Seat) {
@@ -410,6 +418,27 @@ func TestNoRejoinBeforeTheJoin(t *testing.T) {
 	}
 	if !testkit.Eventually(5*time.Second, func() bool { return counted(t, h.srv, "snaked_rejoins_total") >= 1 }) {
 		t.Fatal("snaked_rejoins_total did not count the join again")
+	}
+}
+
+// TestNoRejoinWithoutAWorld: while the views show no world (a gateway
+// before its first snapshot) and the seat names one, the session does not
+// take its snake for lost.
+func TestNoRejoinWithoutAWorld(t *testing.T) {
+	w := testWorld(t, 0)
+	lh := &lateHost{Host: w.Host(), world: 7, real: map[game.Seat]game.Seat{}}
+	h := startHost(t, testConfig(t), w, lh)
+	play(t, h.dial("ray"), 80, 24)
+	joined := func() int { lh.mu.Lock(); defer lh.mu.Unlock(); return len(lh.seats) }
+	if !testkit.Eventually(10*time.Second, func() bool { return joined() == 1 }) {
+		t.Fatal("the session did not join")
+	}
+	from := lh.views.Load()
+	if !testkit.Eventually(20*time.Second, func() bool { return lh.views.Load() >= from+3*lostFrames }) {
+		t.Fatalf("only %d frames drawn", lh.views.Load()-from)
+	}
+	if n := joined(); n != 1 {
+		t.Fatalf("%d joins: the session took its snake for lost in views of no world", n)
 	}
 }
 
