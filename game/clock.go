@@ -3,6 +3,7 @@ package game
 import (
 	"context"
 	"runtime/trace"
+	"sync"
 	"time"
 )
 
@@ -23,6 +24,10 @@ type Clock struct {
 	// round's steps, with what the round did. It must not block: the next
 	// tick waits for it.
 	OnRound func(Round)
+	// Hold, when set, is locked around each step: work beside the world
+	// that takes its other side (a cluster.Publisher's snapshot writer)
+	// waits while a step runs rather than share the step's cores.
+	Hold sync.Locker
 }
 
 // Round is what one round of the clock did.
@@ -83,9 +88,15 @@ func (c Clock) Run(ctx context.Context, w *World) {
 		t0 := time.Now()
 		for range steps {
 			tick++
+			if c.Hold != nil {
+				c.Hold.Lock()
+			}
 			reg := trace.StartRegion(ctx, "step")
 			w.Step(tick)
 			reg.End()
+			if c.Hold != nil {
+				c.Hold.Unlock()
+			}
 		}
 		r := Round{Tick: tick, Steps: steps, Took: time.Since(t0), Dropped: dropped}
 		if c.OnRound != nil && steps > 0 {

@@ -2,6 +2,7 @@ package game
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -77,5 +78,44 @@ func TestClockRun(t *testing.T) {
 	defer v.Release()
 	if v.Tick < last {
 		t.Errorf("world at tick %d, clock reported %d", v.Tick, last)
+	}
+}
+
+// holdCount is a sync.Locker that counts its locks and unlocks and says
+// whether it is held.
+type holdCount struct {
+	locks, unlocks atomic.Int64
+	held           atomic.Bool
+}
+
+func (h *holdCount) Lock()   { h.locks.Add(1); h.held.Store(true) }
+func (h *holdCount) Unlock() { h.held.Store(false); h.unlocks.Add(1) }
+
+// TestClockHold: the clock locks Hold around each step, once a step, and
+// calls OnRound with it free.
+func TestClockHold(t *testing.T) {
+	w, err := New(Config{W: 64, H: 64, MaxSnakes: 8, Bots: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h holdCount
+	var steps, heldRounds atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	c := Clock{Period: 2 * time.Millisecond, Hold: &h, OnRound: func(r Round) {
+		steps.Add(int64(r.Steps))
+		if h.held.Load() {
+			heldRounds.Add(1)
+		}
+	}}
+	done := make(chan struct{})
+	go func() { defer close(done); c.Run(ctx, w) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for steps.Load() < 20 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if n := steps.Load(); n < 20 || h.locks.Load() != n || h.unlocks.Load() != n || heldRounds.Load() != 0 {
+		t.Fatalf("%d steps: %d locks, %d unlocks, %d rounds told with Hold held", n, h.locks.Load(), h.unlocks.Load(), heldRounds.Load())
 	}
 }

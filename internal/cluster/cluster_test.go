@@ -737,6 +737,33 @@ func followed(t *testing.T, l *link, prefix string, onTick func()) (*Follower, *
 	return f, g
 }
 
+// TestSnapshotWaitsForSteps: while the lock a clock holds around each
+// step (Publisher.Steps) is held, the snapshot writer does not write the
+// snapshot a follower asked for; once it is free, the follower gets it.
+func TestSnapshotWaitsForSteps(t *testing.T) {
+	l := newLink(t, time.Second, 32)
+	_, pub, _, step := published(t, l, 128, 64, 32, 12, 5, "q")
+	step()
+	steps := pub.Steps()
+	steps.Lock()
+	f, err := NewFollower(l.conn("q", "gw"), "q", "gw", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !testkit.Eventually(5*time.Second, func() bool { step(); return pub.busy.Load() }) {
+		t.Fatal("the follower's request never reached the writer")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if st := pub.Stats(); st.Snapshots != 0 || f.Synced() {
+		t.Fatalf("stats %+v, synced %v: a snapshot written while a step held the lock", st, f.Synced())
+	}
+	steps.Unlock()
+	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
+		t.Fatalf("no snapshot once the lock was free: stats %+v", pub.Stats())
+	}
+}
+
 // TestStreamViewsHeld: while readers hold every view buffer of the world
 // (its publishes are skipped, so no view of the tick is there to write a
 // snapshot from later) a follower that joins still gets its snapshot, which

@@ -62,6 +62,10 @@ type Publisher struct {
 	done    chan struct{}        // the writer has ended
 	closing sync.Once
 
+	// steps is write-locked while the world steps (Steps); the writer
+	// encodes a snapshot under its read side, a slice at a time
+	steps sync.RWMutex
+
 	sent, bytes, snaps, dropped atomic.Uint64
 }
 
@@ -136,14 +140,27 @@ func (p *Publisher) Close() {
 // inboxes that asked, until Close.
 func (p *Publisher) writer() {
 	defer close(p.done)
+	pause := func() {
+		p.steps.RUnlock()
+		p.steps.RLock()
+	}
 	for j := range p.jobs {
-		chunks, err := j.l.Chunks(ChunkSize)
+		p.steps.RLock()
+		chunks, err := j.l.ChunksPausing(ChunkSize, pause)
+		p.steps.RUnlock()
 		if err == nil {
 			p.send(chunks, j.inboxes)
 		}
 		p.busy.Store(false)
 	}
 }
+
+// Steps is the lock to hold while the world steps (game.Clock.Hold): the
+// snapshot writer encodes only while it is free, pausing every slice of
+// about a millisecond's work, so that a snapshot being written never
+// takes a core from a step (the step waits at most for one slice). The
+// chunks go to NATS outside it: the step never waits on the connection.
+func (p *Publisher) Steps() sync.Locker { return &p.steps }
 
 // send publishes a snapshot's chunks, each behind the stream header, to
 // each inbox.

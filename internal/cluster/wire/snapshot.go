@@ -35,7 +35,7 @@ func Snapshot(w *game.World, maxChunk int) ([][]byte, error) {
 	return snapshot(maxChunk, f.Capacity(), &game.View{
 		Tick: f.Tick(), W: width, H: height, Pix: f.Pixels(), Snakes: snakes, Heads: heads, Top: f.Top(),
 		Players: f.Players(), Bots: f.Bots(), Best: f.Best(), Kills: kills,
-	}, dirs), nil
+	}, dirs, nil), nil
 }
 
 // Later is a snapshot of a world at one tick, to be written on any
@@ -71,7 +71,13 @@ func SnapshotLater(w *game.World) *Later {
 
 // Chunks writes the snapshot as chunks of at most maxChunk bytes (at least
 // MinChunk) and lets the view go; later calls return an error.
-func (l *Later) Chunks(maxChunk int) ([][]byte, error) {
+func (l *Later) Chunks(maxChunk int) ([][]byte, error) { return l.ChunksPausing(maxChunk, nil) }
+
+// ChunksPausing is Chunks, calling pause (when not nil) between slices of
+// the work, each at most pausePixels pixels or pauseSnakes records: a
+// writer sharing the cores with a world's steps waits there while one
+// runs (cluster.Publisher).
+func (l *Later) ChunksPausing(maxChunk int, pause func()) ([][]byte, error) {
 	v := l.v
 	if v == nil {
 		return nil, errors.New("wire: a later snapshot written twice")
@@ -81,8 +87,15 @@ func (l *Later) Chunks(maxChunk int) ([][]byte, error) {
 	if maxChunk < MinChunk {
 		return nil, errChunk(maxChunk)
 	}
-	return snapshot(maxChunk, l.capacity, v, l.dirs), nil
+	return snapshot(maxChunk, l.capacity, v, l.dirs, pause), nil
 }
+
+// The slices of a snapshot's writing between its pauses (ChunksPausing):
+// about a millisecond's work each here.
+const (
+	pausePixels = 1 << 20
+	pauseSnakes = 1 << 13
+)
 
 func errChunk(n int) error {
 	return fmt.Errorf("wire: snapshot chunks of %d bytes: at least %d", n, MinChunk)
@@ -92,7 +105,10 @@ func errChunk(n int) error {
 // slot with len(v.Snakes) the slot count, leaderboard, counters, best snake and recent deaths) of
 // a world of capacity snakes as a snapshot, in chunks of at most maxChunk
 // (at least MinChunk) bytes.
-func snapshot(maxChunk, capacity int, v *game.View, dirs []game.Dir) [][]byte {
+func snapshot(maxChunk, capacity int, v *game.View, dirs []game.Dir, pause func()) [][]byte {
+	if pause == nil {
+		pause = func() {}
+	}
 	b := []byte{Version, msgSnapshot}
 	for _, u := range [...]int{v.W, v.H, capacity, len(v.Snakes)} {
 		b = binary.AppendUvarint(b, uint64(u))
@@ -101,7 +117,12 @@ func snapshot(maxChunk, capacity int, v *game.View, dirs []game.Dir) [][]byte {
 	// pixels, run-length encoded
 	var pc pixCoder
 	pix := v.Pix
+	next := pausePixels
 	for i := 0; i < len(pix); {
+		if i >= next {
+			pause()
+			next = i + pausePixels
+		}
 		p := pix[i]
 		j := i + 1
 		for j < len(pix) && pix[j] == p {
@@ -116,6 +137,9 @@ func snapshot(maxChunk, capacity int, v *game.View, dirs []game.Dir) [][]byte {
 	var q sent
 	last := -1
 	for i := range v.Snakes {
+		if i%pauseSnakes == pauseSnakes-1 {
+			pause()
+		}
 		in := &v.Snakes[i]
 		m := diff(&zero, in)
 		if dirs[i] != game.None {

@@ -501,6 +501,37 @@ func TestSnapshotLater(t *testing.T) {
 	}
 }
 
+// TestSnapshotPausing: ChunksPausing writes the bytes Chunks does, and
+// pauses between slices of the pixels and of the records.
+func TestSnapshotPausing(t *testing.T) {
+	const bots = pauseSnakes + 500
+	w, err := game.New(game.Config{W: 2048, H: 1280, MaxSnakes: bots, Bots: bots, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for tick := uint64(1); tick <= 3; tick++ {
+		w.Step(tick)
+	}
+	want, err := SnapshotLater(w).Chunks(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pauses := 0
+	got, err := SnapshotLater(w).ChunksPausing(1<<20, func() { pauses++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(got, want, bytes.Equal) {
+		t.Fatalf("%d chunks paused, %d not: the bytes differ", len(got), len(want))
+	}
+	// a pause where each slice of pixels ends (at the next run's start) and
+	// after each pauseSnakes records
+	if least := (2048*1280-1)/pausePixels/2 + bots/pauseSnakes; pauses < least {
+		t.Fatalf("%d pauses writing %d pixels and %d records, want at least %d", pauses, 2048*1280, bots, least)
+	}
+}
+
 // TestReplicaGap: a delta that skips a tick, or comes twice, is refused
 // with ErrGap and changes nothing; an encoder left behind past the change
 // logs says a snapshot is needed, and one taken then resumes.
