@@ -24,9 +24,10 @@ type Clock struct {
 	// round's steps, with what the round did. It must not block: the next
 	// tick waits for it.
 	OnRound func(Round)
-	// Hold, when set, is locked around each step: work beside the world
-	// that takes its other side (a cluster.Publisher's snapshot writer)
-	// waits while a step runs rather than share the step's cores.
+	// Hold, when set, is locked around each round, its steps and OnRound:
+	// work beside the world that takes its other side (a
+	// cluster.Publisher's snapshot writer) waits while a round runs
+	// rather than share its cores.
 	Hold sync.Locker
 }
 
@@ -85,24 +86,24 @@ func (c Clock) Run(ctx context.Context, w *World) {
 		case <-t.C:
 		}
 		steps, dropped := s.due(time.Now())
+		if c.Hold != nil && steps > 0 {
+			c.Hold.Lock()
+		}
 		t0 := time.Now()
 		for range steps {
 			tick++
-			if c.Hold != nil {
-				c.Hold.Lock()
-			}
 			reg := trace.StartRegion(ctx, "step")
 			w.Step(tick)
 			reg.End()
-			if c.Hold != nil {
-				c.Hold.Unlock()
-			}
 		}
 		r := Round{Tick: tick, Steps: steps, Took: time.Since(t0), Dropped: dropped}
 		if c.OnRound != nil && steps > 0 {
 			reg := trace.StartRegion(ctx, "round")
 			c.OnRound(r)
 			reg.End()
+		}
+		if c.Hold != nil && steps > 0 {
+			c.Hold.Unlock()
 		}
 		t.Reset(time.Until(s.next))
 	}

@@ -738,7 +738,7 @@ func followed(t *testing.T, l *link, prefix string, onTick func()) (*Follower, *
 }
 
 // TestSnapshotWaitsForSteps: while the lock a clock holds around each
-// step (Publisher.Steps) is held, the snapshot writer does not write the
+// round (Publisher.Steps) is held, the snapshot writer does not write the
 // snapshot a follower asked for; once it is free, the follower gets it.
 func TestSnapshotWaitsForSteps(t *testing.T) {
 	l := newLink(t, time.Second, 32)

@@ -62,8 +62,9 @@ type Publisher struct {
 	done    chan struct{}        // the writer has ended
 	closing sync.Once
 
-	// steps is write-locked while the world steps (Steps); the writer
-	// encodes a snapshot under its read side, a slice at a time
+	// steps is write-locked while the world steps and Ticked encodes
+	// (Steps); the writer encodes a snapshot under its read side, a slice
+	// at a time
 	steps sync.RWMutex
 
 	sent, bytes, snaps, dropped atomic.Uint64
@@ -155,11 +156,12 @@ func (p *Publisher) writer() {
 	}
 }
 
-// Steps is the lock to hold while the world steps (game.Clock.Hold): the
-// snapshot writer encodes only while it is free, pausing every slice of
-// about a millisecond's work, so that a snapshot being written never
-// takes a core from a step (the step waits at most for one slice). The
-// chunks go to NATS outside it: the step never waits on the connection.
+// Steps is the lock to hold while the world steps and Ticked encodes (a
+// round of game.Clock, its Hold): the snapshot writer encodes only while
+// it is free, pausing every slice of about a millisecond's work, so that
+// a snapshot being written never takes a core from a round (which waits
+// at most for one slice). The chunks go to NATS outside it: the round
+// never waits on the connection.
 func (p *Publisher) Steps() sync.Locker { return &p.steps }
 
 // send publishes a snapshot's chunks, each behind the stream header, to
