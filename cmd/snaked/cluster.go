@@ -154,7 +154,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	game.Clock{Hold: pub.Steps(), OnRound: func(r game.Round) {
+	game.Clock{Hold: pub.Rounds(), OnRound: func(r game.Round) {
 		t0 := time.Now()
 		if err := pub.Ticked(); err != nil {
 			log.Error("publish tick", "err", err)

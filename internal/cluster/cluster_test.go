@@ -737,15 +737,18 @@ func followed(t *testing.T, l *link, prefix string, onTick func()) (*Follower, *
 	return f, g
 }
 
-// TestSnapshotWaitsForSteps: while the lock a clock holds around each
-// round (Publisher.Steps) is held, the snapshot writer does not write the
+// TestSnapshotWaitsForRounds: while the lock a clock holds around each
+// round (Publisher.Rounds) is held, the snapshot writer does not write the
 // snapshot a follower asked for; once it is free, the follower gets it.
-func TestSnapshotWaitsForSteps(t *testing.T) {
+func TestSnapshotWaitsForRounds(t *testing.T) {
 	l := newLink(t, time.Second, 32)
 	_, pub, _, step := published(t, l, 128, 64, 32, 12, 5, "q")
 	step()
-	steps := pub.Steps()
-	steps.Lock()
+	rounds := pub.Rounds()
+	rounds.Lock()
+	var once sync.Once
+	unlock := func() { once.Do(rounds.Unlock) }
+	defer unlock() // before the cleanups: Publisher.Close waits for the writer
 	f, err := NewFollower(l.conn("q", "gw"), "q", "gw", 0, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -758,7 +761,7 @@ func TestSnapshotWaitsForSteps(t *testing.T) {
 	if st := pub.Stats(); st.Snapshots != 0 || f.Synced() {
 		t.Fatalf("stats %+v, synced %v: a snapshot written while a step held the lock", st, f.Synced())
 	}
-	steps.Unlock()
+	unlock()
 	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
 		t.Fatalf("no snapshot once the lock was free: stats %+v", pub.Stats())
 	}

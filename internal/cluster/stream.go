@@ -62,10 +62,10 @@ type Publisher struct {
 	done    chan struct{}        // the writer has ended
 	closing sync.Once
 
-	// steps is write-locked while the world steps and Ticked encodes
-	// (Steps); the writer encodes a snapshot under its read side, a slice
+	// rounds is write-locked while the world steps and Ticked encodes
+	// (Rounds); the writer encodes a snapshot under its read side, a slice
 	// at a time
-	steps sync.RWMutex
+	rounds sync.RWMutex
 
 	sent, bytes, snaps, dropped atomic.Uint64
 }
@@ -142,13 +142,13 @@ func (p *Publisher) Close() {
 func (p *Publisher) writer() {
 	defer close(p.done)
 	pause := func() {
-		p.steps.RUnlock()
-		p.steps.RLock()
+		p.rounds.RUnlock()
+		p.rounds.RLock()
 	}
 	for j := range p.jobs {
-		p.steps.RLock()
+		p.rounds.RLock()
 		chunks, err := j.l.ChunksPausing(ChunkSize, pause)
-		p.steps.RUnlock()
+		p.rounds.RUnlock()
 		if err == nil {
 			p.send(chunks, j.inboxes)
 		}
@@ -156,13 +156,13 @@ func (p *Publisher) writer() {
 	}
 }
 
-// Steps is the lock to hold while the world steps and Ticked encodes (a
+// Rounds is the lock to hold while the world steps and Ticked encodes (a
 // round of game.Clock, its Hold): the snapshot writer encodes only while
 // it is free, pausing every slice of about a millisecond's work, so that
 // a snapshot being written never takes a core from a round (which waits
 // at most for one slice). The chunks go to NATS outside it: the round
 // never waits on the connection.
-func (p *Publisher) Steps() sync.Locker { return &p.steps }
+func (p *Publisher) Rounds() sync.Locker { return &p.rounds }
 
 // send publishes a snapshot's chunks, each behind the stream header, to
 // each inbox.
