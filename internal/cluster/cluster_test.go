@@ -719,6 +719,28 @@ func published(t *testing.T, l *link, w, h, capacity, bots int, seed uint64, pre
 	}
 }
 
+// ownFollowed publishes l's own world as its simulation's (prefix "t")
+// and follows it with follower "fw", both closed with the test; step
+// steps the world and publishes the tick.
+func ownFollowed(t *testing.T, l *link) (pub *Publisher, f *Follower, step func()) {
+	t.Helper()
+	pub, err := NewPublisher(l.sim.nc, l.w, "t", l.sim.Instance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pub.Close)
+	if f, err = NewFollower(l.conn("t", "fw"), "t", "fw", 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return pub, f, func() {
+		l.step()
+		if err := pub.Ticked(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // followed returns gateway "gw" on l following the world streamed under
 // prefix (onTick as NewFollower takes it), both closed with the test.
 func followed(t *testing.T, l *link, prefix string, onTick func()) (*Follower, *Gateway) {
@@ -1333,21 +1355,7 @@ func TestSlowFollower(t *testing.T) {
 // new world's first delta follows the old replica's tick.
 func TestRestartSeats(t *testing.T) {
 	l := newLink(t, time.Second, 4)
-	pubA, err := NewPublisher(l.sim.nc, l.w, "t", l.sim.Instance())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := NewFollower(l.conn("t", "fw"), "t", "fw", 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	stepA := func() {
-		l.step()
-		if err := pubA.Ticked(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pubA, f, stepA := ownFollowed(t, l)
 	lost, err := l.gw.Join("lost", "")
 	if err != nil {
 		t.Fatal(err)
@@ -1475,22 +1483,7 @@ func chunk(i, n int, body []byte) []byte {
 // simulation shows), the first one from it on has it.
 func TestSeatFromTick(t *testing.T) {
 	l := newLink(t, time.Second, 8)
-	pub, err := NewPublisher(l.sim.nc, l.w, "t", l.sim.Instance())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
-	f, err := NewFollower(l.conn("t", "fw"), "t", "fw", 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	step := func() {
-		l.step()
-		if err := pub.Ticked(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	_, f, step := ownFollowed(t, l)
 	if !testkit.Eventually(5*time.Second, func() bool { step(); return f.Synced() }) {
 		t.Fatal("the follower never synced")
 	}
