@@ -115,7 +115,11 @@ func TestClockHold(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
-	<-done
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
 	if n := rounds.Load(); steps.Load() < 20 || h.locks.Load() != n || h.unlocks.Load() != n || heldRounds.Load() != n {
 		t.Fatalf("%d rounds: %d locks, %d unlocks, %d rounds told with Hold held", n, h.locks.Load(), h.unlocks.Load(), heldRounds.Load())
 	}

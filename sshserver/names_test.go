@@ -416,7 +416,7 @@ func TestNoRejoinBeforeTheJoin(t *testing.T) {
 	if again < first.Tick+lostFrames-1 {
 		t.Fatalf("joined again at tick %d, before %d views from tick %d (the seat's) had passed", again, lostFrames, first.Tick)
 	}
-	if !testkit.Eventually(5*time.Second, func() bool { return counted(t, h.srv, "snaked_rejoins_total") >= 1 }) {
+	if !testkit.Eventually(5*time.Second, func() bool { return counter(t, h.srv.m.rejoins) >= 1 }) {
 		t.Fatal("snaked_rejoins_total did not count the join again")
 	}
 }
@@ -440,19 +440,4 @@ func TestNoRejoinWithoutAWorld(t *testing.T) {
 	if n := joined(); n != 1 {
 		t.Fatalf("%d joins: the session took its snake for lost in views of no world", n)
 	}
-}
-
-// counted returns the value of srv's counter name, or -1 if it has none.
-func counted(t *testing.T, srv *Server, name string) float64 {
-	t.Helper()
-	mfs, err := srv.m.reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	return -1
 }
