@@ -87,7 +87,7 @@ func runSim(cfg config, log *slog.Logger, stdout, stderr io.Writer) int {
 	defer nc.Close()
 	st, closeScores := openScores(cfg, log)
 	defer closeScores()
-	var simOpts []cluster.SimOption
+	simOpts := []cluster.SimOption{cluster.WithSimLog(log)}
 	if st != nil { // every join's name is checked against the claims here
 		simOpts = append(simOpts, cluster.WithNames(func(ctx context.Context, name, key string) (scores.Holding, error) {
 			return st.Holding(ctx, name, key, time.Now())
@@ -214,7 +214,7 @@ func startGateway(cfg config, log *slog.Logger) (*gatewayLink, error) {
 		nc.Close()
 		return nil, err
 	}
-	l.gw, err = cluster.NewGateway(nc, opts.Prefix, name, l.f, 0)
+	l.gw, err = cluster.NewGateway(nc, opts.Prefix, name, l.f, 0, cluster.WithGatewayLog(log))
 	if err != nil {
 		l.f.Close()
 		nc.Close()

@@ -538,19 +538,29 @@ func TestGatewayLease(t *testing.T) {
 }
 
 // TestLateHeartbeats: a gateway whose heartbeats are held up past the
-// lease (its goroutine waits, as on a gateway short of CPU) counts the
-// late one, and the simulation has removed its player's snake meanwhile.
+// lease (its goroutine waits, as on a gateway short of CPU) counts and
+// logs the late one, and the simulation has removed its player's snake
+// meanwhile, and logged that.
 func TestLateHeartbeats(t *testing.T) {
 	const lease = 300 * time.Millisecond
-	l := newLink(t, lease, 4)
+	gc := game.DefaultConfig()
+	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 4, 0, 3
+	simLog, gwLog := &testkit.SyncBuf{}, &testkit.SyncBuf{}
+	l := newSimLink(t, gc, lease, WithSimLog(slog.New(slog.NewTextHandler(simLog, nil))))
+	var err error
+	if l.gw, err = NewGateway(l.conn("t", "gw"), "t", "gw", localViews{l.w}, lease,
+		WithGatewayLog(slog.New(slog.NewTextHandler(gwLog, nil)))); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.gw.Close)
 	eve, err := l.gw.Join("eve", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.step()
 	time.Sleep(2 * lease)
-	if st := l.gw.Stats(); st.Late != 0 {
-		t.Fatalf("stats %+v: heartbeats late while the gateway was free", st)
+	if st := l.gw.Stats(); st.Late != 0 || gwLog.String() != "" || simLog.String() != "" {
+		t.Fatalf("stats %+v: heartbeats late while the gateway was free; logged:\n%s%s", st, gwLog, simLog)
 	}
 	l.gw.mu.Lock() // the heartbeats' goroutine waits here after its next beat
 	time.Sleep(3 * lease)
@@ -561,6 +571,12 @@ func TestLateHeartbeats(t *testing.T) {
 	l.step()
 	if _, ok := l.snake(eve.ID); ok || l.sim.Stats().Expired != 1 {
 		t.Fatalf("eve's snake is still there (%v) or not counted expired (%+v) after her gateway beat late", ok, l.sim.Stats())
+	}
+	if g := gwLog.String(); strings.Count(g, "heartbeat late") != 1 || !strings.Contains(g, "lease=300ms") {
+		t.Errorf("the gateway logged, want one late heartbeat:\n%s", g)
+	}
+	if s := simLog.String(); strings.Count(s, "gateway silent past its lease") != 1 || !strings.Contains(s, "gateway=gw") || !strings.Contains(s, "snakes=1") {
+		t.Errorf("the simulation logged, want gw silent with 1 snake:\n%s", s)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -43,6 +44,7 @@ type Gateway struct {
 	behind   atomic.Bool   // the banner says the views are catching up (Notice)
 	leaveFor time.Duration // how long the leaver tries one leave before it counts it lost
 	lease    time.Duration
+	log      *slog.Logger // nil: nothing logged
 	sub      *nats.Subscription
 	stop     chan struct{}
 	done     chan struct{} // the heartbeats have ended
@@ -93,15 +95,21 @@ const (
 	behindTo   = 5
 )
 
-// A gatewayOption sets one of a Gateway's unexported fields at
-// construction: the switches tests turn.
-type gatewayOption func(*Gateway)
+// A GatewayOption sets one of a Gateway's unexported fields at
+// construction.
+type GatewayOption func(*Gateway)
+
+// WithGatewayLog has the gateway log to l what its counters count and an
+// operator would want to read the moment of: a heartbeat sent later than
+// the lease after the one before (the simulation may have removed this
+// gateway's snakes). Without it, nothing is logged.
+func WithGatewayLog(l *slog.Logger) GatewayOption { return func(g *Gateway) { g.log = l } }
 
 // NewGateway links gateway name (GatewayName; its connection nc made with
 // Options.Gateway set to it) to the simulation on nc under prefix. lease
 // is the simulation's (0: DefaultLease): heartbeats go out three times
 // within it.
-func NewGateway(nc *nats.Conn, prefix, name string, views Views, lease time.Duration, opts ...gatewayOption) (*Gateway, error) {
+func NewGateway(nc *nats.Conn, prefix, name string, views Views, lease time.Duration, opts ...GatewayOption) (*Gateway, error) {
 	if lease <= 0 {
 		lease = DefaultLease
 	}
@@ -237,8 +245,12 @@ func (g *Gateway) heartbeats(every time.Duration) {
 			g.beat()
 			// a gateway short of CPU (or this goroutine held up) beats late
 			at := time.Now()
-			if at.Sub(last) > g.lease {
+			if gap := at.Sub(last); gap > g.lease {
 				g.late.Add(1)
+				if g.log != nil {
+					g.log.Warn("heartbeat late: the simulation may have removed this gateway's snakes",
+						"since_last", gap.Round(time.Millisecond), "lease", g.lease, "after_timer", at.Sub(now).Round(time.Millisecond))
+				}
 			}
 			last = at
 			g.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,7 @@ type Sim struct {
 	lease time.Duration
 	inst  uint64 // this instance, random: a restarted simulation has another
 	names Holder // who holds a name; nil: names are not claimed
+	log   *slog.Logger
 	subs  []*nats.Subscription
 	stop  chan struct{}
 	done  chan struct{}
@@ -70,6 +72,11 @@ type SimOption func(*Sim)
 // that cannot be checked too (scores.ErrUnchecked). Without it names are
 // not claimed.
 func WithNames(h Holder) SimOption { return func(s *Sim) { s.names = h } }
+
+// WithSimLog has the simulation log to l what the link's counters count
+// and an operator would want to read the moment of: a gateway silent past
+// its lease, whose snakes leave. Without it, nothing is logged.
+func WithSimLog(l *slog.Logger) SimOption { return func(s *Sim) { s.log = l } }
 
 // WithGroups has each gateway's players start their lives near the
 // gateway's other players (game.World.JoinNear, a group a gateway name:
@@ -588,19 +595,31 @@ func (s *Sim) reap() {
 		case <-s.stop:
 			return
 		case now := <-t.C:
-			if gone := s.expire(now); len(gone) > 0 {
-				for _, id := range gone {
-					s.w.Leave(id)
-					s.expired.Add(1)
+			gone, silent := s.expire(now)
+			for _, id := range gone {
+				s.w.Leave(id)
+				s.expired.Add(1)
+			}
+			if s.log != nil {
+				for _, g := range silent {
+					s.log.Warn("gateway silent past its lease: its snakes leave", "gateway", g.name,
+						"instance", g.id, "silent", g.silent.Round(time.Millisecond), "lease", s.lease, "snakes", g.snakes)
 				}
 			}
 		}
 	}
 }
 
+// silentGateway is a gateway instance expire found silent past the lease.
+type silentGateway struct {
+	gwRef
+	silent time.Duration // since its last heartbeat
+	snakes int           // its snakes, removed
+}
+
 // expire does reap's bookkeeping, taking s.mu, and returns the snakes to
-// remove.
-func (s *Sim) expire(now time.Time) []game.ID {
+// remove and the gateways whose silence removes them.
+func (s *Sim) expire(now time.Time) ([]game.ID, []silentGateway) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for r, j := range s.joined {
@@ -615,7 +634,8 @@ func (s *Sim) expire(now time.Time) []game.ID {
 			s.quotaLocked(r.gw.name).cancels--
 		}
 	}
-	var dead map[gwRef]bool
+	var dead map[gwRef]int // index in silent
+	var silent []silentGateway
 	for gw, at := range s.seen {
 		if now.Sub(at) <= s.lease {
 			continue
@@ -623,15 +643,17 @@ func (s *Sim) expire(now time.Time) []game.ID {
 		delete(s.seen, gw)
 		s.quotaLocked(gw.name).instances--
 		if dead == nil {
-			dead = map[gwRef]bool{}
+			dead = map[gwRef]int{}
 		}
-		dead[gw] = true
+		dead[gw] = len(silent)
+		silent = append(silent, silentGateway{gwRef: gw, silent: now.Sub(at)})
 	}
 	var gone []game.ID
 	if dead != nil { // one pass over the snakes, however many gateways went
 		for id, o := range s.owner {
-			if dead[o.gw] {
+			if k, ok := dead[o.gw]; ok {
 				gone = append(gone, id)
+				silent[k].snakes++
 				delete(s.owner, id)
 				s.leftLocked(o, now)
 			}
@@ -651,5 +673,5 @@ func (s *Sim) expire(now time.Time) []game.ID {
 			}
 		}
 	}
-	return gone
+	return gone, silent
 }
