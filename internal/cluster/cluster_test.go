@@ -575,7 +575,7 @@ func TestLateHeartbeats(t *testing.T) {
 	if g := gwLog.String(); strings.Count(g, "heartbeat late") != 1 || !strings.Contains(g, "lease=300ms") {
 		t.Errorf("the gateway logged, want one late heartbeat:\n%s", g)
 	}
-	if s := simLog.String(); strings.Count(s, "gateway silent past its lease") != 1 || !strings.Contains(s, "gateway=gw") || !strings.Contains(s, "snakes=1") {
+	if s := simLog.String(); strings.Count(s, "level=WARN msg=\"gateway silent past its lease") != 1 || !strings.Contains(s, "gateway=gw") || !strings.Contains(s, "snakes=1") {
 		t.Errorf("the simulation logged, want gw silent with 1 snake:\n%s", s)
 	}
 }

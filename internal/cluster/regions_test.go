@@ -87,7 +87,8 @@ func (l *regionsLink) step() {
 }
 
 // next steps the world, publishes the tick and waits until both
-// followers have it (or 5 s pass).
+// followers have it (or 20 s pass: a loaded machine, the other tests
+// running beside this one under -race).
 func (l *regionsLink) next() {
 	l.t.Helper()
 	l.step()
@@ -103,7 +104,7 @@ func (l *regionsLink) next() {
 		defer v.Release()
 		return v.Tick == l.tick
 	}
-	for end := time.Now().Add(5 * time.Second); !at(l.full) || !at(l.reg); time.Sleep(time.Millisecond) {
+	for end := time.Now().Add(20 * time.Second); !at(l.full) || !at(l.reg); time.Sleep(time.Millisecond) {
 		if time.Now().After(end) {
 			l.t.Fatalf("tick %d: the followers did not follow: full %+v, regions %+v", l.tick, l.full.Stats(), l.reg.Stats())
 		}

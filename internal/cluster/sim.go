@@ -602,7 +602,13 @@ func (s *Sim) reap() {
 			}
 			if s.log != nil {
 				for _, g := range silent {
-					s.log.Warn("gateway silent past its lease: its snakes leave", "gateway", g.name,
+					// a gateway that closed took its snakes with it: only
+					// one that went silent with snakes is news
+					lvl := slog.LevelInfo
+					if g.snakes > 0 {
+						lvl = slog.LevelWarn
+					}
+					s.log.Log(context.Background(), lvl, "gateway silent past its lease: its snakes leave", "gateway", g.name,
 						"instance", g.id, "silent", g.silent.Round(time.Millisecond), "lease", s.lease, "snakes", g.snakes)
 				}
 			}
