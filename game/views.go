@@ -256,7 +256,7 @@ func (vs *Views) Lazy() {
 	vs.lazy, vs.unindexed = true, true
 	v := vs.newView()
 	v.Pix = make([]Pixel, vs.w*vs.h)
-	copy(v.Pix, vs.grid) // v.st.seq 0 still has sync copy it whole
+	copyPix(v.Pix, vs.grid) // v.st.seq 0 still has sync copy it whole
 	clear(v.Snakes[:cap(v.Snakes)])
 	clear(v.Heads[:cap(v.Heads)])
 	clear(v.Shield[:cap(v.Shield)])
@@ -336,7 +336,7 @@ func (vs *Views) sync(v *View, seq, tick uint64) (whole bool) {
 	}
 	clear(v.Fresh)
 	if v.st.seq == 0 || seq-v.st.seq > logN-1 || tick <= v.st.tick {
-		copy(v.Pix, vs.grid)
+		copyPix(v.Pix, vs.grid)
 		if !vs.unindexed {
 			v.markAll(tick)
 		}
@@ -467,3 +467,28 @@ func suffix(a []int32) {
 // above returns the number of counted snakes longer than length (after
 // sum; length at most the longest + 1).
 func (r *ranker) above(length int) int { return int(r.longer[length]) }
+
+// copyChunk is how many pixels copyPix copies at once: 256 KB.
+const copyChunk = 1 << 16
+
+// copyPix copies src into dst as copy does, a chunk at a time. A copy is
+// a memmove, where the runtime cannot preempt a goroutine: one copy of a
+// large world's grid (140 MB at 100,000 snakes) made a collection's
+// stop-the-world wait for it, and with it every goroutine of the process,
+// for as long as the thread took to copy, which on a process short of CPU
+// was seconds (docs/SCALING.md, "Late heartbeats"). Each chunk is a call
+// of copyRun, whose entry is a point where a goroutine asked to stop
+// stops.
+func copyPix(dst, src []Pixel) {
+	n := min(len(dst), len(src))
+	for i := 0; i < n; i += copyChunk {
+		j := min(i+copyChunk, n)
+		copyRun(dst[i:j], src[i:j])
+	}
+}
+
+// copyRun is copy, not inlined: a call whose entry checks for a pending
+// preemption.
+//
+//go:noinline
+func copyRun(dst, src []Pixel) { copy(dst, src) }
