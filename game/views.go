@@ -472,13 +472,12 @@ func (r *ranker) above(length int) int { return int(r.longer[length]) }
 const copyChunk = 1 << 16
 
 // copyPix copies src into dst as copy does, a chunk at a time. A copy is
-// a memmove, where the runtime cannot preempt a goroutine: one copy of a
-// large world's grid (140 MB at 100,000 snakes) made a collection's
-// stop-the-world wait for it, and with it every goroutine of the process,
-// for as long as the thread took to copy, which on a process short of CPU
-// was seconds (docs/SCALING.md, "Late heartbeats"). Each chunk is a call
-// of copyRun, whose entry is a point where a goroutine asked to stop
-// stops.
+// a memmove, where the runtime cannot preempt a goroutine: a collection
+// that stops every goroutine waits for the whole of it, and the whole
+// process with it. A large world's grid (140 MB at 100,000 snakes) copied
+// by a thread short of CPU takes seconds (docs/SCALING.md, "Late
+// heartbeats"). Each chunk is a call of copyRun, whose entry is a point
+// where a goroutine asked to stop stops.
 func copyPix(dst, src []Pixel) {
 	n := min(len(dst), len(src))
 	for i := 0; i < n; i += copyChunk {

@@ -218,22 +218,32 @@ func TestSpectatorsShareFrames(t *testing.T) {
 	}
 	// The free camera draws with the session's own renderer; following
 	// again takes the cast's frames again (after a Snapshot).
+	offCasts := func() map[*session]bool {
+		off := map[*session]bool{}
+		h.srv.mu.Lock()
+		defer h.srv.mu.Unlock()
+		for _, s := range h.srv.live {
+			s.fmu.Lock()
+			if s.cast == nil {
+				off[s] = true
+			}
+			s.fmu.Unlock()
+		}
+		return off
+	}
+	before := offCasts() // none, unless a slow write made one solo
 	b.send("\x1b[C")
 	if !testkit.Eventually(5*time.Second, func() bool { return !same() }) {
 		t.Fatal("a spectator with the free camera still sees the leader's cast")
 	}
-	var bs *session // b's session: the one spectator off the casts now
-	h.srv.mu.Lock()
-	for _, s := range h.srv.live {
-		s.fmu.Lock()
-		if s.cast == nil {
+	var bs *session // b's session: the spectator that left its cast
+	for s := range offCasts() {
+		if !before[s] {
 			bs = s
 		}
-		s.fmu.Unlock()
 	}
-	h.srv.mu.Unlock()
 	if bs == nil {
-		t.Fatal("no spectator off the casts with the free camera")
+		t.Fatal("no spectator left its cast for the free camera")
 	}
 	b.send("f")
 	if !testkit.Eventually(5*time.Second, same) {
