@@ -39,11 +39,18 @@ type link struct {
 
 func newLink(t *testing.T, lease time.Duration, maxSnakes int) *link {
 	t.Helper()
+	return newLinkWith(t, lease, maxSnakes, nil)
+}
+
+// newLinkWith is newLink with the Sim's options simOpts and the
+// gateway's gwOpts.
+func newLinkWith(t *testing.T, lease time.Duration, maxSnakes int, simOpts []SimOption, gwOpts ...GatewayOption) *link {
+	t.Helper()
 	gc := game.DefaultConfig()
 	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, maxSnakes, 0, 3
-	l := newSimLink(t, gc, lease)
+	l := newSimLink(t, gc, lease, simOpts...)
 	var err error
-	if l.gw, err = NewGateway(l.conn("t", "gw"), "t", "gw", localViews{l.w}, lease); err != nil {
+	if l.gw, err = NewGateway(l.conn("t", "gw"), "t", "gw", localViews{l.w}, lease, gwOpts...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(l.gw.Close)
@@ -543,16 +550,9 @@ func TestGatewayLease(t *testing.T) {
 // meanwhile, and logged that.
 func TestLateHeartbeats(t *testing.T) {
 	const lease = 300 * time.Millisecond
-	gc := game.DefaultConfig()
-	gc.W, gc.H, gc.MaxSnakes, gc.Bots, gc.Seed = 128, 64, 4, 0, 3
 	simLog, gwLog := &testkit.SyncBuf{}, &testkit.SyncBuf{}
-	l := newSimLink(t, gc, lease, WithSimLog(slog.New(slog.NewTextHandler(simLog, nil))))
-	var err error
-	if l.gw, err = NewGateway(l.conn("t", "gw"), "t", "gw", localViews{l.w}, lease,
-		WithGatewayLog(slog.New(slog.NewTextHandler(gwLog, nil)))); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(l.gw.Close)
+	l := newLinkWith(t, lease, 4, []SimOption{WithSimLog(slog.New(slog.NewTextHandler(simLog, nil)))},
+		WithGatewayLog(slog.New(slog.NewTextHandler(gwLog, nil))))
 	eve, err := l.gw.Join("eve", "")
 	if err != nil {
 		t.Fatal(err)
