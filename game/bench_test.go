@@ -287,54 +287,73 @@ func BenchmarkStep(b *testing.B) {
 	}
 }
 
-// BenchmarkWorkers steps three worlds in turns in one process: 100,000
+// BenchmarkWorkers steps four worlds in turns in one process: 100,000
 // snakes (the simulation's world, BenchmarkStep's ,sim row) on one worker,
 // the same world (the same seed and script, so the same steps) on -cpu
-// workers, and the 10,000-snake ,sim world on one worker. Each takes
-// workersRun ticks in a row, then the next (the first of the three
-// rotating), so that the machine's ups and downs fall on the three alike:
-// separate runs of BenchmarkStep's rows differ more than the rows do on
-// this machine. An op is a tick of each. The first tick of a run comes
-// after the other worlds' steps have been through the caches and is not
-// timed; the others find their own last step's data there, as a world
-// stepped alone does. one-ms, workers-ms and 10k-ms are the mean timed
-// steps (wall clock); speedup is one-ms over workers-ms (the target: at
-// least 1.6 on 2 workers), x10k workers-ms over 10k-ms (the target: at
-// most 6). ns/op counts everything an op does (the players' script, the
-// untimed ticks): read the metrics. The two 100,000 worlds' grids must
-// be the same at the end.
+// workers, the 10,000-snake ,sim world on one worker, and that world
+// again (the same steps) on one worker stepped cold: before each of its
+// timed steps the benchmark writes evictBytes of its own, so the step
+// finds none of its data in the caches, as the 100,000-snake world finds
+// little of its own (its step touches more than the last-level cache
+// holds). Each takes workersRun ticks in a row, then the next (the first
+// of the four rotating), so that the machine's ups and downs fall on the
+// four alike: separate runs of BenchmarkStep's rows differ more than the
+// rows do on this machine. An op is a tick of each. The first tick of a
+// run comes after the other worlds' steps have been through the caches
+// and is not timed; the others find their own last step's data there, as
+// a world stepped alone does, but for the cold world's. one-ms,
+// workers-ms, 10k-ms and 10k-cold-ms are the mean timed steps (wall
+// clock); speedup is one-ms over workers-ms (the target: at least 1.6 on
+// 2 workers), x10k workers-ms over 10k-ms (the target: at most 6),
+// x10k-cold workers-ms over 10k-cold-ms and cold 10k-cold-ms over 10k-ms
+// (what the caches give the small world); alive and 10k-alive are the
+// mean live snakes of the big and the small world. ns/op counts
+// everything an op does (the players' script, the untimed ticks, the
+// evictions): read the metrics. The two 100,000 worlds' grids must be
+// the same at the end, and so must the two 10,000 worlds'.
 func BenchmarkWorkers(b *testing.B) {
 	for _, bots := range []bool{false, true} {
 		big := benchCase{bots: bots, n: 100000, sim: true}
 		small := benchCase{bots: bots, n: 10000, area: 1, sim: true}
 		b.Run(big.name(), func(b *testing.B) {
 			type turn struct {
-				w *World
-				p *players
-				d time.Duration
-				n int
+				w     *World
+				p     *players
+				cold  bool
+				d     time.Duration
+				n     int
+				alive int
 			}
-			var ts [3]turn
+			var ts [4]turn
 			kept, ok := workersKept[big.name()]
-			for k, c := range [3]benchCase{big, big, small} {
+			for k, c := range [4]benchCase{big, big, small, small} {
 				if !ok {
 					kept[k].w, kept[k].p = benchWorld(b, c)
 				}
 				ts[k].w, ts[k].p = kept[k].w, kept[k].p
 			}
 			workersKept[big.name()] = kept
+			ts[3].cold = true
 			setWorkers(ts[0].w, 1)
 			setWorkers(ts[1].w, runtime.GOMAXPROCS(0))
 			setWorkers(ts[2].w, 1)
+			setWorkers(ts[3].w, 1)
+			evict := make([]uint64, evictBytes/8)
 			step := func(t *turn, timed bool) {
 				if t.p != nil {
 					t.p.act(t.w)
+				}
+				if t.cold && timed {
+					for i := range evict {
+						evict[i]++
+					}
 				}
 				t0 := time.Now()
 				t.w.Step(t.w.tick + 1)
 				if timed {
 					t.d += time.Since(t0)
 					t.n++
+					t.alive += len(t.w.heads)
 				}
 			}
 			// the workers start and the parts' lists grow, untimed
@@ -359,19 +378,27 @@ func BenchmarkWorkers(b *testing.B) {
 			if ts[0].w.tick != ts[1].w.tick || !slices.Equal(ts[0].w.grid, ts[1].w.grid) {
 				b.Fatalf("the worlds of one seed on 1 and %d workers went apart by tick %d", runtime.GOMAXPROCS(0), ts[1].w.tick)
 			}
+			if ts[2].w.tick != ts[3].w.tick || !slices.Equal(ts[2].w.grid, ts[3].w.grid) {
+				b.Fatalf("the small worlds of one seed went apart by tick %d", ts[3].w.tick)
+			}
 			ms := func(t turn) float64 { return float64(t.d) / float64(t.n) / 1e6 }
 			b.ReportMetric(ms(ts[0]), "one-ms")
 			b.ReportMetric(ms(ts[1]), "workers-ms")
 			b.ReportMetric(ms(ts[2]), "10k-ms")
+			b.ReportMetric(ms(ts[3]), "10k-cold-ms")
 			b.ReportMetric(ms(ts[0])/ms(ts[1]), "speedup")
 			b.ReportMetric(ms(ts[1])/ms(ts[2]), "x10k")
+			b.ReportMetric(ms(ts[1])/ms(ts[3]), "x10k-cold")
+			b.ReportMetric(ms(ts[3])/ms(ts[2]), "cold")
+			b.ReportMetric(float64(ts[0].alive)/float64(ts[0].n), "alive")
+			b.ReportMetric(float64(ts[2].alive)/float64(ts[2].n), "10k-alive")
 		})
 	}
 }
 
 // workersKept holds BenchmarkWorkers' worlds, by row, from one run of the
 // row to the next (a -count or -cpu repeat), as benchKept does.
-var workersKept = map[string][3]struct {
+var workersKept = map[string][4]struct {
 	w *World
 	p *players
 }{}
@@ -379,6 +406,11 @@ var workersKept = map[string][3]struct {
 // workersRun is how many timed ticks in a row each world takes in
 // BenchmarkWorkers.
 const workersRun = 10
+
+// evictBytes is how much BenchmarkWorkers writes before each timed step of
+// its cold world: four times the 32 MB last-level cache of the machines
+// the figures come from, so that little of the world's data survives it.
+const evictBytes = 128 << 20
 
 // BenchmarkGridLoads measures what this machine gives the step's kind of
 // work, apart from the rules: random 4-byte loads from a grid the size of
