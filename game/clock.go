@@ -86,25 +86,33 @@ func (c Clock) Run(ctx context.Context, w *World) {
 		case <-t.C:
 		}
 		steps, dropped := s.due(time.Now())
-		if c.Hold != nil && steps > 0 {
-			c.Hold.Lock()
-		}
-		t0 := time.Now()
-		for range steps {
-			tick++
-			reg := trace.StartRegion(ctx, "step")
-			w.Step(tick)
-			reg.End()
-		}
-		r := Round{Tick: tick, Steps: steps, Took: time.Since(t0), Dropped: dropped}
-		if c.OnRound != nil && steps > 0 {
-			reg := trace.StartRegion(ctx, "round")
-			c.OnRound(r)
-			reg.End()
-		}
-		if c.Hold != nil && steps > 0 {
-			c.Hold.Unlock()
+		if steps > 0 {
+			tick = c.round(ctx, w, tick, steps, dropped)
 		}
 		t.Reset(time.Until(s.next))
 	}
+}
+
+// round steps w steps times from tick and calls OnRound, holding Hold
+// throughout (released even when OnRound panics), and returns the newest
+// tick.
+func (c Clock) round(ctx context.Context, w *World, tick uint64, steps, dropped int) uint64 {
+	if c.Hold != nil {
+		c.Hold.Lock()
+		defer c.Hold.Unlock()
+	}
+	t0 := time.Now()
+	for range steps {
+		tick++
+		reg := trace.StartRegion(ctx, "step")
+		w.Step(tick)
+		reg.End()
+	}
+	r := Round{Tick: tick, Steps: steps, Took: time.Since(t0), Dropped: dropped}
+	if c.OnRound != nil {
+		reg := trace.StartRegion(ctx, "round")
+		c.OnRound(r)
+		reg.End()
+	}
+	return tick
 }

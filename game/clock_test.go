@@ -124,3 +124,31 @@ func TestClockHold(t *testing.T) {
 		t.Fatalf("%d rounds: %d locks, %d unlocks, %d rounds told with Hold held", n, h.locks.Load(), h.unlocks.Load(), heldRounds.Load())
 	}
 }
+
+// TestClockHoldPanic: a round whose OnRound panics releases Hold as the
+// panic leaves Run, so a writer waiting on its other side is not stuck
+// behind a clock that died.
+func TestClockHoldPanic(t *testing.T) {
+	w, err := New(Config{W: 64, H: 64, MaxSnakes: 8, Bots: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h holdCount
+	c := Clock{Period: time.Millisecond, Hold: &h, OnRound: func(Round) { panic("round") }}
+	got := make(chan any, 1)
+	go func() {
+		defer func() { got <- recover() }()
+		c.Run(context.Background(), w)
+	}()
+	select {
+	case r := <-got:
+		if r != "round" {
+			t.Fatalf("Run ended with %v, want the round's panic", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not panic")
+	}
+	if h.locks.Load() != 1 || h.unlocks.Load() != 1 || h.held.Load() {
+		t.Fatalf("after the panic: %d locks, %d unlocks, held %v", h.locks.Load(), h.unlocks.Load(), h.held.Load())
+	}
+}
