@@ -63,7 +63,7 @@ func (r FollowReport) String() string {
 type follower struct {
 	f    *cluster.RegionFollower
 	nc   interface{ Close() }
-	cams atomic.Pointer[[]cluster.Camera]
+	cams atomic.Pointer[[]game.Camera]
 }
 
 // Follow runs o.N region followers until o.Duration has passed after they
@@ -99,9 +99,9 @@ func Follow(ctx context.Context, o FollowOptions) (FollowReport, error) {
 		}
 		f.Headless() // nothing draws its views
 		x := &follower{f: f, nc: nc}
-		none := []cluster.Camera{}
+		none := []game.Camera{}
 		x.cams.Store(&none)
-		f.SetCameras(func(dst []cluster.Camera) []cluster.Camera { return append(dst, *x.cams.Load()...) })
+		f.SetCameras(func(dst []game.Camera) []game.Camera { return append(dst, *x.cams.Load()...) })
 		fs = append(fs, x)
 	}
 	// Cameras are picked once a second: a follower's camera on a snake that
@@ -198,14 +198,14 @@ func (x *follower) pick(rng *rand.Rand, n int) {
 		return
 	}
 	old := *x.cams.Load()
-	cams := make([]cluster.Camera, 0, n)
+	cams := make([]game.Camera, 0, n)
 	for _, c := range old {
 		if alive[c.Follow] && len(cams) < n {
 			cams = append(cams, c)
 		}
 	}
 	for len(cams) < n {
-		cams = append(cams, cluster.Camera{Follow: live[rng.IntN(len(live))], Cols: 80, Rows: 24})
+		cams = append(cams, game.Camera{Follow: live[rng.IntN(len(live))], Cols: 80, Rows: 24})
 	}
 	x.cams.Store(&cams)
 }

@@ -55,17 +55,6 @@ type Coverage interface {
 	Covers(v *game.View, follow game.ID, at game.Point, cols, rows int) bool
 }
 
-// Camera is what one session looks at: the snake it follows (a player's
-// own, or the one a spectator follows), or every snake on the leaderboard
-// (a spectator following it, who may be shown any of them), or else a
-// free camera's centre; and its terminal's size.
-type Camera struct {
-	Follow     game.ID
-	Top        bool
-	At         game.Point
-	Cols, Rows int
-}
-
 // Cluster is the cluster a server is a gateway of, as its sessions see it:
 // a gateway's link to its simulation and to the other gateways. Every
 // session's frame calls Notice and Others, and each join and leave calls

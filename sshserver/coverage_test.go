@@ -61,7 +61,7 @@ func TestCoverage(t *testing.T) {
 		t.Fatal("ann has no snake")
 	}
 	cams := h.srv.Cameras(nil)
-	want := map[Camera]bool{{Follow: ann, Cols: 80, Rows: 24}: true, {Top: true, Cols: 100, Rows: 30}: true}
+	want := map[game.Camera]bool{{Follow: ann, Cols: 80, Rows: 24}: true, {Top: true, Cols: 100, Rows: 30}: true}
 	if len(cams) != 2 || !want[cams[0]] || !want[cams[1]] {
 		t.Fatalf("cameras %+v, want %v", cams, want)
 	}

@@ -495,14 +495,14 @@ func (s *session) castFrame(k castKey, c *canvas, hud *render.HUD, v *game.View,
 
 // looksAt is what the session looks at now (Server.Cameras); false when
 // it shows no world (a screen outside play, or before one).
-func (s *session) looksAt() (Camera, bool) {
+func (s *session) looksAt() (game.Camera, bool) {
 	p := phase(s.phase.Load())
 	if p != phasePlay && p != phaseWatch {
-		return Camera{}, false
+		return game.Camera{}, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := Camera{Cols: s.cols, Rows: s.rows}
+	c := game.Camera{Cols: s.cols, Rows: s.rows}
 	switch {
 	case p == phasePlay:
 		c.Follow = game.ID(s.id.Load())

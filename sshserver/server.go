@@ -463,11 +463,11 @@ func removeIndexed[T indexed](list []T, x T) []T {
 }
 
 // Cameras appends to dst what each session that shows the world looks at
-// (Camera) and returns it: players follow their snakes, spectators the
+// (game.Camera) and returns it: players follow their snakes, spectators the
 // leaderboard or a free camera. A gateway that follows only the regions
 // its cameras need calls it after each tick; it allocates nothing once dst
 // has room.
-func (s *Server) Cameras(dst []Camera) []Camera {
+func (s *Server) Cameras(dst []game.Camera) []game.Camera {
 	s.camMu.Lock()
 	defer s.camMu.Unlock()
 	s.mu.Lock()

@@ -240,14 +240,7 @@ func (l *gatewayLink) serve(srv *sshserver.Server) {
 	if l.rf == nil {
 		return
 	}
-	var cams []sshserver.Camera // the follower's goroutine's only
-	l.rf.SetCameras(func(dst []cluster.Camera) []cluster.Camera {
-		cams = srv.Cameras(cams[:0])
-		for _, c := range cams {
-			dst = append(dst, cluster.Camera{Follow: c.Follow, Top: c.Top, At: c.At, Cols: c.Cols, Rows: c.Rows})
-		}
-		return dst
-	})
+	l.rf.SetCameras(srv.Cameras)
 }
 
 func (l *gatewayLink) close() {

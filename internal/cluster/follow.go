@@ -15,20 +15,9 @@ import (
 	"snaked/internal/cluster/wire"
 )
 
-// Camera is what one of a gateway's sessions looks at, as the follower of
-// regions needs it: the snake it follows (its camera keeps that snake's
-// head on screen), the leaderboard (a spectator who may be shown any
-// snake on it), or else a free camera's centre; and its terminal's size.
-type Camera struct {
-	Follow     game.ID    // the snake followed; 0 = none
-	Top        bool       // a spectator following the leaderboard
-	At         game.Point // the free camera's centre (Follow 0, Top false)
-	Cols, Rows int        // the terminal's size in cells
-}
-
 // Cameras appends the cameras of a gateway's sessions to dst and returns
 // it. A RegionFollower calls it after each tick, on its own goroutine.
-type Cameras func(dst []Camera) []Camera
+type Cameras func(dst []game.Camera) []game.Camera
 
 // Region following: a region within regionEnter pixels of where a camera
 // may show is followed; one further than regionLeave from every camera
@@ -298,7 +287,7 @@ type follow struct {
 	syncing bool      // a whole snapshot is on its way: messages wait in pending
 	pending []*nats.Msg
 	fetched chan fetched
-	cams    []Camera
+	cams    []game.Camera
 	want    []bool // scratch: regions within regionEnter of a camera
 	keep    []bool // scratch: within regionLeave
 	got     []bool // scratch: the regions an incomplete tick has (see finish)

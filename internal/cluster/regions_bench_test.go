@@ -69,8 +69,8 @@ func BenchmarkFollowRegions(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer reg.Close()
-	reg.SetCameras(func(dst []Camera) []Camera {
-		return append(dst, Camera{At: game.Point{X: 1024, Y: 625}, Cols: 600, Rows: 175})
+	reg.SetCameras(func(dst []game.Camera) []game.Camera {
+		return append(dst, game.Camera{At: game.Point{X: 1024, Y: 625}, Cols: 600, Rows: 175})
 	})
 	at := func(f interface{ Acquire() *game.View }) bool {
 		v := f.Acquire()

@@ -152,17 +152,17 @@ func (c *screenCam) hud(v *game.View) *render.HUD {
 func sameScreens(l *regionsLink, cams []*screenCam, ticks int, rng *rand.Rand) error {
 	const cols, rows = 48, 14
 	var mu sync.Mutex // guards the cams' cameras, which the follower reads
-	l.reg.SetCameras(func(dst []Camera) []Camera {
+	l.reg.SetCameras(func(dst []game.Camera) []game.Camera {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, c := range cams {
 			switch c.kind {
 			case "player":
-				dst = append(dst, Camera{Follow: c.follow, Cols: cols, Rows: rows})
+				dst = append(dst, game.Camera{Follow: c.follow, Cols: cols, Rows: rows})
 			case "leader":
-				dst = append(dst, Camera{Top: true, Cols: cols, Rows: rows})
+				dst = append(dst, game.Camera{Top: true, Cols: cols, Rows: rows})
 			default:
-				dst = append(dst, Camera{At: c.at, Cols: cols, Rows: rows})
+				dst = append(dst, game.Camera{At: c.at, Cols: cols, Rows: rows})
 			}
 		}
 		return dst
@@ -325,8 +325,8 @@ func TestRegionsBytes(t *testing.T) {
 	gc := screensWorld()
 	gc.W, gc.H = 2048, 1024
 	l := newRegionsLink(t, gc, nil)
-	l.reg.SetCameras(func(dst []Camera) []Camera {
-		return append(dst, Camera{At: game.Point{X: 700, Y: 300}, Cols: 80, Rows: 24})
+	l.reg.SetCameras(func(dst []game.Camera) []game.Camera {
+		return append(dst, game.Camera{At: game.Point{X: 700, Y: 300}, Cols: 80, Rows: 24})
 	})
 	for range 20 { // the regions come
 		l.next()
@@ -367,8 +367,8 @@ func TestRegionPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	f.SetCameras(func(dst []Camera) []Camera {
-		return append(dst, Camera{At: game.Point{X: 500, Y: 300}, Cols: 80, Rows: 24})
+	f.SetCameras(func(dst []game.Camera) []game.Camera {
+		return append(dst, game.Camera{At: game.Point{X: 500, Y: 300}, Cols: 80, Rows: 24})
 	})
 	tick := uint64(0)
 	if !testkit.Eventually(10*time.Second, func() bool {
@@ -438,8 +438,8 @@ func TestRegionPermissions(t *testing.T) {
 // (every frame) allocates nothing.
 func TestCoversAllocs(t *testing.T) {
 	l := newRegionsLink(t, screensWorld(), nil)
-	l.reg.SetCameras(func(dst []Camera) []Camera {
-		return append(dst, Camera{At: game.Point{X: 5, Y: 5}, Cols: 80, Rows: 24})
+	l.reg.SetCameras(func(dst []game.Camera) []game.Camera {
+		return append(dst, game.Camera{At: game.Point{X: 5, Y: 5}, Cols: 80, Rows: 24})
 	})
 	for range 10 {
 		l.next()
@@ -602,11 +602,11 @@ func TestRegionsBehindAskOnce(t *testing.T) {
 	var at atomic.Int64                    // the camera's x
 	at.Store(300)
 	l := newRegionsLink(t, gc, func(f *RegionFollower) {
-		f.SetCameras(func(dst []Camera) []Camera {
+		f.SetCameras(func(dst []game.Camera) []game.Camera {
 			if h := hold.Load(); h != nil {
 				<-*h // the follower's goroutine, after a view published
 			}
-			return append(dst, Camera{At: game.Point{X: int(at.Load()), Y: 300}, Cols: 80, Rows: 24})
+			return append(dst, game.Camera{At: game.Point{X: int(at.Load()), Y: 300}, Cols: 80, Rows: 24})
 		})
 	})
 	for range 20 { // the first regions come
@@ -673,10 +673,10 @@ func TestRegionsBehindAskOnce(t *testing.T) {
 // TestRegionsHeadless: a headless regions follower's views carry no render
 // index, and show what the whole feed's do within its camera.
 func TestRegionsHeadless(t *testing.T) {
-	cam := Camera{At: game.Point{X: 700, Y: 300}, Cols: 80, Rows: 24}
+	cam := game.Camera{At: game.Point{X: 700, Y: 300}, Cols: 80, Rows: 24}
 	l := newRegionsLink(t, screensWorld(), func(f *RegionFollower) {
 		f.Headless()
-		f.SetCameras(func(dst []Camera) []Camera { return append(dst, cam) })
+		f.SetCameras(func(dst []game.Camera) []game.Camera { return append(dst, cam) })
 	})
 	for range 20 { // the regions come
 		l.next()
