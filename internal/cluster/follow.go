@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -674,14 +675,40 @@ func (st *follow) interest() {
 			rs.sub = nil
 			rs.forget()
 			if st.r.Following(i) {
-				f.cov.Load().stale(i, st.r.Tick())
-				st.r.Unfollow(i)
-				f.followed.Add(-1)
+				st.drop(i)
 			}
 		case rs.sub != nil && !st.r.Following(i) && st.overdue(rs, now):
 			st.ask(i, now)
 		}
 	}
+	if t := st.cur; t != nil && len(t.parts) == t.want {
+		st.apply() // it waited only for regions dropped
+	}
+}
+
+// drop stops following region i, which no camera came near: the tick
+// being put together no longer waits for its message (which may never
+// come, its subscription gone), nor applies it if it came. i was
+// followed when the tick's global message came, since a region starts
+// to be followed only between ticks (regionSnapshot), so the tick's
+// want counts it if it changed. interest applies the tick once no
+// message it waits for is left.
+func (st *follow) drop(i int) {
+	f := st.f
+	f.cov.Load().stale(i, st.r.Tick())
+	st.r.Unfollow(i)
+	f.followed.Add(-1)
+	t := st.cur
+	if t == nil || !t.changed.Has(i) {
+		return
+	}
+	for k, m := range t.parts {
+		if r, _, err := wire.RegionInfo(m); err == nil && r == i {
+			t.parts = slices.Delete(t.parts, k, k+1)
+			break
+		}
+	}
+	t.want--
 }
 
 // mark marks the regions within regionEnter of the rectangle of half

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"strings"
@@ -31,6 +30,7 @@ type regionsLink struct {
 	full *Follower
 	reg  *RegionFollower
 	tick uint64
+	log  testkit.SyncBuf // the connections' asynchronous errors
 }
 
 func newRegionsLink(t *testing.T, gc game.Config, setup func(*RegionFollower)) *regionsLink {
@@ -73,7 +73,7 @@ func newRegionsLink(t *testing.T, gc game.Config, setup func(*RegionFollower)) *
 
 func (l *regionsLink) conn(name string) *nats.Conn {
 	l.t.Helper()
-	nc, err := Connect(Options{URL: l.url, Name: name, Prefix: "rt", Gateway: name, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	nc, err := Connect(Options{URL: l.url, Name: name, Prefix: "rt", Gateway: name, Log: slog.New(slog.NewTextHandler(&l.log, nil))})
 	if err != nil {
 		l.t.Fatal(err)
 	}
@@ -106,7 +106,13 @@ func (l *regionsLink) next() {
 	}
 	for end := time.Now().Add(20 * time.Second); !at(l.full) || !at(l.reg); time.Sleep(time.Millisecond) {
 		if time.Now().After(end) {
-			l.t.Fatalf("tick %d: the followers did not follow: full %+v, regions %+v", l.tick, l.full.Stats(), l.reg.Stats())
+			tick := func(f interface{ Acquire() *game.View }) uint64 {
+				v := f.Acquire()
+				defer v.Release()
+				return v.Tick
+			}
+			l.t.Fatalf("tick %d: the followers did not follow: full at tick %d, %+v; regions at tick %d, %+v, %d regions followed; publisher %+v; the connections' errors:\n%s",
+				l.tick, tick(l.full), l.full.Stats(), tick(l.reg), l.reg.Stats(), l.reg.Followed(), l.pub.Stats(), l.log.String())
 		}
 	}
 }
@@ -466,13 +472,21 @@ func TestCoversAllocs(t *testing.T) {
 	}
 }
 
-// TestRegionsIncompleteTick feeds a regions follower's goroutine state a
-// world's regional messages by hand, holding back one followed region's
-// message for one tick: when the next tick's global message comes, the
-// tick before is applied without it, the region counts as a gap and is
-// no longer followed (its snapshot is to be asked for again), and every
-// region still followed shows the world's pixels.
-func TestRegionsIncompleteTick(t *testing.T) {
+// splitFeed is a world's regional messages fed by hand to a regions
+// follower's goroutine state, which follows every region from a
+// snapshot of the world.
+type splitFeed struct {
+	t     *testing.T
+	w     *game.World
+	e     *wire.Encoder
+	split *wire.Split
+	f     *RegionFollower
+	st    *follow
+	first bool
+}
+
+func newSplitFeed(t *testing.T) *splitFeed {
+	t.Helper()
 	w, err := game.New(game.Config{W: 256, H: 128, MaxSnakes: 200, Bots: 150, Seed: 5, Unindexed: true})
 	if err != nil {
 		t.Fatal(err)
@@ -494,68 +508,110 @@ func TestRegionsIncompleteTick(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &RegionFollower{}
-	st := &follow{f: f, r: &replica{Replica: rep}}
-	// step has the world take a step and the follower its messages, all
-	// but region skip's; before the first, the follower learns the grid
-	// and follows every region (its pixels are the snapshot's).
-	first := true
-	step := func(skip int) {
-		t.Helper()
-		w.Step(w.Feed().Tick() + 1)
-		if _, err := e.AppendDeltaSplit(nil, split); err != nil {
-			t.Fatal(err)
+	return &splitFeed{t: t, w: w, e: e, split: split, f: f, st: &follow{f: f, r: &replica{Replica: rep}}, first: true}
+}
+
+// step has the world take a step and the follower its messages, all but
+// region skip's; before the first, the follower learns the grid and
+// follows every region (its pixels are the snapshot's).
+func (h *splitFeed) step(skip int) {
+	h.t.Helper()
+	st := h.st
+	h.w.Step(h.w.Feed().Tick() + 1)
+	if _, err := h.e.AppendDeltaSplit(nil, h.split); err != nil {
+		h.t.Fatal(err)
+	}
+	if h.first {
+		h.first = false
+		if err := st.grid(h.split.Global()); err != nil {
+			h.t.Fatal(err)
 		}
-		if first {
-			first = false
-			if err := st.grid(split.Global()); err != nil {
-				t.Fatal(err)
-			}
-			for i := range st.regions {
-				st.r.Follow(i)
-				f.followed.Add(1)
-			}
-		}
-		st.global(bytes.Clone(split.Global()))
-		for _, r := range split.Changed() {
-			if int(r) != skip {
-				st.region(bytes.Clone(split.Region(int(r))))
-			}
+		for i := range st.regions {
+			st.r.Follow(i)
+			h.f.followed.Add(1)
 		}
 	}
-	step(-1)
-	if st.g.Count() < 4 || st.r.Tick() != w.Feed().Tick() {
-		t.Fatalf("after the first tick: %d regions, the replica at tick %d, the world at %d", st.g.Count(), st.r.Tick(), w.Feed().Tick())
+	st.global(bytes.Clone(h.split.Global()))
+	for _, r := range h.split.Changed() {
+		if int(r) != skip {
+			st.region(bytes.Clone(h.split.Region(int(r))))
+		}
+	}
+}
+
+// holdBack steps the world until a tick in which a region changes whose
+// message the follower does not get: the tick waits for it. It returns
+// the region.
+func (h *splitFeed) holdBack() int {
+	h.t.Helper()
+	h.step(-1)
+	if h.st.g.Count() < 4 || h.st.r.Tick() != h.w.Feed().Tick() {
+		h.t.Fatalf("after the first tick: %d regions, the replica at tick %d, the world at %d", h.st.g.Count(), h.st.r.Tick(), h.w.Feed().Tick())
 	}
 	// the region to hold back: the middle one of the first tick's
 	// changed regions
 	skip := -1
 	for range 50 {
-		step(-1)
-		if c := split.Changed(); len(c) > 0 {
+		h.step(-1)
+		if c := h.split.Changed(); len(c) > 0 {
 			skip = int(c[len(c)/2])
 			break
 		}
 	}
 	if skip < 0 {
-		t.Fatal("no region changed in 50 ticks")
+		h.t.Fatal("no region changed in 50 ticks")
 	}
 	// step until a tick in which it changes, holding its message back
-	held := false
 	for range 200 {
-		before := st.r.Tick()
-		step(skip)
-		if st.r.Tick() == before { // waiting for skip's message
-			held = true
-			break
+		before := h.st.r.Tick()
+		h.step(skip)
+		if h.st.r.Tick() == before { // waiting for skip's message
+			return skip
 		}
 	}
-	if !held {
-		t.Fatalf("region %d changed in none of 200 ticks", skip)
+	h.t.Fatalf("region %d changed in none of 200 ticks", skip)
+	return -1
+}
+
+// same fails unless every region the follower follows but skip shows the
+// world's pixels, at the world's tick.
+func (h *splitFeed) same(skip int) {
+	h.t.Helper()
+	st := h.st
+	if st.r.Tick() != h.w.Feed().Tick() {
+		h.t.Fatalf("the replica is at tick %d, the world at %d", st.r.Tick(), h.w.Feed().Tick())
 	}
+	wv, rv := h.w.Acquire(), st.r.Acquire()
+	defer wv.Release()
+	defer rv.Release()
+	for i := range st.regions {
+		if i == skip {
+			continue
+		}
+		x0, y0, rw, rh := st.g.Rect(i)
+		for y := y0; y < y0+rh; y++ {
+			for x := x0; x < x0+rw; x++ {
+				if a, b := wv.Pix[y*wv.W+x], rv.Pix[y*rv.W+x]; a != b {
+					h.t.Fatalf("tick %d, region %d, pixel (%d, %d): %v in the world, %v in the replica", wv.Tick, i, x, y, a, b)
+				}
+			}
+		}
+	}
+}
+
+// TestRegionsIncompleteTick holds back one followed region's message for
+// one tick: when the next tick's global message comes, the tick before
+// is applied without it, the region counts as a gap and is no longer
+// followed (its snapshot is to be asked for again), and every region
+// still followed shows the world's pixels.
+func TestRegionsIncompleteTick(t *testing.T) {
+	h := newSplitFeed(t)
+	skip := h.holdBack()
+	st, f := h.st, h.f
 	if f.gaps.Load() != 0 {
 		t.Fatalf("%d gaps before the next tick came", f.gaps.Load())
 	}
-	step(-1) // its global message ends the incomplete tick
+	h.step(-1) // its global message ends the incomplete tick
 	if f.gaps.Load() != 1 {
 		t.Fatalf("%d gaps, want 1", f.gaps.Load())
 	}
@@ -568,25 +624,41 @@ func TestRegionsIncompleteTick(t *testing.T) {
 	if time.Since(st.regions[skip].asked) < regionRetry {
 		t.Fatalf("region %d's snapshot is not to be asked for again at once", skip)
 	}
-	if st.r.Tick() != w.Feed().Tick() {
-		t.Fatalf("the replica is at tick %d, the world at %d", st.r.Tick(), w.Feed().Tick())
+	h.same(skip)
+}
+
+// TestRegionsDropMidTick: a region whose message the tick being put
+// together waits for, dropped because no camera comes near it any more
+// (its subscription gone, so its message may never come), no longer
+// holds the tick up: interest applies the tick at once, without a gap,
+// and every region still followed shows the world's pixels. Without
+// that the follower stood a tick behind until the next global message,
+// and a test that waits for each tick before it publishes the next
+// waited for ever.
+func TestRegionsDropMidTick(t *testing.T) {
+	h := newSplitFeed(t)
+	skip := h.holdBack()
+	st, f := h.st, h.f
+	before := st.r.Tick()
+	// no camera: only skip is subscribed, wanted long ago (leaveFor 0)
+	f.SetCameras(func(dst []game.Camera) []game.Camera { return dst })
+	st.regions[skip].sub = &nats.Subscription{}
+	st.interest()
+	if st.r.Tick() != before+1 || st.cur != nil {
+		t.Fatalf("the replica is at tick %d (%d before the drop), the tick put together %v", st.r.Tick(), before, st.cur != nil)
 	}
-	wv, rv := w.Acquire(), st.r.Acquire()
-	defer wv.Release()
-	defer rv.Release()
-	for i := range st.regions {
-		if i == skip {
-			continue
-		}
-		x0, y0, rw, rh := st.g.Rect(i)
-		for y := y0; y < y0+rh; y++ {
-			for x := x0; x < x0+rw; x++ {
-				if a, b := wv.Pix[y*wv.W+x], rv.Pix[y*rv.W+x]; a != b {
-					t.Fatalf("tick %d, region %d, pixel (%d, %d): %v in the world, %v in the replica", wv.Tick, i, x, y, a, b)
-				}
-			}
-		}
+	if st.r.Following(skip) || st.regions[skip].sub != nil {
+		t.Fatalf("region %d is still followed (%v) or subscribed (%v)", skip, st.r.Following(skip), st.regions[skip].sub != nil)
 	}
+	if f.gaps.Load() != 0 {
+		t.Fatalf("%d gaps, want none: the region was dropped, not missed", f.gaps.Load())
+	}
+	if got, want := f.followed.Load(), int64(len(st.regions)-1); got != want {
+		t.Fatalf("%d regions counted followed, want %d", got, want)
+	}
+	h.same(skip)
+	h.step(-1) // the next tick goes on without the region
+	h.same(skip)
 }
 
 // TestRegionsBehindAskOnce: a regions follower far behind the stream (its
