@@ -615,6 +615,9 @@ func (st *follow) regionSnapshot(msg []byte) {
 		return // no longer wanted, or already had
 	}
 	st.finish() // the tick it is of has come whole
+	if rs.sub == nil {
+		return // the tick's apply looked at the cameras again and dropped it
+	}
 	if _, err := st.r.ApplyRegionSnapshot(msg); err != nil {
 		if !errors.Is(err, wire.ErrGap) {
 			st.f.bad.Add(1)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -472,9 +473,9 @@ func TestCoversAllocs(t *testing.T) {
 	}
 }
 
-// splitFeed is a world's regional messages fed by hand to a regions
-// follower's goroutine state, which follows every region from a
-// snapshot of the world.
+// splitFeed is a world's regional messages (a 256x128 world of bots, in
+// sixteen regions) fed by hand to a regions follower's goroutine state,
+// which follows every region from a snapshot of the world.
 type splitFeed struct {
 	t     *testing.T
 	w     *game.World
@@ -485,9 +486,9 @@ type splitFeed struct {
 	first bool
 }
 
-func newSplitFeed(t *testing.T) *splitFeed {
+func newSplitFeed(t *testing.T, bots int) *splitFeed {
 	t.Helper()
-	w, err := game.New(game.Config{W: 256, H: 128, MaxSnakes: 200, Bots: 150, Seed: 5, Unindexed: true})
+	w, err := game.New(game.Config{W: 256, H: 128, MaxSnakes: 200, Bots: bots, Seed: 5, Unindexed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -605,7 +606,7 @@ func (h *splitFeed) same(skip int) {
 // followed (its snapshot is to be asked for again), and every region
 // still followed shows the world's pixels.
 func TestRegionsIncompleteTick(t *testing.T) {
-	h := newSplitFeed(t)
+	h := newSplitFeed(t, 150)
 	skip := h.holdBack()
 	st, f := h.st, h.f
 	if f.gaps.Load() != 0 {
@@ -627,38 +628,97 @@ func TestRegionsIncompleteTick(t *testing.T) {
 	h.same(skip)
 }
 
-// TestRegionsDropMidTick: a region whose message the tick being put
-// together waits for, dropped because no camera comes near it any more
-// (its subscription gone, so its message may never come), no longer
-// holds the tick up: interest applies the tick at once, without a gap,
-// and every region still followed shows the world's pixels. Without
-// that the follower stood a tick behind until the next global message,
-// and a test that waits for each tick before it publishes the next
-// waited for ever.
+// TestRegionsDropMidTick: a region dropped (no camera comes near it any
+// more, its subscription gone, so its message may never come) while the
+// tick being put together waits for another region's message:
+//   - dropped, the region the tick waits for no longer holds it up:
+//     interest applies the tick at once, without a gap (the follower
+//     stood a tick behind until the next global message, and a test that
+//     waits for each tick before it publishes the next waited for ever);
+//   - a region whose message came is dropped with it: the tick still
+//     waits for the other, then applies without the dropped one's
+//     message (with it, the replica would see a gap and ask for a whole
+//     snapshot);
+//   - a region that did not change: the tick still waits.
+//
+// Every region still followed shows the world's pixels after.
 func TestRegionsDropMidTick(t *testing.T) {
-	h := newSplitFeed(t)
-	skip := h.holdBack()
-	st, f := h.st, h.f
-	before := st.r.Tick()
-	// no camera: only skip is subscribed, wanted long ago (leaveFor 0)
-	f.SetCameras(func(dst []game.Camera) []game.Camera { return dst })
-	st.regions[skip].sub = &nats.Subscription{}
-	st.interest()
-	if st.r.Tick() != before+1 || st.cur != nil {
-		t.Fatalf("the replica is at tick %d (%d before the drop), the tick put together %v", st.r.Tick(), before, st.cur != nil)
+	// dropping has interest drop region i, which no camera wants, wanted
+	// long ago (the follower's leaveFor is 0), the only one subscribed
+	dropping := func(h *splitFeed, i int) {
+		h.f.SetCameras(func(dst []game.Camera) []game.Camera { return dst })
+		h.st.regions[i].sub = &nats.Subscription{}
+		h.st.interest()
+		if h.st.r.Following(i) || h.st.regions[i].sub != nil {
+			t.Fatalf("region %d is still followed (%v) or subscribed (%v)", i, h.st.r.Following(i), h.st.regions[i].sub != nil)
+		}
+		if got, want := h.f.followed.Load(), int64(len(h.st.regions)-1); got != want {
+			t.Fatalf("%d regions counted followed, want %d", got, want)
+		}
 	}
-	if st.r.Following(skip) || st.regions[skip].sub != nil {
-		t.Fatalf("region %d is still followed (%v) or subscribed (%v)", skip, st.r.Following(skip), st.regions[skip].sub != nil)
+	// done checks the tick applied, without a gap or a resync, and the
+	// regions followed the world's, dropped the region dropped
+	done := func(h *splitFeed, before uint64, dropped int) {
+		t.Helper()
+		if h.st.r.Tick() != before+1 || h.st.cur != nil {
+			t.Fatalf("the replica is at tick %d (%d before), the tick put together %v", h.st.r.Tick(), before, h.st.cur != nil)
+		}
+		if g := h.f.gaps.Load(); g != 0 || h.st.syncing {
+			t.Fatalf("%d gaps, resyncing %v: want none", g, h.st.syncing)
+		}
+		h.same(dropped)
+		h.step(-1) // the next tick goes on without the region
+		h.same(dropped)
 	}
-	if f.gaps.Load() != 0 {
-		t.Fatalf("%d gaps, want none: the region was dropped, not missed", f.gaps.Load())
-	}
-	if got, want := f.followed.Load(), int64(len(st.regions)-1); got != want {
-		t.Fatalf("%d regions counted followed, want %d", got, want)
-	}
-	h.same(skip)
-	h.step(-1) // the next tick goes on without the region
-	h.same(skip)
+	t.Run("waited for", func(t *testing.T) {
+		h := newSplitFeed(t, 150)
+		skip := h.holdBack()
+		before := h.st.r.Tick()
+		dropping(h, skip)
+		done(h, before, skip)
+	})
+	t.Run("came", func(t *testing.T) {
+		h := newSplitFeed(t, 150)
+		skip := h.holdBack()
+		other := -1
+		for _, r := range h.split.Changed() {
+			if int(r) != skip {
+				other = int(r)
+				break
+			}
+		}
+		if other < 0 {
+			t.Fatalf("region %d alone changed in the tick held back", skip)
+		}
+		before := h.st.r.Tick()
+		dropping(h, other)
+		if h.st.r.Tick() != before || h.st.cur == nil {
+			t.Fatalf("the tick was applied (the replica at %d, %d before) without region %d's message", h.st.r.Tick(), before, skip)
+		}
+		h.st.region(bytes.Clone(h.split.Region(skip)))
+		done(h, before, other)
+	})
+	t.Run("unchanged", func(t *testing.T) {
+		h := newSplitFeed(t, 8) // few bots: some regions see no change
+		skip := h.holdBack()
+		still := -1
+		for i := range h.st.regions {
+			if !slices.Contains(h.split.Changed(), int32(i)) {
+				still = i
+				break
+			}
+		}
+		if still < 0 {
+			t.Fatalf("every region changed in the tick held back")
+		}
+		before := h.st.r.Tick()
+		dropping(h, still)
+		if h.st.r.Tick() != before || h.st.cur == nil {
+			t.Fatalf("the tick was applied (the replica at %d, %d before) without region %d's message", h.st.r.Tick(), before, skip)
+		}
+		h.st.region(bytes.Clone(h.split.Region(skip)))
+		done(h, before, still)
+	})
 }
 
 // TestRegionsBehindAskOnce: a regions follower far behind the stream (its
