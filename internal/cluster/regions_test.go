@@ -646,29 +646,42 @@ func TestRegionsDropMidTick(t *testing.T) {
 	// dropping has interest drop region i, which no camera wants, wanted
 	// long ago (the follower's leaveFor is 0), the only one subscribed
 	dropping := func(h *splitFeed, i int) {
+		h.t.Helper()
 		h.f.SetCameras(func(dst []game.Camera) []game.Camera { return dst })
 		h.st.regions[i].sub = &nats.Subscription{}
 		h.st.interest()
 		if h.st.r.Following(i) || h.st.regions[i].sub != nil {
-			t.Fatalf("region %d is still followed (%v) or subscribed (%v)", i, h.st.r.Following(i), h.st.regions[i].sub != nil)
+			h.t.Fatalf("region %d is still followed (%v) or subscribed (%v)", i, h.st.r.Following(i), h.st.regions[i].sub != nil)
 		}
 		if got, want := h.f.followed.Load(), int64(len(h.st.regions)-1); got != want {
-			t.Fatalf("%d regions counted followed, want %d", got, want)
+			h.t.Fatalf("%d regions counted followed, want %d", got, want)
 		}
 	}
 	// done checks the tick applied, without a gap or a resync, and the
 	// regions followed the world's, dropped the region dropped
 	done := func(h *splitFeed, before uint64, dropped int) {
-		t.Helper()
+		h.t.Helper()
 		if h.st.r.Tick() != before+1 || h.st.cur != nil {
-			t.Fatalf("the replica is at tick %d (%d before), the tick put together %v", h.st.r.Tick(), before, h.st.cur != nil)
+			h.t.Fatalf("the replica is at tick %d (%d before), the tick put together %v", h.st.r.Tick(), before, h.st.cur != nil)
 		}
 		if g := h.f.gaps.Load(); g != 0 || h.st.syncing {
-			t.Fatalf("%d gaps, resyncing %v: want none", g, h.st.syncing)
+			h.t.Fatalf("%d gaps, resyncing %v: want none", g, h.st.syncing)
 		}
 		h.same(dropped)
 		h.step(-1) // the next tick goes on without the region
 		h.same(dropped)
+	}
+	// dropBeside drops region i while the tick waits for skip's message:
+	// the tick still waits, then applies once that message comes
+	dropBeside := func(h *splitFeed, skip, i int) {
+		h.t.Helper()
+		before := h.st.r.Tick()
+		dropping(h, i)
+		if h.st.r.Tick() != before || h.st.cur == nil {
+			h.t.Fatalf("the tick was applied (the replica at %d, %d before) without region %d's message", h.st.r.Tick(), before, skip)
+		}
+		h.st.region(bytes.Clone(h.split.Region(skip)))
+		done(h, before, i)
 	}
 	t.Run("waited for", func(t *testing.T) {
 		h := newSplitFeed(t, 150)
@@ -680,23 +693,11 @@ func TestRegionsDropMidTick(t *testing.T) {
 	t.Run("came", func(t *testing.T) {
 		h := newSplitFeed(t, 150)
 		skip := h.holdBack()
-		other := -1
-		for _, r := range h.split.Changed() {
-			if int(r) != skip {
-				other = int(r)
-				break
-			}
-		}
+		other := slices.IndexFunc(h.split.Changed(), func(r int32) bool { return int(r) != skip })
 		if other < 0 {
 			t.Fatalf("region %d alone changed in the tick held back", skip)
 		}
-		before := h.st.r.Tick()
-		dropping(h, other)
-		if h.st.r.Tick() != before || h.st.cur == nil {
-			t.Fatalf("the tick was applied (the replica at %d, %d before) without region %d's message", h.st.r.Tick(), before, skip)
-		}
-		h.st.region(bytes.Clone(h.split.Region(skip)))
-		done(h, before, other)
+		dropBeside(h, skip, int(h.split.Changed()[other]))
 	})
 	t.Run("unchanged", func(t *testing.T) {
 		h := newSplitFeed(t, 8) // few bots: some regions see no change
@@ -711,13 +712,7 @@ func TestRegionsDropMidTick(t *testing.T) {
 		if still < 0 {
 			t.Fatalf("every region changed in the tick held back")
 		}
-		before := h.st.r.Tick()
-		dropping(h, still)
-		if h.st.r.Tick() != before || h.st.cur == nil {
-			t.Fatalf("the tick was applied (the replica at %d, %d before) without region %d's message", h.st.r.Tick(), before, skip)
-		}
-		h.st.region(bytes.Clone(h.split.Region(skip)))
-		done(h, before, still)
+		dropBeside(h, skip, still)
 	})
 }
 
